@@ -1,0 +1,113 @@
+"""Command line: `python -m transformer --help`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from transformer.checkpoint import CheckpointError
+from transformer.config import TransformerConfig
+from transformer.decoding import trace_text
+from transformer.registry import RANDOM, list_models, load_model, random_bundle
+
+
+def _config_overrides(pairs: Sequence[str]) -> dict[str, object]:
+    """`["d_model=64", "norm_position=pre"]` → {"d_model": 64, "norm_position": "pre"}."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--config expects KEY=VALUE, got {pair!r}")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key.strip()] = raw
+    return out
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    if args.model == RANDOM:
+        bundle = random_bundle(TransformerConfig.from_dict(_config_overrides(args.config)), seed=args.seed)
+    else:
+        if args.config:
+            raise ValueError("--config builds a random model; use it with --model random")
+        bundle = load_model(args.model)
+    trace = trace_text(bundle, args.text)
+    arrays: dict[str, np.ndarray] = dict(trace.cache.numpy())
+    arrays["tokens.src"] = np.array(trace.src_tokens, dtype=str)
+    arrays["tokens.tgt"] = np.array(trace.tgt_tokens, dtype=str)
+    arrays["output"] = np.array(trace.output_text, dtype=str)
+    arrays["text"] = np.array(trace.text, dtype=str)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, **arrays)
+    if trace.unknown:
+        print(f"note: the model does not know {trace.unknown}; they were read as <unk>", file=sys.stderr)
+    if trace.truncated:
+        print(f"note: the input was truncated to {len(trace.src_tokens or trace.tgt_tokens)} tokens", file=sys.stderr)
+    print(f"output: {trace.output_text}")
+    print(f"wrote {len(trace.cache)} tensors + tokens to {out}")
+    return 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    infos = list_models()
+    if not infos:
+        print("no shipped models under assets/models/ (train one: python -m transformer train --help)")
+        return 0
+    print(f"{'name':<18} {'task':<16} {'params':>9} {'exact match':>12}  summary")
+    for info in infos:
+        card = info.card
+        metrics = card.get("metrics", {})
+        exact = metrics.get("heldout_exact_match")
+        exact_s = f"{100 * exact:.1f}%" if isinstance(exact, (int, float)) else "?"
+        params = card.get("parameters", "?")
+        print(f"{info.name:<18} {card.get('task', '?'):<16} {params:>9} {exact_s:>12}  {card.get('summary', '')}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m transformer", description="Attention Atlas's Transformer.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    trace = sub.add_parser("trace", help="run a model on text and save every captured tensor to .npz")
+    trace.add_argument("--model", required=True, help=f"a shipped model's name, a checkpoint folder, or {RANDOM!r}")
+    trace.add_argument("--text", required=True)
+    trace.add_argument("--out", required=True, help="output .npz path")
+    trace.add_argument(
+        "--config", action="append", default=[], metavar="KEY=VALUE",
+        help="with --model random: a TransformerConfig field, e.g. --config n_layers=2 --config d_model=64",
+    )
+    trace.add_argument("--seed", type=int, default=0, help="with --model random: weight seed")
+    trace.set_defaults(func=cmd_trace)
+
+    models = sub.add_parser("models", help="list the models shipped under assets/models/")
+    models.set_defaults(func=cmd_models)
+
+    try:
+        from transformer import train as train_module
+    except ImportError:
+        train_module = None
+    if train_module is not None and hasattr(train_module, "add_commands"):
+        train_module.add_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (CheckpointError, ValueError, KeyError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Scaled dot-product attention and multi-head attention (paper §3.2, Figure 2).
+
+    Attention(Q, K, V) = softmax(Q Kᵀ / sqrt(d_k)) V
+
+The steps are separate functions so that `MultiHeadAttention` can put a hook point between each
+(scores, mask, masked scores, pattern) while `scaled_dot_product_attention` stays the plain
+composition that oracle tests compare with PyTorch's own.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from transformer.hooks import HookPoint
+
+
+def attention_scores(q: Tensor, k: Tensor) -> Tensor:
+    """Q Kᵀ / sqrt(d_k): dividing keeps the dot products' variance near 1 whatever d_k is.
+
+    Shape: q (..., Tq, d_k), k (..., Tk, d_k) → (..., Tq, Tk).
+    """
+    return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., Tq, Tk)
+
+
+def apply_mask(scores: Tensor, allowed: Tensor | None) -> Tensor:
+    """Set disallowed scores to the dtype's most negative finite value (not -inf: no NaN rows)."""
+    if allowed is None:
+        return scores
+    return scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)
+
+
+def masked_softmax(masked_scores: Tensor, allowed: Tensor | None) -> Tensor:
+    """Softmax over keys, with disallowed keys at exactly 0.
+
+    With at least one allowed key, exp(min - max) underflows to 0 already; zeroing again makes a
+    fully masked row all zeros (it attends to nothing) rather than a uniform row over masked keys.
+    """
+    pattern = masked_scores.softmax(dim=-1)
+    if allowed is None:
+        return pattern
+    return pattern.masked_fill(~allowed, 0.0)
+
+
+def scaled_dot_product_attention(
+    q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
+    """The paper's Attention(Q, K, V), returning the output and the attention weights.
+
+    Args:
+        q: (..., Tq, d_k); k: (..., Tk, d_k); v: (..., Tk, d_v).
+        allowed: boolean, broadcastable to (..., Tq, Tk); True where a query may attend to a key.
+    Returns:
+        output (..., Tq, d_v) and pattern (..., Tq, Tk), each row summing to 1 (0 if fully masked).
+    """
+    pattern = masked_softmax(apply_mask(attention_scores(q, k), allowed), allowed)
+    return pattern @ v, pattern
+
+
+class MultiHeadAttention(nn.Module):
+    """h heads attending in parallel to different learned projections (paper §3.2.2).
+
+        MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O,  head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)
+
+    Each of W^Q, W^K, W^V is one (d_model → d_model) matmul for all heads at once, split into
+    h slices of d_k afterwards.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        assert d_model % n_heads == 0, "TransformerConfig validates this"
+        self.n_heads = n_heads
+        self.d_k = d_model // n_heads
+        self.w_q = nn.Linear(d_model, d_model)
+        self.w_k = nn.Linear(d_model, d_model)
+        self.w_v = nn.Linear(d_model, d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.hook_q = HookPoint()  # (B, H, Tq, d_k)
+        self.hook_k = HookPoint()  # (B, H, Tk, d_k)
+        self.hook_v = HookPoint()  # (B, H, Tk, d_k)
+        self.hook_scores = HookPoint()  # (B, H, Tq, Tk)  Q Kᵀ / sqrt(d_k), before masking
+        self.hook_mask = HookPoint()  # (B, 1, Tq, Tk)  bool, True = may attend
+        self.hook_masked_scores = HookPoint()  # (B, H, Tq, Tk)
+        self.hook_pattern = HookPoint()  # (B, H, Tq, Tk)  softmax: rows sum to 1
+        self.hook_z = HookPoint()  # (B, H, Tq, d_k)  each head's weighted sum of values
+        self.hook_out = HookPoint()  # (B, Tq, d_model) after W^O
+
+    def _split_heads(self, x: Tensor) -> Tensor:
+        b, t, _ = x.shape
+        return x.view(b, t, self.n_heads, self.d_k).transpose(1, 2)  # (B, H, T, d_k)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, allowed: Tensor | None = None) -> Tensor:
+        """
+        Args:
+            query: (B, Tq, d_model); key, value: (B, Tk, d_model).
+            allowed: boolean, broadcastable to (B, 1, Tq, Tk).
+        Returns:
+            (B, Tq, d_model).
+        """
+        b, tq, _ = query.shape
+        tk = key.shape[1]
+        q = self.hook_q(self._split_heads(self.w_q(query)))  # (B, H, Tq, d_k)
+        k = self.hook_k(self._split_heads(self.w_k(key)))  # (B, H, Tk, d_k)
+        v = self.hook_v(self._split_heads(self.w_v(value)))  # (B, H, Tk, d_k)
+        scores = self.hook_scores(attention_scores(q, k))  # (B, H, Tq, Tk)
+        if allowed is None:
+            allowed = torch.ones(1, 1, 1, 1, dtype=torch.bool, device=query.device)
+        allowed = self.hook_mask(allowed.expand(b, 1, tq, tk))  # (B, 1, Tq, Tk)
+        masked = self.hook_masked_scores(apply_mask(scores, allowed))  # (B, H, Tq, Tk)
+        pattern = self.hook_pattern(masked_softmax(masked, allowed))  # (B, H, Tq, Tk)
+        z = self.hook_z(self.dropout(pattern) @ v)  # (B, H, Tq, d_k)
+        concat = z.transpose(1, 2).reshape(b, tq, -1)  # (B, Tq, H * d_k)
+        return self.hook_out(self.w_o(concat))  # (B, Tq, d_model)

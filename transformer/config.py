@@ -1,0 +1,102 @@
+"""The model's hyper-parameters: one frozen, validated dataclass.
+
+Every variant a teacher may want to compare (post-norm vs pre-norm, sinusoidal vs learned
+positions, encoder-decoder vs decoder-only) is a field here, so two models differ only by config.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Architecture = Literal["encoder-decoder", "decoder-only"]
+NormPosition = Literal["post", "pre"]
+Positional = Literal["sinusoidal", "learned", "none"]
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "architecture": ("encoder-decoder", "decoder-only"),
+    "norm_position": ("post", "pre"),
+    "positional": ("sinusoidal", "learned", "none"),
+}
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """Sizes and variants of a Transformer ("Attention Is All You Need", Table 3 names).
+
+    The defaults are a small model that trains in minutes on a laptop CPU; the paper's base model
+    is `TransformerConfig.base()`.
+    """
+
+    architecture: Architecture = "encoder-decoder"
+    src_vocab_size: int = 64  # ignored by decoder-only models, which read tgt_vocab_size
+    tgt_vocab_size: int = 64
+    n_layers: int = 2  # N: layers in the encoder and, separately, in the decoder
+    d_model: int = 64  # width of every sublayer's output, so residual connections add up
+    n_heads: int = 4  # h: d_k = d_v = d_model / h
+    d_ff: int = 256  # inner width of the position-wise feed-forward network
+    dropout: float = 0.1  # P_drop, applied to each sublayer output and to embeddings + PE
+    max_len: int = 256  # longest sequence the positional encoding (and the app) accepts
+    norm_position: NormPosition = "post"  # paper: LayerNorm(x + Sublayer(x)); pre: x + Sublayer(LayerNorm(x))
+    positional: Positional = "sinusoidal"
+    pad_id: int = 0  # token id whose keys every attention ignores
+
+    def __post_init__(self) -> None:
+        for field, choices in _CHOICES.items():
+            value = getattr(self, field)
+            if value not in choices:
+                raise ValueError(f"{field}={value!r} is not supported; choose one of {', '.join(choices)}")
+        for field in ("tgt_vocab_size", "n_layers", "d_model", "n_heads", "d_ff", "max_len"):
+            value = getattr(self, field)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"{field} must be a positive integer, got {value!r}")
+        if self.architecture == "encoder-decoder" and (
+            not isinstance(self.src_vocab_size, int) or self.src_vocab_size <= 0
+        ):
+            raise ValueError(f"src_vocab_size must be a positive integer, got {self.src_vocab_size!r}")
+        if self.d_model % self.n_heads:
+            raise ValueError(
+                f"d_model={self.d_model} must be divisible by n_heads={self.n_heads} "
+                f"(each head gets d_model / n_heads dimensions); try n_heads in "
+                f"{[h for h in range(1, min(self.d_model, 16) + 1) if self.d_model % h == 0]}"
+            )
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout!r}")
+        if not 0 <= self.pad_id < min(self.vocab_sizes):
+            raise ValueError(f"pad_id={self.pad_id} must be a valid token id (below every vocabulary size)")
+
+    @property
+    def d_k(self) -> int:
+        """Width of one head's queries, keys and values (the paper's d_k = d_v = d_model / h)."""
+        return self.d_model // self.n_heads
+
+    @property
+    def is_encoder_decoder(self) -> bool:
+        return self.architecture == "encoder-decoder"
+
+    @property
+    def vocab_sizes(self) -> tuple[int, ...]:
+        return (self.src_vocab_size, self.tgt_vocab_size) if self.is_encoder_decoder else (self.tgt_vocab_size,)
+
+    @classmethod
+    def base(cls, **overrides: Any) -> TransformerConfig:
+        """The paper's base model: N=6, d_model=512, h=8, d_ff=2048, P_drop=0.1."""
+        return cls(**{"n_layers": 6, "d_model": 512, "n_heads": 8, "d_ff": 2048, "max_len": 512, **overrides})
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TransformerConfig:
+        """Build from JSON data, naming unknown keys instead of failing with a bare TypeError."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a config must be a JSON object, got {type(data).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown config keys {unknown}; known keys are {sorted(known)}")
+        return cls(**data)
+
+    def replace(self, **changes: Any) -> TransformerConfig:
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,116 @@
+"""Greedy decoding, and one captured run of a model on a piece of text.
+
+The app shows encoder, decoder and cross attention for one input in one cache. Decoding
+produces tokens one at a time; once it is done, a single teacher-forced forward pass over the
+produced output is captured. Because the decoder is causal, that pass computes exactly what each
+decoding step computed for its last position, so the cache shows what the model did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from transformer.checkpoint import ModelBundle
+from transformer.hooks import ActivationCache, Intervention, capture, intervene
+from transformer.model import Transformer
+from transformer.tokenizer import BOS_ID, EOS_ID
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Everything the app needs about one input: tokens, output and captured activations.
+
+    `src_tokens` label the encoder's positions (keys of cross-attention); `tgt_tokens` label the
+    decoder's positions (<bos> followed by the output, i.e. the decoder's input).
+    """
+
+    text: str  # the text the model actually read (after truncation)
+    src_tokens: list[str]
+    tgt_tokens: list[str]
+    output_tokens: list[str]
+    output_text: str
+    cache: ActivationCache
+    truncated: bool  # the input was longer than the model accepts and was cut
+    unknown: list[str]  # input symbols the vocabulary lacks (encoded as <unk>)
+
+
+@torch.no_grad()
+def greedy_decode(model: Transformer, src_ids: Tensor | None, prefix: Tensor, max_new_tokens: int) -> Tensor:
+    """Append the most probable next token until <eos> or `max_new_tokens` for each sequence.
+
+    Args:
+        src_ids: (B, Ts) source ids (encoder-decoder) or None (decoder-only).
+        prefix: (B, Tp) decoder input to start from, e.g. [[<bos>]].
+    Returns:
+        (B, Tp + n) ids including the prefix; finished rows are padded with <eos>.
+    """
+    memory = model.encode(src_ids) if src_ids is not None else None
+    ys = prefix
+    done = torch.zeros(prefix.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        if ys.shape[1] >= model.config.max_len:
+            break
+        logits = model.generator(model.decode(ys, memory, src_ids)[:, -1])  # (B, vocab)
+        next_id = logits.argmax(dim=-1).masked_fill(done, EOS_ID)  # (B,)
+        ys = torch.cat([ys, next_id[:, None]], dim=1)  # (B, T + 1)
+        done |= next_id == EOS_ID
+        if done.all():
+            break
+    return ys
+
+
+def trace_text(
+    bundle: ModelBundle,
+    text: str,
+    *,
+    names: Iterable[str] | None = None,
+    interventions: Mapping[str, Intervention | Iterable[Intervention]] | None = None,
+    max_new_tokens: int | None = None,
+) -> Trace:
+    """Run `bundle` on `text`: decode greedily (under `interventions`), then capture one pass.
+
+    Encoder-decoder: the source is the text's tokens + <eos>; the decoder starts from <bos>.
+    Decoder-only: the decoder starts from <bos> + the text's tokens and continues it.
+    Input longer than the model's maximum length is truncated (`Trace.truncated`).
+    """
+    model, config = bundle.model, bundle.config
+    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    symbols = reader.tokenize(text)
+    limit = config.max_len - 1  # room for <eos> (source) or <bos> (decoder-only)
+    truncated = len(symbols) > limit
+    if truncated:
+        symbols = symbols[:limit]
+        text = reader.detokenize(symbols)
+    ids = [reader.index.get(s, 3) for s in symbols]
+    unknown = [s for s in dict.fromkeys(symbols) if s not in reader.index]
+    if config.is_encoder_decoder:
+        src = torch.tensor([[*ids, EOS_ID]])  # (1, Ts)
+        prefix = torch.tensor([[BOS_ID]])  # (1, 1)
+    else:
+        src, prefix = None, torch.tensor([[BOS_ID, *ids]])
+    if max_new_tokens is None:  # the tasks' outputs are never much longer than their inputs
+        max_new_tokens = 2 * len(ids) + 16 if config.is_encoder_decoder else 64
+    budget = min(max_new_tokens, config.max_len - prefix.shape[1])
+    with intervene(model, interventions):
+        ys = greedy_decode(model, src, prefix, budget)  # (1, Tp + n)
+    out = ys[0, prefix.shape[1] :].tolist()
+    if EOS_ID in out:
+        out = out[: out.index(EOS_ID)]
+    tgt_in = torch.tensor([prefix[0].tolist() + out])[:, : config.max_len]  # (1, Tt): what the decoder read
+    with torch.no_grad(), capture(model, names, interventions) as cache:
+        model(src, tgt_in)
+    target = bundle.target_tokenizer
+    return Trace(
+        text=text,
+        src_tokens=reader.symbols(src[0].tolist()) if src is not None else [],
+        tgt_tokens=target.symbols(tgt_in[0].tolist()),
+        output_tokens=target.symbols(out),
+        output_text=target.decode(out),
+        cache=cache,
+        truncated=truncated,
+        unknown=unknown,
+    )

@@ -1,0 +1,243 @@
+"""Named hook points and per-call capture.
+
+Why not `register_forward_hook`: under Streamlit every browser session runs in its own thread over
+one shared, cached model, and module-level hooks fire for every thread, so one session's cache
+would fill with another's tensors. Instead each `HookPoint` looks up the capture that is active in
+*its own* context (a `contextvars.ContextVar`), so concurrent calls never see each other, and a
+call made outside any capture costs one ContextVar lookup per hook point.
+
+The same mechanism carries interventions (zero a head, replace a pattern, edit a mask) for the
+current call only: the model's parameters and modules are never mutated.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from torch import Tensor, nn
+
+Intervention = Callable[[Tensor], Tensor]
+"""Maps the tensor at a hook point to the tensor the model continues with (same shape)."""
+
+
+class HookPoint(nn.Module):
+    """An identity module marking a tensor the app can read or an intervention can change.
+
+    `name` is the module's dotted path in the model (e.g. `encoder.layers.0.self_attn.hook_pattern`),
+    set once by `name_hook_points` after the model is built.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = ""
+
+    def forward(self, x: Tensor) -> Tensor:
+        state = _ACTIVE.get()
+        if state is None:
+            return x
+        return state.visit(self.name, x)
+
+    def extra_repr(self) -> str:
+        return self.name
+
+
+def name_hook_points(model: nn.Module) -> list[str]:
+    """Give every HookPoint its path in `model` and return all names in module order."""
+    names = []
+    for path, module in model.named_modules():
+        if isinstance(module, HookPoint):
+            module.name = path
+            names.append(path)
+    return names
+
+
+def hook_names(model: nn.Module) -> list[str]:
+    """All hook point names of `model`, in the order a forward pass meets them (module order)."""
+    return [m.name for m in model.modules() if isinstance(m, HookPoint)]
+
+
+class ActivationCache(Mapping[str, Tensor]):
+    """What one call recorded: hook name → tensor (detached, batch dimension kept).
+
+    Attention-shaped entries (`hook_scores`, `hook_masked_scores`, `hook_pattern`) are
+    (B, H, Tq, Tk); `hook_mask` is (B, 1, Tq, Tk) boolean; residual-stream entries are (B, T, d_model).
+    """
+
+    def __init__(self, tensors: dict[str, Tensor] | None = None) -> None:
+        self._tensors: dict[str, Tensor] = dict(tensors or {})
+
+    def __getitem__(self, name: str) -> Tensor:
+        try:
+            return self._tensors[name]
+        except KeyError:
+            raise KeyError(f"{name!r} was not captured; captured: {len(self._tensors)} names") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tensors)
+
+    def __len__(self) -> int:
+        return len(self._tensors)
+
+    def __repr__(self) -> str:
+        return f"ActivationCache({len(self)} tensors)"
+
+    def numpy(self) -> dict[str, np.ndarray]:
+        """Every tensor as a NumPy array (float tensors as float32), for viz/ and .npz export."""
+        return {name: as_numpy(tensor) for name, tensor in self._tensors.items()}
+
+
+@dataclass
+class _CaptureState:
+    """What hook points do in the current context: record some names, apply some interventions."""
+
+    record: frozenset[str] | None  # None: record nothing (decoding steps); else the names to keep
+    interventions: dict[str, list[Intervention]] = field(default_factory=dict)
+    tensors: dict[str, Tensor] = field(default_factory=dict)
+
+    def visit(self, name: str, x: Tensor) -> Tensor:
+        for intervene in self.interventions.get(name, ()):
+            changed = intervene(x)
+            if changed.shape != x.shape:
+                raise ValueError(f"intervention at {name} changed shape {tuple(x.shape)} → {tuple(changed.shape)}")
+            x = changed
+        if self.record is not None and name in self.record:
+            self.tensors[name] = x.detach()  # a reference, not a copy: capture stays cheap
+        return x
+
+
+_ACTIVE: contextvars.ContextVar[_CaptureState | None] = contextvars.ContextVar("attention_atlas_capture", default=None)
+
+
+def _check_names(model: nn.Module, names: Iterable[str]) -> None:
+    known = set(hook_names(model))
+    unknown = sorted(set(names) - known)
+    if unknown:
+        raise KeyError(f"unknown hook names {unknown}; see transformer.hooks.hook_names(model) for the {len(known)} known ones")
+
+
+@contextlib.contextmanager
+def capture(
+    model: nn.Module,
+    names: Iterable[str] | None = None,
+    interventions: Mapping[str, Intervention | Iterable[Intervention]] | None = None,
+) -> Iterator[ActivationCache]:
+    """Record hook points of `model` for calls made inside this block, in this thread only.
+
+    Args:
+        model: the model whose hook names are valid (used to reject typos early).
+        names: hook names to record; None records all of them.
+        interventions: hook name → function(s) applied to the tensor there before recording, for
+            this call only (see `zero_head`, `replace_pattern`, `edit_mask`).
+    Yields:
+        An ActivationCache, filled as the forward pass runs. If the block runs several forward
+        passes, the last value at each name wins.
+    """
+    all_names = hook_names(model)
+    wanted = frozenset(all_names if names is None else names)
+    _check_names(model, wanted)
+    state = _CaptureState(record=wanted, interventions=_normalize(model, interventions))
+    token = _ACTIVE.set(state)
+    try:
+        cache = ActivationCache()
+        cache._tensors = state.tensors  # shared dict: filled while the block runs
+        yield cache
+    finally:
+        _ACTIVE.reset(token)
+
+
+@contextlib.contextmanager
+def intervene(model: nn.Module, interventions: Mapping[str, Intervention | Iterable[Intervention]] | None) -> Iterator[None]:
+    """Apply interventions without recording anything (e.g. during greedy decoding steps)."""
+    token = _ACTIVE.set(_CaptureState(record=None, interventions=_normalize(model, interventions)))
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def _normalize(
+    model: nn.Module, interventions: Mapping[str, Intervention | Iterable[Intervention]] | None
+) -> dict[str, list[Intervention]]:
+    if not interventions:
+        return {}
+    _check_names(model, interventions)
+    return {name: [fns] if callable(fns) else list(fns) for name, fns in interventions.items()}
+
+
+# ---- Interventions: small closures over the tensor at one hook point ------------------------------
+
+
+def zero_head(head: int) -> Intervention:
+    """Zero one head at a (B, H, ...) hook point: its pattern (`hook_pattern`) or output (`hook_z`)."""
+
+    def apply(x: Tensor) -> Tensor:
+        if not 0 <= head < x.shape[1]:
+            raise ValueError(f"head {head} does not exist; this layer has {x.shape[1]} heads")
+        x = x.clone()
+        x[:, head] = 0
+        return x
+
+    return apply
+
+
+def replace_pattern(head: int, pattern: Tensor) -> Intervention:
+    """Replace one head's attention pattern with `pattern` (Tq, Tk), cropped to the current size.
+
+    Cropping lets the same intervention run at every greedy decoding step, where Tq grows.
+    """
+
+    def apply(x: Tensor) -> Tensor:  # x: (B, H, Tq, Tk)
+        tq, tk = x.shape[-2:]
+        if pattern.shape[-2] < tq or pattern.shape[-1] != tk:
+            raise ValueError(f"replacement pattern {tuple(pattern.shape)} does not cover ({tq}, {tk})")
+        x = x.clone()
+        x[:, head] = pattern[..., :tq, :].to(x.dtype)
+        return x
+
+    return apply
+
+
+def edit_mask(*, causal: bool = True, blocked_keys: Iterable[int] = ()) -> Intervention:
+    """Change an attention mask (`hook_mask`, (B, 1, Tq, Tk) allowed) for this call.
+
+    Args:
+        causal: False lifts the causal (future) part of a decoder self-attention mask, keeping padding.
+        blocked_keys: key positions no query may attend to (e.g. to hide one source token).
+    """
+    blocked = sorted(set(blocked_keys))
+
+    def apply(allowed: Tensor) -> Tensor:
+        allowed = allowed.clone()
+        if not causal:
+            # A key is padding iff no query may see it; re-open every real key to every query.
+            real_keys = allowed.any(dim=-2, keepdim=True)  # (B, 1, 1, Tk)
+            allowed = real_keys.expand_as(allowed).clone()
+        keys = [k for k in blocked if k < allowed.shape[-1]]
+        allowed[..., keys] = False
+        return allowed
+
+    return apply
+
+
+def as_numpy(tensor: Tensor) -> np.ndarray:
+    """A captured tensor as float32/bool NumPy (bfloat16 and float16 cannot go straight to NumPy)."""
+    t = tensor.detach().cpu()
+    return (t.float() if t.is_floating_point() else t).numpy()
+
+
+__all__ = [
+    "ActivationCache",
+    "HookPoint",
+    "Intervention",
+    "capture",
+    "edit_mask",
+    "hook_names",
+    "intervene",
+    "name_hook_points",
+    "replace_pattern",
+    "zero_head",
+]

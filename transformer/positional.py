@@ -1,0 +1,79 @@
+"""Token embeddings and positional encodings (paper §3.4, §3.5).
+
+Attention itself is blind to order (permuting the keys permutes nothing in the output but the
+order), so position must be added to the token embeddings.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from transformer.hooks import HookPoint
+
+
+def sinusoidal_encoding(max_len: int, d_model: int) -> Tensor:
+    """PE(pos, 2i) = sin(pos / 10000^(2i/d_model)),  PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)).
+
+    Wavelengths form a geometric progression from 2π to 10000·2π, and for any offset k,
+    PE(pos + k) is a linear function (a rotation per sin/cos pair) of PE(pos).
+
+    Returns:
+        (max_len, d_model) float32. An odd d_model gets a final sine column.
+    """
+    position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (T, 1)
+    div_term = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / d_model))  # (ceil(d/2),)
+    pe = torch.zeros(max_len, d_model, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(position * div_term)
+    pe[:, 1::2] = torch.cos(position * div_term[: d_model // 2])
+    return pe.float()
+
+
+class Embeddings(nn.Module):
+    """Learned token embeddings multiplied by sqrt(d_model) (paper §3.4).
+
+    The scale brings embeddings (initialized small) to the magnitude of the positional encoding's
+    ±1 values, so neither drowns the other when they are added.
+    """
+
+    def __init__(self, vocab_size: int, d_model: int) -> None:
+        super().__init__()
+        self.lut = nn.Embedding(vocab_size, d_model)
+        self.d_model = d_model
+        self.hook_tokens = HookPoint()  # (B, T, d_model), after scaling
+
+    def forward(self, ids: Tensor) -> Tensor:
+        return self.hook_tokens(self.lut(ids) * math.sqrt(self.d_model))  # (B, T, d_model)
+
+
+class PositionalEncoding(nn.Module):
+    """Adds sinusoidal, learned, or no position information to the scaled embeddings."""
+
+    def __init__(self, kind: str, max_len: int, d_model: int, dropout: float) -> None:
+        super().__init__()
+        self.kind = kind
+        self.max_len = max_len
+        if kind == "learned":
+            self.learned = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
+        elif kind == "sinusoidal":
+            self.register_buffer("sinusoid", sinusoidal_encoding(max_len, d_model), persistent=False)
+        self.dropout = nn.Dropout(dropout)
+        self.hook_pe = HookPoint()  # (1, T, d_model): the encoding added (zeros for kind="none")
+        self.hook_out = HookPoint()  # (B, T, d_model): embeddings + PE, the start of the residual stream
+
+    def table(self) -> Tensor:
+        """The full (max_len, d_model) table of position vectors."""
+        if self.kind == "learned":
+            return self.learned
+        if self.kind == "sinusoidal":
+            return self.sinusoid
+        return torch.zeros(self.max_len, 1)
+
+    def forward(self, x: Tensor) -> Tensor:
+        t = x.shape[1]
+        if t > self.max_len:
+            raise ValueError(f"sequence of {t} tokens is longer than the model's maximum of {self.max_len}")
+        pe = self.table()[:t].expand(t, x.shape[2])[None]  # (1, T, d_model)
+        return self.hook_out(self.dropout(x + self.hook_pe(pe)))

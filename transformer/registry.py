@@ -1,0 +1,94 @@
+"""Finding shipped models by name, and building seeded random ones.
+
+Shipped models live in `assets/models/<name>/` (see `checkpoint.py` for the folder layout).
+A "random" model has the same architecture with untrained weights: useful to compare against a
+trained one, and to explore configs no one has trained.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from transformer.checkpoint import CARD_JSON, CONFIG, CheckpointError, ModelBundle, load_checkpoint
+from transformer.config import TransformerConfig
+from transformer.model import Transformer
+from transformer.tokenizer import CharTokenizer
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
+DEFAULT_MODEL = "translate-en-zh"
+RANDOM = "random"
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    path: Path
+    card: dict[str, Any]
+
+
+def list_models(root: Path = MODELS_DIR) -> list[ModelInfo]:
+    """Shipped model folders under `root` (those with a config.json), sorted by name."""
+    if not root.is_dir():
+        return []
+    infos = []
+    for folder in sorted(p for p in root.iterdir() if (p / CONFIG).is_file()):
+        try:
+            card = json.loads((folder / CARD_JSON).read_text(encoding="utf-8")) if (folder / CARD_JSON).is_file() else {}
+        except (OSError, ValueError):
+            card = {}
+        infos.append(ModelInfo(folder.name, folder, card if isinstance(card, dict) else {}))
+    return infos
+
+
+def resolve_model(name_or_path: str | Path, root: Path = MODELS_DIR) -> Path:
+    """A shipped model's name or a checkpoint folder's path → that folder."""
+    candidate = Path(name_or_path)
+    if candidate.is_dir():
+        return candidate
+    named = root / str(name_or_path)
+    if named.is_dir() and str(name_or_path) not in ("", ".", ".."):
+        return named
+    known = ", ".join(info.name for info in list_models(root)) or "none shipped yet"
+    raise CheckpointError(f"no model named {str(name_or_path)!r}; known models: {known}; or pass a checkpoint folder")
+
+
+def load_model(name_or_path: str | Path, root: Path = MODELS_DIR) -> ModelBundle:
+    """Load a shipped model by name, or any checkpoint folder by path."""
+    return load_checkpoint(resolve_model(name_or_path, root))
+
+
+def default_symbols() -> list[str]:
+    """The character vocabulary of random models: the char tasks' alphabet (ASCII + common hanzi)."""
+    try:
+        from transformer.tasks import get_task
+
+        return list(get_task("reverse").source_vocabulary())
+    except (ImportError, ValueError, AttributeError):
+        return list(string.printable[:95])
+
+
+def random_bundle(
+    config: TransformerConfig | None = None, seed: int = 0, symbols: Iterable[str] | None = None
+) -> ModelBundle:
+    """An untrained model with a character tokenizer; the same seed gives the same weights.
+
+    The config's vocabulary sizes are replaced by the tokenizer's.
+    """
+    tokenizer = CharTokenizer(default_symbols() if symbols is None else symbols)
+    config = (config or TransformerConfig()).replace(src_vocab_size=len(tokenizer), tgt_vocab_size=len(tokenizer))
+    generator_state = torch.random.get_rng_state()
+    torch.manual_seed(seed)
+    try:
+        model = Transformer(config).eval()
+    finally:
+        torch.random.set_rng_state(generator_state)
+    source = tokenizer if config.is_encoder_decoder else None
+    card = {"task": RANDOM, "seed": seed, "summary": "untrained weights (seeded)"}
+    return ModelBundle(model, tokenizer, source, card, name=RANDOM)

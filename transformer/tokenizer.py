@@ -1,0 +1,124 @@
+"""Character and word tokenizers with the four special tokens every model shares.
+
+Ids 0-3 are always <pad>, <bos>, <eos>, <unk>, so masks (pad) and decoding (bos/eos) never
+need to look the specials up per model.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
+SPECIALS: tuple[str, ...] = (PAD, BOS, EOS, UNK)
+PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(4)
+
+_WORD = re.compile(r"\w+|[^\w\s]")  # a run of letters/digits/CJK, or one punctuation mark
+
+
+class Tokenizer:
+    """A fixed vocabulary of symbols (characters or words) plus the special tokens.
+
+    Subclasses define `tokenize` (text → symbols) and `detokenize` (symbols → text).
+    """
+
+    level = "abstract"
+
+    def __init__(self, symbols: Iterable[str]) -> None:
+        seen: dict[str, None] = {}
+        for s in symbols:
+            if s in SPECIALS:
+                continue
+            if not isinstance(s, str) or not s:
+                raise ValueError(f"vocabulary symbols must be non-empty strings, got {s!r}")
+            seen.setdefault(s, None)
+        self.vocab: list[str] = [*SPECIALS, *seen]
+        self.index: dict[str, int] = {s: i for i, s in enumerate(self.vocab)}
+
+    def __len__(self) -> int:
+        return len(self.vocab)
+
+    def tokenize(self, text: str) -> list[str]:
+        raise NotImplementedError
+
+    def detokenize(self, symbols: Sequence[str]) -> str:
+        raise NotImplementedError
+
+    def encode(self, text: str, *, bos: bool = False, eos: bool = False) -> list[int]:
+        """Text → ids; unknown symbols become <unk> (use `unknown` to tell the user which)."""
+        ids = [self.index.get(s, UNK_ID) for s in self.tokenize(text)]
+        return [BOS_ID] * bos + ids + [EOS_ID] * eos
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Ids → text, dropping pad/bos/eos (unk is kept visibly as <unk>)."""
+        symbols = [self.vocab[i] for i in ids if i not in (PAD_ID, BOS_ID, EOS_ID)]
+        return self.detokenize(symbols)
+
+    def symbols(self, ids: Iterable[int]) -> list[str]:
+        """Ids → their vocabulary strings, specials included (for axis labels)."""
+        return [self.vocab[i] if 0 <= i < len(self.vocab) else UNK for i in ids]
+
+    def unknown(self, text: str) -> list[str]:
+        """The distinct symbols of `text` the vocabulary lacks, in order of first appearance."""
+        return list(dict.fromkeys(s for s in self.tokenize(text) if s not in self.index))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "vocab": self.vocab}
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> Tokenizer:
+        """Rebuild from `to_dict` output, checking the specials sit at ids 0-3."""
+        if not isinstance(data, dict) or not isinstance(data.get("vocab"), list):
+            raise ValueError("a tokenizer must be a JSON object with a 'vocab' list")
+        vocab = data["vocab"]
+        if tuple(vocab[:4]) != SPECIALS:
+            raise ValueError(f"a vocabulary must start with {list(SPECIALS)}")
+        if len(set(vocab)) != len(vocab):
+            raise ValueError("the vocabulary has duplicate symbols")
+        kinds: dict[str, type[Tokenizer]] = {"char": CharTokenizer, "word": WordTokenizer}
+        kind = kinds.get(data.get("level", ""))
+        if kind is None:
+            raise ValueError(f"unknown tokenizer level {data.get('level')!r}; expected one of {sorted(kinds)}")
+        return kind(vocab[4:], **data.get("options", {}))
+
+
+class CharTokenizer(Tokenizer):
+    """One token per Unicode code point: Chinese, accents and emoji all work.
+
+    Text is NFC-normalized first, so an accent typed as a combining mark matches the precomposed
+    letter in the vocabulary.
+    """
+
+    level = "char"
+
+    def tokenize(self, text: str) -> list[str]:
+        return list(unicodedata.normalize("NFC", text))
+
+    def detokenize(self, symbols: Sequence[str]) -> str:
+        return "".join(symbols)
+
+
+class WordTokenizer(Tokenizer):
+    """Words split on whitespace and punctuation; each punctuation mark is its own token.
+
+    Decoding joins tokens with single spaces, so encode/decode is lossless for text whose tokens
+    are already separated by single spaces (the tasks' format).
+    """
+
+    level = "word"
+
+    def __init__(self, symbols: Iterable[str], lowercase: bool = True) -> None:
+        super().__init__(symbols)
+        self.lowercase = lowercase
+
+    def tokenize(self, text: str) -> list[str]:
+        text = unicodedata.normalize("NFC", text)
+        return _WORD.findall(text.lower() if self.lowercase else text)
+
+    def detokenize(self, symbols: Sequence[str]) -> str:
+        return " ".join(symbols)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "options": {"lowercase": self.lowercase}}
