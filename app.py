@@ -1,6 +1,11 @@
-"""Attention Atlas: `streamlit run app.py`."""
+"""Attention Atlas: `streamlit run app.py`.
+
+Sets the page config, the shared sidebar (language first, so page titles are translated) and
+the navigation; each page in pages/ renders itself.
+"""
 
 import os
+from pathlib import Path
 
 # One BLAS thread pool per process, sized for a small machine, set before torch is imported so
 # that many sessions don't oversubscribe the CPU.
@@ -9,5 +14,25 @@ os.environ.setdefault("MKL_NUM_THREADS", "2")
 
 import streamlit as st
 
-st.set_page_config(page_title="Attention Atlas", layout="wide")
-st.title("Attention Atlas")
+from ui.i18n import t
+from ui.sidebar import language_switch
+
+ROOT = Path(__file__).resolve().parent
+# (file in pages/, icon); a page appears once its file exists.
+PAGES: list[tuple[str, str]] = [
+    ("heads", ":material/grid_view:"),
+    ("masks", ":material/visibility_off:"),
+    ("positional", ":material/waves:"),
+    ("layernorm", ":material/equalizer:"),
+    ("step_by_step", ":material/calculate:"),
+    ("architecture", ":material/account_tree:"),
+]
+
+st.set_page_config(page_title="Attention Atlas", page_icon=":material/hub:", layout="wide")
+language_switch()
+pages = [
+    st.Page(ROOT / "pages" / f"{name}.py", title=t(f"nav.{name}"), icon=icon, url_path=name, default=(i == 0))
+    for i, (name, icon) in enumerate(PAGES)
+    if (ROOT / "pages" / f"{name}.py").is_file()
+]
+st.navigation(pages).run()

@@ -1,0 +1,40 @@
+"""One lookup for every user-visible string, in English and Simplified Chinese.
+
+Catalogs are JSON files `assets/i18n/<lang>/<section>.json`; a key is "<section>.<name>", so each
+page keeps its strings in its own file. Missing Chinese strings fall back to English (a test
+checks there are none).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import streamlit as st
+
+CATALOG_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
+LANGUAGES: dict[str, str] = {"en": "English", "zh": "简体中文"}
+DEFAULT_LANGUAGE = "en"
+LANG_KEY = "lang"  # session-state key of the language switch (also its query parameter)
+
+
+@functools.cache
+def catalog(lang: str) -> dict[str, str]:
+    """All strings of one language, keyed "<section>.<name>"."""
+    strings: dict[str, str] = {}
+    for path in sorted((CATALOG_DIR / lang).glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        strings.update({f"{path.stem}.{name}": value for name, value in data.items()})
+    return strings
+
+
+def current_language() -> str:
+    lang = st.session_state.get(LANG_KEY, DEFAULT_LANGUAGE)
+    return lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def t(key: str, **values: object) -> str:
+    """The string `key` in the current language, with `{name}` placeholders filled from `values`."""
+    text = catalog(current_language()).get(key) or catalog(DEFAULT_LANGUAGE).get(key) or key
+    return text.format(**values) if values else text

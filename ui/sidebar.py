@@ -1,0 +1,90 @@
+"""The sidebar every page shares: language, model (with its card), and a random model's config.
+
+Every widget is bound to a URL query parameter (`bind="query-params"`), so a copied link opens
+the same language, model and settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from transformer.checkpoint import CheckpointError, ModelBundle
+from transformer.registry import DEFAULT_MODEL, RANDOM
+from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, t
+from ui.models import RANDOM_DEFAULTS, get_bundle, random_key, shipped_models
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    key: str  # for get_bundle / get_trace
+    bundle: ModelBundle
+
+    @property
+    def is_random(self) -> bool:
+        return self.key.startswith(RANDOM)
+
+
+def language_switch() -> None:
+    """Render the language switch first, so everything after it (page titles too) is translated."""
+    st.sidebar.segmented_control(
+        "Language / 语言", options=list(LANGUAGES), format_func=LANGUAGES.get, key=LANG_KEY,
+        default=DEFAULT_LANGUAGE, required=True, bind="query-params",
+    )
+
+
+def _random_settings() -> dict[str, object]:
+    """Widgets for an untrained model's config; each bound to the URL."""
+    d = RANDOM_DEFAULTS
+    with st.sidebar.expander(t("sidebar.random_config"), expanded=True):
+        arch = st.selectbox(
+            t("sidebar.architecture"), ["encoder-decoder", "decoder-only"], key="r_arch", bind="query-params",
+            format_func=lambda a: t(f"sidebar.arch_{a.replace('-', '_')}"),
+        )
+        layers = st.slider(t("sidebar.n_layers"), 1, 6, int(d["n_layers"]), key="r_layers", bind="query-params")
+        d_model = st.select_slider(t("sidebar.d_model"), [32, 64, 128, 256, 512], int(d["d_model"]), key="r_dmodel",
+                                   bind="query-params")
+        heads = st.select_slider(t("sidebar.n_heads"), [1, 2, 4, 8], int(d["n_heads"]), key="r_heads", bind="query-params")
+        norm = st.selectbox(t("sidebar.norm_position"), ["post", "pre"], key="r_norm", bind="query-params",
+                            format_func=lambda n: t(f"sidebar.norm_{n}"))
+        positional = st.selectbox(t("sidebar.positional"), ["sinusoidal", "learned", "none"], key="r_pos",
+                                  bind="query-params", format_func=lambda p: t(f"sidebar.pos_{p}"))
+        seed = st.number_input(t("sidebar.seed"), 0, 10_000, int(d["seed"]), key="r_seed", bind="query-params")
+    return {"architecture": arch, "n_layers": layers, "d_model": d_model, "n_heads": heads,
+            "norm_position": norm, "positional": positional, "seed": int(seed)}
+
+
+def model_picker() -> ModelChoice | None:
+    """Pick a shipped model or random weights; show its card. None if it could not be loaded."""
+    names = shipped_models()
+    options = [*names, RANDOM]
+    default = DEFAULT_MODEL if DEFAULT_MODEL in names else options[0]
+    name = st.sidebar.selectbox(
+        t("sidebar.model"), options, index=options.index(default), key="model", bind="query-params",
+        format_func=lambda n: t("sidebar.random_model") if n == RANDOM else n,
+    )
+    key = random_key(**_random_settings()) if name == RANDOM else name
+    try:
+        with st.spinner(t("sidebar.loading")):
+            bundle = get_bundle(key)
+    except (CheckpointError, ValueError) as err:
+        st.sidebar.error(t("sidebar.load_failed", name=name))
+        st.sidebar.code(str(err), language=None)
+        return None
+    _card_summary(bundle)
+    return ModelChoice(key, bundle)
+
+
+def _card_summary(bundle: ModelBundle) -> None:
+    card, config = bundle.card, bundle.config
+    summary = card.get("summary_zh" if current_language() == "zh" else "summary") or card.get("summary", "")
+    if card.get("task") == RANDOM:
+        summary = t("sidebar.random_summary")
+    lines = [summary] if summary else []
+    exact = card.get("metrics", {}).get("heldout_exact_match")
+    if isinstance(exact, (int, float)):
+        lines.append(t("sidebar.accuracy", value=f"{100 * exact:.1f}%"))
+    lines.append(t("sidebar.shape", layers=config.n_layers, heads=config.n_heads, d_model=config.d_model,
+                   params=f"{bundle.model.num_parameters():,}"))
+    st.sidebar.caption("  \n".join(lines))

@@ -1,0 +1,82 @@
+"""A model run as plain NumPy: what every view reads.
+
+Pages never touch tensors; they get a `TraceData` whose arrays are read-only so one cached result
+can be shared safely by every session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+ATTENTION_KINDS: dict[str, tuple[str, str]] = {
+    # kind → (stack, module name inside a layer)
+    "encoder": ("encoder", "self_attn"),
+    "decoder": ("decoder", "self_attn"),
+    "cross": ("decoder", "cross_attn"),
+}
+
+
+@dataclass(frozen=True)
+class TraceData:
+    """Tokens, output and captured arrays (hook name → array, batch dimension kept) of one run."""
+
+    text: str
+    src_tokens: tuple[str, ...]
+    tgt_tokens: tuple[str, ...]
+    output_tokens: tuple[str, ...]
+    output_text: str
+    arrays: dict[str, np.ndarray] = field(repr=False)
+    truncated: bool = False
+    unknown: tuple[str, ...] = ()
+
+    @classmethod
+    def from_trace(cls, trace) -> TraceData:  # trace: transformer.decoding.Trace
+        arrays = trace.cache.numpy()
+        for array in arrays.values():
+            array.setflags(write=False)
+        return cls(
+            text=trace.text,
+            src_tokens=tuple(trace.src_tokens),
+            tgt_tokens=tuple(trace.tgt_tokens),
+            output_tokens=tuple(trace.output_tokens),
+            output_text=trace.output_text,
+            arrays=arrays,
+            truncated=trace.truncated,
+            unknown=tuple(trace.unknown),
+        )
+
+    def kinds(self) -> list[str]:
+        """Attention kinds present in this run, in the paper's order."""
+        return [k for k in ATTENTION_KINDS if f"{module_path(k, 0)}.hook_pattern" in self.arrays]
+
+    def n_layers(self, kind: str) -> int:
+        n = 0
+        while f"{module_path(kind, n)}.hook_pattern" in self.arrays:
+            n += 1
+        return n
+
+    def pattern(self, kind: str, layer: int) -> np.ndarray:
+        """(H, Tq, Tk) attention weights of one layer (batch item 0)."""
+        return self.arrays[f"{module_path(kind, layer)}.hook_pattern"][0]
+
+    def patterns(self, kind: str) -> np.ndarray:
+        """(L, H, Tq, Tk) attention weights of every layer of one kind."""
+        return np.stack([self.pattern(kind, layer) for layer in range(self.n_layers(kind))])
+
+    def query_tokens(self, kind: str) -> tuple[str, ...]:
+        return self.src_tokens if kind == "encoder" else self.tgt_tokens
+
+    def key_tokens(self, kind: str) -> tuple[str, ...]:
+        return self.tgt_tokens if kind == "decoder" else self.src_tokens
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.arrays.values())
+
+
+def module_path(kind: str, layer: int) -> str:
+    """`("cross", 1)` → "decoder.layers.1.cross_attn"."""
+    stack, module = ATTENTION_KINDS[kind]
+    return f"{stack}.layers.{layer}.{module}"
