@@ -1,0 +1,61 @@
+"""Toy tasks to train and probe the Transformer on, each a seeded generator with a held-out split.
+
+    from transformer.tasks import get_task
+    task = get_task("translate-en-zh")
+    train = task.examples(10_000, "train", seed=0)
+    heldout = task.examples(500, "heldout", seed=0)   # sources never seen in any training set
+    vocab = task.source_vocabulary()                   # sorted: a deterministic tokenizer vocabulary
+    task.reference("i read a book in the library today")  # right output + alignment, or None
+
+Character tasks (copy, reverse, sort) have a known right answer for cross-attention: the alignment.
+The translation tasks use small synthetic grammars whose every sentence has a correct translation.
+"""
+
+from __future__ import annotations
+
+from transformer.tasks.base import HELDOUT_MODULUS, Example, Level, Split, Task, is_heldout
+from transformer.tasks.chars import COMMON_HANZI, CharTask, CopyTask, ReverseTask, SortTask
+from transformer.tasks.english import Sentence
+from transformer.tasks.phrase import Phrase
+from transformer.tasks.translate_fr import EnglishToFrench
+from transformer.tasks.translate_zh import EnglishToChinese
+from transformer.tasks.words import NotInGrammar, WordTask
+
+TASKS: dict[str, Task] = {
+    task.name: task for task in (CopyTask(), ReverseTask(), SortTask(), EnglishToChinese(), EnglishToFrench())
+}
+
+
+def get_task(name: str) -> Task:
+    """The registered task called `name`.
+
+    Raises:
+        ValueError: for an unknown name, listing the known ones.
+    """
+    try:
+        return TASKS[name]
+    except KeyError:
+        raise ValueError(f"unknown task {name!r}; known tasks: {', '.join(TASKS)}") from None
+
+
+__all__ = [
+    "COMMON_HANZI",
+    "HELDOUT_MODULUS",
+    "TASKS",
+    "CharTask",
+    "CopyTask",
+    "EnglishToChinese",
+    "EnglishToFrench",
+    "Example",
+    "Level",
+    "NotInGrammar",
+    "Phrase",
+    "ReverseTask",
+    "Sentence",
+    "SortTask",
+    "Split",
+    "Task",
+    "WordTask",
+    "get_task",
+    "is_heldout",
+]

@@ -1,0 +1,162 @@
+"""Character-level tasks: copy, reverse and sort.
+
+Each output character is one input character moved to a new place, so the task is fully described
+by its alignment (which input position lands at output position j), and the target is read off the
+source through it. That makes the "right" cross-attention pattern known exactly: a diagonal for
+copy, an anti-diagonal for reverse, a permutation for sort.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import string
+from abc import abstractmethod
+from dataclasses import dataclass
+
+from transformer.tasks.base import Example, Level, Task
+
+# About 500 common Simplified Chinese characters, so a teacher can type a greeting, a phrase about
+# attention, or a person's name. Grouped (not sorted) for reading: a demo phrase, common surnames,
+# common given-name characters, the most frequent characters, numbers, then everyday and technical words.
+COMMON_HANZI = (
+    "你好世界我爱学习中国人工智能注意力机制"
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕"
+    "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵万钱严武"
+    "戴莫孔向汤阳"
+    "伟芳娜秀英敏静丽强军洋勇杰涛明超平兰文华建红玉梅飞鹏宇晨浩子欣怡雨然思博佳琪晓雪婷慧颖俊辉峰宁"
+    "海波丹云凤春亮成志新东昊天嘉瑞诗琳花晶美小"
+    "的一是不了在有他这为之大来以个上们到说时地也就道要出会可下而年生自那后对着事其里所去行过家十用"
+    "发如作者多日都三同么经法当起与看进种将还分此心前面又定见只主没从"
+    "二四五六七八九百千零两"
+    "吃喝水饭茶书读写字话听朋友老师妈爸哥姐弟妹猫狗车校今昨早晚月星期末午手口目耳头身体足衣服鞋包门"
+    "窗桌椅床灯电脑视买卖开关走跑坐站睡醒笑哭想知问答教课本纸笔画唱歌跳舞玩游戏山河湖风火空气草树鸟"
+    "鱼牛羊鸡冷热南西北左右间外内蓝绿黑色旧长快少真再请您它她哪谁什怎样很太最更"
+    "汉语言化科技术计算数据模型网络信息输入编码解器序列位置量层"
+    "城市京广州深圳香港台湾路店医院公园场楼房父母儿女孩男活休运动健康乐幸福安祝节欢迎感系否应该必须喜"
+    "希望觉得认识记忘帮助使需始结束完"
+)
+
+ASCII_LETTERS = string.ascii_letters
+ASCII_DIGITS = string.digits
+ASCII_PUNCTUATION = string.punctuation
+
+# Two kinds of strings, half each, so both scripts are well trained: with characters drawn uniformly
+# from the whole alphabet, 5 in 6 would be hanzi and English words would almost never occur.
+CHINESE_HEAVY_HANZI_SHARE = 0.7  # in a Chinese-heavy string, each character is a hanzi with this probability
+ASCII_HEAVY_HANZI_SHARE = 0.05  # in an ASCII-heavy string, a rare hanzi keeps mixed input familiar
+# Within the ASCII part: mostly letters, with spaces often enough to separate word-like runs.
+ASCII_CLASS_WEIGHTS: tuple[tuple[str, float], ...] = (
+    (ASCII_LETTERS, 0.6),
+    (ASCII_DIGITS, 0.15),
+    (ASCII_PUNCTUATION, 0.15),
+    (" ", 0.1),
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CharTask(Task):
+    """A task whose target is a rearrangement of the source's characters.
+
+    Attributes:
+        min_len: shortest source, in characters (lengths are uniform in [min_len, max_len]).
+        max_len: longest source, in characters.
+        chinese_heavy_fraction: share of sampled strings that are Chinese-heavy; the rest are ASCII-heavy.
+    """
+
+    level: Level = "char"
+    min_len: int = 1
+    max_len: int = 32
+    chinese_heavy_fraction: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.min_len <= self.max_len:
+            raise ValueError(f"need 1 <= min_len <= max_len, got min_len={self.min_len}, max_len={self.max_len}")
+        if not 0.0 <= self.chinese_heavy_fraction <= 1.0:
+            raise ValueError(f"chinese_heavy_fraction must be in [0, 1], got {self.chinese_heavy_fraction}")
+
+    @abstractmethod
+    def alignment(self, source: str) -> tuple[int, ...]:
+        """For each output position j, the index of the source character that goes there."""
+
+    def target(self, source: str) -> str:
+        """The correct output for any source string (typed in the app or sampled)."""
+        return "".join(source[i] for i in self.alignment(source))
+
+    def reference(self, source: str) -> Example | None:
+        """Any non-empty string has a right answer, even with symbols outside the alphabet."""
+        return Example(source, self.target(source), self.alignment(source)) if source else None
+
+    def sample(self, rng: random.Random) -> Example:
+        length = rng.randint(self.min_len, self.max_len)
+        chinese_heavy = rng.random() < self.chinese_heavy_fraction
+        source = "".join(rng.choices(_POOL, cum_weights=_CUMULATIVE[chinese_heavy], k=length))
+        return Example(source, self.target(source), self.alignment(source))
+
+    def source_vocabulary(self) -> tuple[str, ...]:
+        return _ALPHABET
+
+    def target_vocabulary(self) -> tuple[str, ...]:
+        return _ALPHABET
+
+
+def _cumulative_weights(hanzi_share: float) -> tuple[float, ...]:
+    """Per-character weights over `_POOL` (hanzi, then each ASCII class), accumulated for `rng.choices`."""
+    weights = [hanzi_share / len(COMMON_HANZI)] * len(COMMON_HANZI)
+    for chars, weight in ASCII_CLASS_WEIGHTS:
+        weights += [(1 - hanzi_share) * weight / len(chars)] * len(chars)
+    return tuple(itertools.accumulate(weights))
+
+
+_POOL = COMMON_HANZI + "".join(chars for chars, _ in ASCII_CLASS_WEIGHTS)
+_CUMULATIVE = {True: _cumulative_weights(CHINESE_HEAVY_HANZI_SHARE), False: _cumulative_weights(ASCII_HEAVY_HANZI_SHARE)}
+_ALPHABET: tuple[str, ...] = tuple(sorted(set(ASCII_LETTERS + ASCII_DIGITS + ASCII_PUNCTUATION + " " + COMMON_HANZI)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class CopyTask(CharTask):
+    """Output = input. Cross-attention should be the diagonal: output j reads input j."""
+
+    name: str = "copy"
+    description_en: str = (
+        "Copy: the output repeats the input character by character. "
+        "Each output position only needs the same input position, so cross-attention should draw a clean diagonal."
+    )
+    description_zh: str = "复制：输出逐字重复输入。每个输出位置只需要输入中相同的位置，所以交叉注意力应当呈现一条清晰的对角线。"
+
+    def alignment(self, source: str) -> tuple[int, ...]:
+        return tuple(range(len(source)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReverseTask(CharTask):
+    """Output = input backwards. Cross-attention should be the anti-diagonal: output j reads input n-1-j."""
+
+    name: str = "reverse"
+    description_en: str = (
+        "Reverse: the output is the input read backwards. "
+        "Output position j needs input position n-1-j, so cross-attention should draw an anti-diagonal."
+    )
+    description_zh: str = "反转：输出是倒过来的输入。第 j 个输出位置需要第 n-1-j 个输入位置，所以交叉注意力应当呈现一条反对角线。"
+
+    def alignment(self, source: str) -> tuple[int, ...]:
+        return tuple(range(len(source) - 1, -1, -1))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SortTask(CharTask):
+    """Output = the input's characters in Unicode code point order (stable for repeated characters)."""
+
+    name: str = "sort"
+    description_en: str = (
+        "Sort: the output is the input's characters in Unicode code point order (space first, uppercase before "
+        "lowercase, Chinese last). Each output position must find the next-smallest character wherever it is, "
+        "so attention jumps around the input."
+    )
+    description_zh: str = (
+        "排序：输出是按 Unicode 码位排好序的输入字符（空格最前，大写字母在小写字母前，汉字在最后）。"
+        "每个输出位置都要找到下一个最小的字符，不论它在哪里，所以注意力会在输入中来回跳动。"
+    )
+
+    def alignment(self, source: str) -> tuple[int, ...]:
+        return tuple(sorted(range(len(source)), key=source.__getitem__))  # sorted() is stable: ties keep input order
