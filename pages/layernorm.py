@@ -1,0 +1,168 @@
+"""LayerNorm: what every LayerNorm does to the user's tokens, where it sits (post- vs pre-norm) and
+why the Transformer normalizes per token rather than per batch (the BatchNorm contrast)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.batch import MAX_SENTENCES, MORE_KEY, check_batch, default_more
+from ui.charts import show_figure
+from ui.i18n import t
+from ui.inputs import example_text
+from ui.models import RANDOM_DEFAULTS, get_bundle, get_trace, random_key
+from ui.page import PageContext, start_page
+from ui.teaching_arrays import get_padded_batch, layernorm_affine, stack_reading_text
+from viz.batchnorm_contrast import Contrast, batch_mean_figure, sentence_one_figure
+from viz.layernorm import STACK_INPUT, NormSite, StackStats, capture_names, norm_sites, stacks
+from viz.layernorm_figures import (
+    gain_bias_figure,
+    residual_figure,
+    site_detail_figure,
+    stats_overview_figure,
+    sublayer_dot,
+)
+
+FEATURES_SHOWN = 24  # features in the batch-mean chart: enough to see the shifts, few enough to read
+
+
+def site_label(site: NormSite) -> str:
+    kind = t(f"layernorm.kind_{site.kind}")
+    return kind if site.layer is None else t("layernorm.site", layer=site.layer + 1, kind=kind)
+
+
+def stream_labels(stats: StackStats) -> list[str]:
+    return [t("layernorm.point_input")] + [site_label(s) for s in stats.sites]
+
+
+def _stack_choice(hook_names: list[str], key: str) -> str:
+    options = stacks(hook_names)
+    if len(options) == 1:
+        return options[0]
+    return st.segmented_control(t("layernorm.stack"), options, format_func=lambda s: t(f"layernorm.stack_{s}"),
+                                key=key, default=options[0], required=True, bind="query-params")
+
+
+@st.fragment
+def network_section(ctx: PageContext) -> None:
+    """Statistics at every LayerNorm for the user's text, one norm in detail, the residual stream."""
+    st.subheader(t("layernorm.network_title"))
+    st.markdown(t("layernorm.network_text"))
+    names = list(ctx.bundle.model.hook_names)
+    stack = _stack_choice(names, "ln_stack")
+    trace = get_trace(ctx.model.key, ctx.text, capture_names(names))
+    tokens = trace.src_tokens if stack == "encoder" else trace.tgt_tokens
+    stats = StackStats.compute(trace.arrays, names, stack)
+    labels = [site_label(s) for s in stats.sites]
+    titles = [t("layernorm.in_mean"), t("layernorm.in_std"), t("layernorm.out_mean"), t("layernorm.out_std")]
+    show_figure(stats_overview_figure(stats, tokens, labels, titles, token_title=t("layernorm.token"),
+                                      mean_label=t("layernorm.mean"), std_label=t("layernorm.std")), "ln_overview")
+
+    chosen = st.selectbox(t("layernorm.site_pick"), range(len(stats.sites)), format_func=lambda i: labels[i],
+                          key=f"ln_site_{stack}")
+    names_in_out = {"in": t("layernorm.input"), "out": t("layernorm.output")}
+    show_figure(site_detail_figure(stats, chosen, tokens, names=names_in_out, token_title=t("layernorm.token"),
+                                   mean_title=t("layernorm.mean"), std_title=t("layernorm.std")), "ln_site")
+    gain, bias = layernorm_affine(ctx.bundle, stats.sites[chosen].prefix)
+    st.markdown(t("layernorm.affine_text"))
+    show_figure(gain_bias_figure(gain, bias, gain_label=t("layernorm.gain"), bias_label=t("layernorm.bias"),
+                                 x_title=t("layernorm.feature")), "ln_affine")
+
+    st.markdown(t("layernorm.stream_text"))
+    d = ctx.bundle.config.d_model
+    series = {t(f"layernorm.norm_{ctx.bundle.config.norm_position}"): (stream_labels(stats), stats.stream_norm)}
+    show_figure(residual_figure(series, d_model=d, y_title=t("layernorm.stream_norm"),
+                                reference_label=t("layernorm.sqrt_d", value=f"{d ** 0.5:.1f}")), "ln_stream")
+
+
+@st.fragment
+def position_section(ctx: PageContext) -> None:
+    """Post-norm vs pre-norm: where the norm sits, and two random models with the same seed compared."""
+    st.subheader(t("layernorm.position_title"))
+    st.markdown(t("layernorm.position_text"))
+    box = {k: t(f"layernorm.box_{k}") for k in ("x", "sublayer", "norm", "add", "out")}
+    cols = st.columns(2)
+    for col, position in zip(cols, ("post", "pre"), strict=True):
+        with col:
+            st.markdown(f"**{t(f'layernorm.norm_{position}')}**")
+            st.latex(r"x + \mathrm{Sublayer}(x) \;\to\; \mathrm{LayerNorm}" if position == "post"
+                     else r"x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))")
+            st.graphviz_chart(sublayer_dot(position, box), width="stretch")
+
+    config = ctx.bundle.config
+    layers = st.slider(t("layernorm.pair_layers"), 1, 12, max(6, config.n_layers), key="ln_pair_layers",
+                       bind="query-params", help=t("layernorm.pair_layers_help"))
+    seed = int(RANDOM_DEFAULTS["seed"]) if not ctx.model.is_random else int(st.session_state.get("r_seed", 0))
+    d = config.d_model if config.d_model in (32, 64, 128, 256, 512) else 64
+    common = {"architecture": config.architecture, "n_layers": layers, "d_model": d,
+              "n_heads": config.n_heads if d % config.n_heads == 0 else 4, "positional": config.positional, "seed": seed}
+    stack, _ = stack_reading_text(ctx.bundle)
+    series, finals = {}, {}
+    for position in ("post", "pre"):  # one forward pass of the stack that reads the text: no decoding needed
+        key = random_key(norm_position=position, **common)
+        pair_names = list(get_bundle(key).model.hook_names)
+        wanted = capture_names(pair_names, stack)
+        batch = get_padded_batch(key, (ctx.text,), wanted)
+        stats = StackStats.compute({name: b.values for name, b in batch.items()}, pair_names, stack)
+        series[t(f"layernorm.norm_{position}")] = (stream_labels(stats), stats.stream_norm)
+        finals[position] = float(stats.stream_norm[-1 if position == "post" else -2].mean())
+    st.caption(t("layernorm.pair_caption", layers=layers, d=d, seed=seed))
+    show_figure(residual_figure(series, d_model=d, y_title=t("layernorm.stream_norm"),
+                                reference_label=t("layernorm.sqrt_d", value=f"{d ** 0.5:.1f}")), "ln_pair")
+    cols = st.columns(2)
+    cols[0].metric(t("layernorm.last_post"), f"{finals['post']:.1f}")
+    cols[1].metric(t("layernorm.last_pre"), f"{finals['pre']:.1f}")
+    st.markdown(t("layernorm.pair_text"))
+
+
+@st.fragment
+def batch_section(ctx: PageContext) -> None:
+    """LayerNorm vs BatchNorm on a padded batch of the user's sentences (real activations of one run)."""
+    st.subheader(t("layernorm.batch_title"))
+    st.markdown(t("layernorm.batch_text"))
+    st.latex(r"\text{BatchNorm: } \mu_j = \tfrac{1}{N}\sum_{b,t} x_{b,t,j} \qquad "
+             r"\text{LayerNorm: } \mu_{b,t} = \tfrac{1}{d_{model}}\sum_{j} x_{b,t,j}")
+    reader = ctx.bundle.source_tokenizer or ctx.bundle.target_tokenizer
+    if MORE_KEY not in st.session_state and not st.query_params.get(MORE_KEY):
+        st.session_state[MORE_KEY] = default_more(example_text(ctx.bundle), reader)
+    more = st.text_area(t("layernorm.more_label", n=MAX_SENTENCES - 1), key=MORE_KEY, bind="query-params", height=100,
+                        help=t("layernorm.more_help"))
+    batch = check_batch(ctx.text, more or "", reader, ctx.bundle.config.max_len - 1)
+    unknown = [n for n, check in batch.lines if check.unknown]
+    if unknown:
+        st.caption(t("layernorm.batch_unknown", lines=", ".join(map(str, unknown))))
+    if not batch.ok:
+        st.info(t("layernorm.batch_too_few"))
+        return
+    stack, _ = stack_reading_text(ctx.bundle)
+    sites = norm_sites(ctx.bundle.model.hook_names, stack)
+    options = [STACK_INPUT[stack]] + [s.hook_in for s in sites if s.layer is not None]
+    labels = dict(zip(options, [t("layernorm.point_input")] + [site_label(s) for s in sites if s.layer is not None],
+                      strict=True))
+    where = st.selectbox(t("layernorm.batch_site"), options, format_func=labels.get, key="ln_batch_site")
+    padded = get_padded_batch(ctx.model.key, batch.sentences, (where,))[where]
+    c = Contrast.compute(padded)
+    n = len(batch.sentences)
+    cols = st.columns(4)
+    cols[0].metric(t("layernorm.m_batch_mean"), f"{c.batch_mean_change:.3f}")
+    cols[1].metric(t("layernorm.m_batch_mean_pad"), f"{c.batch_mean_change_pad:.3f}")
+    cols[2].metric(t("layernorm.m_bn_out"), f"{c.bn_output_change:.3f}")
+    cols[3].metric(t("layernorm.m_ln_stats"), f"{c.ln_stats_change:.1e}")
+    small, large = t("layernorm.batch_small", n=n - 1), t("layernorm.batch_large", n=n)
+    names = [small, large, t("layernorm.with_padding", batch=small), t("layernorm.with_padding", batch=large)]
+    show_figure(batch_mean_figure(c, FEATURES_SHOWN, names, x_title=t("layernorm.feature"),
+                                  y_title=t("layernorm.batch_mean")), "ln_batch_mean")
+    feature = int(abs(c.mean_large - c.mean_small).argmax())
+    titles = [t("layernorm.s1_bn", feature=feature), t("layernorm.s1_ln")]
+    show_figure(sentence_one_figure(c, feature, [small, large], titles, token_title=t("layernorm.token")), "ln_s1")
+    st.markdown(t("layernorm.batch_conclusion"))
+
+
+ctx = start_page("layernorm")
+if ctx is not None:
+    st.latex(r"\mathrm{LayerNorm}(x) = g \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + b, \quad "
+             r"\mu = \frac{1}{d_{model}} \sum_{j} x_j, \quad \sigma^2 = \frac{1}{d_{model}} \sum_{j} (x_j - \mu)^2")
+    st.markdown(t("layernorm.why"))
+    if ctx.text is not None:
+        network_section(ctx)
+        position_section(ctx)
+        batch_section(ctx)

@@ -1,0 +1,139 @@
+"""Figures for the LayerNorm page: statistics at every norm, one norm in detail, the residual stream.
+
+All strings arrive translated from the page; token labels are escaped by `viz.tokens`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz.layernorm import StackStats
+from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
+from viz.tokens import axis, hover_labels
+
+STD_SCALE = "Viridis"  # sequential, colour-blind safe; 0 is dark so "no spread" stands out
+
+
+def stats_overview_figure(stats: StackStats, tokens: Sequence[str], site_labels: Sequence[str],
+                          titles: Sequence[str], *, token_title: str, mean_label: str, std_label: str) -> go.Figure:
+    """2×2 heatmaps (norm site × token): input mean, input std / output mean, output std.
+
+    Means share one diverging scale centred on 0, standard deviations one sequential scale from 0,
+    so "the output rows are all ≈0 and ≈1 whatever the input" is visible at a glance.
+    """
+    fig = make_subplots(rows=2, cols=2, subplot_titles=tuple(titles), shared_yaxes=True,
+                        vertical_spacing=0.14, horizontal_spacing=0.04)
+    rows = np.arange(len(site_labels))
+    peak_mean = float(max(np.abs(stats.in_mean).max(), np.abs(stats.out_mean).max())) or 1.0
+    peak_std = float(max(stats.in_std.max(), stats.out_std.max())) or 1.0
+    cells = [(stats.in_mean, 1, 1, "coloraxis", mean_label), (stats.in_std, 1, 2, "coloraxis2", std_label),
+             (stats.out_mean, 2, 1, "coloraxis", mean_label), (stats.out_std, 2, 2, "coloraxis2", std_label)]
+    hover_tokens = np.array(hover_labels(tokens), dtype=object)
+    for z, row, col, color, label in cells:
+        fig.add_trace(go.Heatmap(
+            z=z.astype(np.float32), y=rows, coloraxis=color, customdata=np.broadcast_to(hover_tokens, z.shape),
+            hovertemplate=f"%{{customdata}}<br>%{{text}}<br>{label} %{{z:.3f}}<extra></extra>",
+            text=np.broadcast_to(np.array(site_labels, dtype=object)[:, None], z.shape),
+        ), row=row, col=col)
+        fig.update_xaxes(**axis(tokens, token_title if row == 2 else "", max_labels=40), row=row, col=col)
+        fig.update_yaxes(tickmode="array", tickvals=rows, ticktext=list(site_labels), autorange="reversed",
+                         row=row, col=col)
+    fig.update_layout(**base_layout(
+        height=max(480, 200 + 2 * 26 * len(site_labels)), margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        coloraxis={"colorscale": DIVERGING_SCALE, "cmin": -peak_mean, "cmax": peak_mean,
+                   "colorbar": {"title": {"text": mean_label}, "x": 1.02, "len": 0.45, "y": 0.77, "thickness": 14}},
+        coloraxis2={"colorscale": STD_SCALE, "cmin": 0, "cmax": peak_std,
+                    "colorbar": {"title": {"text": std_label}, "x": 1.02, "len": 0.45, "y": 0.23, "thickness": 14}},
+    ))
+    return fig
+
+
+def site_detail_figure(stats: StackStats, site: int, tokens: Sequence[str], *, names: Mapping[str, str],
+                       token_title: str, mean_title: str, std_title: str) -> go.Figure:
+    """One norm, per token: mean (left) and std (right) of its input and its output."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(mean_title, std_title), horizontal_spacing=0.08)
+    x = np.arange(len(tokens))
+    hover = hover_labels(tokens)
+    series = [("in", stats.in_mean[site], stats.in_std[site], QUALITATIVE[0], "circle"),
+              ("out", stats.out_mean[site], stats.out_std[site], QUALITATIVE[1], "diamond")]
+    for key, mean, std, color, symbol in series:
+        for col, values in ((1, mean), (2, std)):
+            fig.add_trace(go.Scatter(
+                x=x, y=values.astype(np.float32), mode="lines+markers", name=names[key], legendgroup=key,
+                showlegend=col == 1, line={"color": color, "width": 2}, marker={"symbol": symbol, "size": 9},
+                customdata=hover, hovertemplate=f"%{{customdata}}<br>{names[key]}: %{{y:.3f}}<extra></extra>",
+            ), row=1, col=col)
+    for col in (1, 2):
+        fig.update_xaxes(**axis(tokens, token_title, max_labels=40), row=1, col=col)
+        fig.update_yaxes(showgrid=True, gridcolor="#eee", zerolinecolor="#999", row=1, col=col)
+    fig.update_layout(**base_layout(height=380, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                                    legend={"orientation": "h", "y": -0.3}))
+    return fig
+
+
+def residual_figure(series: Mapping[str, tuple[Sequence[str], np.ndarray]], *, d_model: int, y_title: str,
+                    reference_label: str) -> go.Figure:
+    """Norm of the residual stream along the network: one line per series (mean over tokens) with a
+    min–max band over tokens; a dashed line at sqrt(d_model), the norm of a unit-variance token.
+
+    Args:
+        series: name → (point labels, (R, T) norms). Labels are categories, so a series with an
+            extra point (a pre-norm stack's final LayerNorm) lines up with one without it.
+    """
+    fig = go.Figure()
+    for n, (name, (labels, norms)) in enumerate(series.items()):
+        color = QUALITATIVE[n % len(QUALITATIVE)]
+        x = list(labels)
+        lo, hi = norms.min(axis=1).astype(np.float32), norms.max(axis=1).astype(np.float32)
+        fig.add_trace(go.Scatter(x=x + x[::-1], y=np.concatenate([hi, lo[::-1]]), fill="toself", fillcolor=color,
+                                 opacity=0.18, line={"width": 0}, hoverinfo="skip", legendgroup=name, showlegend=False))
+        fig.add_trace(go.Scatter(x=x, y=norms.mean(axis=1).astype(np.float32), mode="lines+markers", name=name,
+                                 legendgroup=name, line={"color": color, "width": 3}, marker={"size": 8},
+                                 hovertemplate=f"%{{x}}<br>{name}: %{{y:.2f}}<extra></extra>"))
+    fig.add_hline(y=float(np.sqrt(d_model)), line_dash="dash", line_color="#555",
+                  annotation_text=reference_label, annotation_position="bottom right")
+    fig.update_layout(**base_layout(height=440, legend={"orientation": "h", "y": 1.1, "x": 0},
+                                    margin={"l": 10, "r": 10, "t": 50, "b": 10}))
+    fig.update_xaxes(type="category", tickangle=-40)
+    fig.update_yaxes(title_text=y_title, rangemode="tozero", showgrid=True, gridcolor="#eee")
+    return fig
+
+
+def sublayer_dot(norm_position: str, labels: Mapping[str, str]) -> str:
+    """Graphviz source of one residual sublayer with its LayerNorm, post-norm (the paper) or pre-norm.
+
+    Args:
+        labels: translated box names for keys "x", "sublayer", "norm", "add", "out".
+    """
+    q = {k: v.replace("\\", "\\\\").replace('"', '\\"') for k, v in labels.items()}
+    order = ["sublayer", "add", "norm"] if norm_position == "post" else ["norm", "sublayer", "add"]
+    lines = [
+        "digraph { rankdir=LR; bgcolor=transparent;",
+        'node [fontname="Noto Sans CJK SC", fontsize=15, shape=box, style="rounded,filled"];',
+        f'x [label="{q["x"]}", shape=plaintext, style=""]; out [label="{q["out"]}", shape=plaintext, style=""];',
+        f'sublayer [label="{q["sublayer"]}", fillcolor="#dbe9f6"]; norm [label="{q["norm"]}", fillcolor="#fde2b8"];',
+        f'add [label="{q["add"]}", shape=circle, fillcolor="#eeeeee"];',
+        "x -> " + " -> ".join(order) + " -> out;",
+        'x -> add [style=dashed, constraint=false];' if norm_position == "pre" else 'x -> add [style=dashed];',
+        "}",
+    ]
+    return "\n".join(lines)
+
+
+def gain_bias_figure(gain: np.ndarray, bias: np.ndarray, *, gain_label: str, bias_label: str, x_title: str) -> go.Figure:
+    """The learned per-feature gain g (starts at 1) and bias b (starts at 0) of one LayerNorm."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(gain_label, bias_label), horizontal_spacing=0.08)
+    dims = np.arange(gain.shape[0])
+    for col, values, base, color in ((1, gain, 1.0, QUALITATIVE[0]), (2, bias, 0.0, QUALITATIVE[1])):
+        fig.add_trace(go.Scatter(x=dims, y=values.astype(np.float32), mode="markers", marker={"color": color, "size": 7},
+                                 showlegend=False, hovertemplate=f"{x_title} %{{x}}: %{{y:.3f}}<extra></extra>"),
+                      row=1, col=col)
+        fig.add_hline(y=base, line_dash="dash", line_color="#555", row=1, col=col)
+        fig.update_xaxes(title_text=x_title, row=1, col=col)
+        fig.update_yaxes(showgrid=True, gridcolor="#eee", row=1, col=col)
+    fig.update_layout(**base_layout(height=320, margin={"l": 10, "r": 10, "t": 50, "b": 10}))
+    return fig

@@ -1,0 +1,130 @@
+"""The sinusoidal positional encoding as pictures (paper §3.5): the table, its waves, its similarity.
+
+PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(...). Each sin/cos pair is a clock
+hand turning at its own speed; the speeds form a geometric progression, so low dimensions tell
+neighbouring positions apart and high dimensions tell far-apart regions apart — like the digits of
+a number. Builders take the table as a NumPy array (the page computes it with
+`transformer.positional.sinusoidal_encoding`), so every picture shows the model's own formula.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
+
+MAX_HEATMAP_CELLS = 120_000  # float32 cells cost ~5.4 bytes in the figure JSON: about 650 kB at most
+
+
+def wavelengths(d_model: int) -> np.ndarray:
+    """(ceil(d_model/2),) wavelength of each sin/cos pair: 2π·10000^(2i/d_model), from 2π towards 10000·2π."""
+    i = np.arange(0, d_model, 2, dtype=np.float64)  # 2i
+    return 2 * np.pi * 10000.0 ** (i / d_model)
+
+
+def position_stride(n_positions: int, n_dims: int, max_cells: int = MAX_HEATMAP_CELLS) -> int:
+    """Show every k-th position so that a (positions × dims) heatmap stays within `max_cells`.
+
+    Only positions are thinned: thinning dimensions would drop every cosine (odd) column.
+    """
+    return max(1, -(-n_positions * n_dims // max_cells))
+
+
+def pe_heatmap(pe: np.ndarray, *, x_title: str, y_title: str, value: str, stride: int = 1) -> go.Figure:
+    """The PE table, position down the side, dimension across: fast stripes left, slow ones right.
+
+    Args:
+        pe: (max_pos, d_model) table.
+        stride: show every `stride`-th position (see `position_stride`).
+    """
+    shown = np.ascontiguousarray(pe[::stride], dtype=np.float32)  # (P / stride, d_model)
+    positions = np.arange(0, pe.shape[0], stride)
+    fig = go.Figure(go.Heatmap(
+        z=shown, x=np.arange(pe.shape[1]), y=positions, zmin=-1, zmax=1, colorscale=DIVERGING_SCALE,
+        colorbar={"title": {"text": value}, "thickness": 14},
+        hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value} %{{z:.3f}}<extra></extra>",
+    ))
+    fig.update_layout(**base_layout(height=460, margin={"l": 10, "r": 10, "t": 20, "b": 10}))
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(title_text=y_title, autorange="reversed")
+    return fig
+
+
+def pe_curves(pe: np.ndarray, dims: Sequence[int], *, x_title: str, y_title: str, dim_label: str) -> go.Figure:
+    """PE(pos, dim) against position for the chosen dimensions: even ones are sines, odd ones cosines."""
+    positions = np.arange(pe.shape[0])
+    fig = go.Figure()
+    for n, dim in enumerate(dims):
+        wave = "sin" if dim % 2 == 0 else "cos"
+        fig.add_trace(go.Scatter(
+            x=positions, y=pe[:, dim].astype(np.float32), mode="lines+markers" if pe.shape[0] <= 60 else "lines",
+            name=f"{dim_label} {dim} ({wave})", line={"color": QUALITATIVE[n % len(QUALITATIVE)], "width": 2.5},
+            marker={"size": 5},
+        ))
+    fig.update_layout(**base_layout(height=380, legend={"orientation": "h", "y": -0.2}))
+    fig.update_xaxes(title_text=x_title, showgrid=True, gridcolor="#eee")
+    fig.update_yaxes(title_text=y_title, range=[-1.1, 1.1], showgrid=True, gridcolor="#eee", zerolinecolor="#bbb")
+    return fig
+
+
+def wavelength_figure(
+    d_model: int, max_pos: int, dims: Sequence[int], *, x_title: str, y_title: str, span_label: str, chosen_label: str
+) -> go.Figure:
+    """Wavelength of each dimension on a log axis (a straight line: a geometric progression).
+
+    A dashed line marks the number of positions shown: dimensions far above it barely change over
+    the sequence, so they carry coarse position only.
+    """
+    lam = wavelengths(d_model)  # (d/2,)
+    dim_index = np.arange(d_model)
+    per_dim = lam[dim_index // 2]  # (d_model,): a sin/cos pair shares its wavelength
+    fig = go.Figure(go.Scatter(
+        x=dim_index, y=per_dim, mode="markers", marker={"size": 6, "color": QUALITATIVE[0]}, name=y_title,
+        hovertemplate=f"{x_title} %{{x}}<br>{y_title} %{{y:.4g}}<extra></extra>",
+    ))
+    chosen = [d for d in dims if 0 <= d < d_model]
+    if chosen:
+        fig.add_trace(go.Scatter(
+            x=chosen, y=per_dim[chosen], mode="markers", name=chosen_label,
+            marker={"size": 13, "color": QUALITATIVE[1], "symbol": "diamond", "line": {"width": 1, "color": "black"}},
+        ))
+    fig.add_hline(y=max_pos, line_dash="dash", line_color="#555",
+                  annotation_text=span_label, annotation_position="top left")
+    fig.update_layout(**base_layout(height=380, showlegend=bool(chosen), legend={"orientation": "h", "y": -0.2}))
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(title_text=y_title, type="log", showgrid=True, gridcolor="#eee")
+    return fig
+
+
+def similarity(pe: np.ndarray) -> np.ndarray:
+    """(P, P) dot products PE(p)·PE(q) = Σ_i cos(ω_i (p − q)): they depend only on the distance p − q."""
+    pe64 = pe.astype(np.float64)
+    return pe64 @ pe64.T
+
+
+def similarity_figure(sim: np.ndarray, *, x_title: str, y_title: str, value: str,
+                      offset_title: str, stride: int = 1) -> go.Figure:
+    """Left: the (P, P) similarity heatmap (a bright diagonal that fades); right: PE(0)·PE(k) against k."""
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.12)
+    shown = np.ascontiguousarray(sim[::stride, ::stride], dtype=np.float32)
+    ticks = np.arange(0, sim.shape[0], stride)
+    peak = float(np.abs(sim).max()) or 1.0
+    fig.add_trace(go.Heatmap(
+        z=shown, x=ticks, y=ticks, colorscale=DIVERGING_SCALE, zmin=-peak, zmax=peak,
+        colorbar={"title": {"text": value}, "thickness": 14, "x": 0.5},
+        hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value} %{{z:.2f}}<extra></extra>",
+    ), row=1, col=1)
+    fig.add_trace(go.Scatter(
+        x=np.arange(sim.shape[0]), y=sim[0].astype(np.float32), mode="lines", line={"width": 2.5, "color": QUALITATIVE[0]},
+        hovertemplate=f"{offset_title} %{{x}}<br>{value} %{{y:.2f}}<extra></extra>", showlegend=False,
+    ), row=1, col=2)
+    fig.update_layout(**base_layout(height=420))
+    fig.update_xaxes(title_text=x_title, row=1, col=1)
+    fig.update_yaxes(title_text=y_title, autorange="reversed", row=1, col=1)
+    fig.update_xaxes(title_text=offset_title, showgrid=True, gridcolor="#eee", row=1, col=2)
+    fig.update_yaxes(title_text=value, showgrid=True, gridcolor="#eee", row=1, col=2)
+    return fig
