@@ -59,16 +59,21 @@ ALIGNMENT_N = 200
 
 
 def _task_data(task: Any) -> dict[str, Any]:
-    """The generator's settings, as far as the task object exposes them (a frozen dataclass)."""
+    """The generator's settings: its class, its dataclass fields, vocabulary sizes and the held-out rule."""
     import dataclasses
 
+    from transformer.tasks.base import HELDOUT_MODULUS
+
+    data: dict[str, Any] = {"generator": f"{type(task).__module__}.{type(task).__qualname__}"}
     if dataclasses.is_dataclass(task):
-        return {
-            f.name: getattr(task, f.name)
-            for f in dataclasses.fields(task)
-            if not f.name.startswith("description") and isinstance(getattr(task, f.name), (str, int, float, bool))
-        }
-    return {"name": getattr(task, "name", "?")}
+        for f in dataclasses.fields(task):
+            value = getattr(task, f.name)
+            if not f.name.startswith("description") and isinstance(value, (str, int, float, bool)):
+                data[f.name] = value
+    data["source_vocabulary"] = len(task.source_vocabulary())
+    data["target_vocabulary"] = len(task.target_vocabulary())
+    data["heldout"] = f"crc32(source) % {HELDOUT_MODULUS} == 0"
+    return data
 
 
 def _example_text(task: Any, name: str) -> str:
