@@ -1,0 +1,109 @@
+"""The Attention heads page, driven through AppTest: models, head picking, languages, hostile text."""
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TIMEOUT = 180
+
+
+def _app(text: str, lang: str = "en", **params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(lang=lang, text=text, **params)
+    return at
+
+
+def _random(at: AppTest, architecture: str = "encoder-decoder") -> AppTest:
+    at.run()
+    at.selectbox(key="model").set_value("random").run()
+    if architecture != "encoder-decoder":
+        at.selectbox(key="r_arch").set_value(architecture).run()
+    return at
+
+
+def _charts(at: AppTest) -> dict[str, dict]:
+    """Figure JSON of every plotly chart, by the key it was drawn with (the part after the id hash)."""
+    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def _errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.exception]
+
+
+@pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])
+def test_renders_for_random_models(architecture):
+    at = _random(_app("hi there"), architecture)
+    assert not _errors(at), _errors(at)
+    charts = _charts(at)
+    grids = sorted(k for k in charts if k.startswith("grid_"))
+    expected = ["grid_cross_0", "grid_decoder_0", "grid_encoder_0"] if architecture == "encoder-decoder" else ["grid_decoder_0"]
+    assert grids == expected
+    for key in grids:  # every grid is one compact image plus tiny label/click traces
+        assert charts[key]["data"][0]["type"] == "image"
+        assert charts[key]["data"][0]["source"].startswith("data:image/png;base64,")
+    assert {"head_fig", "heads_metric_fig", "rollout_fig"} <= set(charts)
+    assert at.dataframe, "the sortable per-head table is shown"
+
+
+def test_picking_layer_and_head_changes_the_enlarged_figure():
+    at = _app("the cat sees the dog")
+    at.run()
+    before = _charts(at)["head_fig"]
+    at.selectbox(key="layer").set_value(1).run()
+    at.selectbox(key="head").set_value(2).run()
+    assert not _errors(at), _errors(at)
+    after = _charts(at)["head_fig"]
+    assert "layer 1, head 2" in after["layout"]["title"]["text"]
+    assert after["data"][0]["z"] != before["data"][0]["z"]
+
+
+def test_kind_layer_and_head_come_from_the_url_and_bad_values_are_ignored():
+    at = _app("the cat sees the dog", kind="cross", layer="1", head="3")
+    at.run()
+    assert (at.selectbox(key="kind").value, at.selectbox(key="layer").value, at.selectbox(key="head").value) == ("cross", 1, 3)
+    at = _app("the cat sees the dog", kind="nonsense", layer="99")
+    at.run()
+    assert not _errors(at), _errors(at)
+    assert at.selectbox(key="kind").value == "encoder" and at.selectbox(key="layer").value == 0
+
+
+def test_chinese_input_labels_the_axes():
+    at = _random(_app("你好，世界"))
+    assert not _errors(at), _errors(at)
+    head = _charts(at)["head_fig"]
+    assert head["layout"]["xaxis"]["ticktext"][:2] == ["你", "好"]
+
+
+def test_markup_in_the_input_is_shown_literally():
+    at = _random(_app("<b>x</b>"))
+    assert not _errors(at), _errors(at)
+    ticktext = _charts(at)["head_fig"]["layout"]["xaxis"]["ticktext"]
+    assert "".join(ticktext).startswith("&lt;b&gt;x&lt;/b&gt;")
+    assert not any("<" in tick for tick in ticktext)
+    assert any("<b>x</b>" in block.value or "< · b · >" in block.value for block in at.code)
+
+
+def test_switching_to_chinese_translates_the_page():
+    at = _app("the cat sees the dog")
+    at.run()
+    at.session_state["lang"] = "zh"  # what the sidebar's language switch sets
+    at.run()
+    assert not _errors(at), _errors(at)
+    headers = [h.value for h in at.header]
+    assert "所有层 × 所有头" in headers and "放大查看一个头" in headers
+    head = _charts(at)["head_fig"]
+    assert head["layout"]["xaxis"]["title"]["text"] == "键（被关注）"
+
+
+def test_grid_payload_stays_compact():
+    at = _app("the cat sees the dog and the bird")
+    at.run()
+    for key, spec in _charts(at).items():
+        if key.startswith("grid_"):
+            png = base64.b64decode(spec["data"][0]["source"].split(",", 1)[1])
+            assert png.startswith(b"\x89PNG")
+            assert len(json.dumps(spec)) < 60_000, key

@@ -1,0 +1,96 @@
+"""The layer × head grid: compact (≤ 1.4 bytes a cell), faithful (tiles where they belong), clickable."""
+
+import base64
+
+import numpy as np
+import pytest
+
+from viz.head_grid import LEVELS, grid_figure, grid_geometry, max_pool, mosaic, quantize
+from viz.payload import DEFAULT_BUDGET, plan_layers
+from viz.png import decode_palette_png, encode_palette_png
+
+
+def _patterns(seed: int, n_layers: int, n_heads: int, tq: int, tk: int, sharpness: float = 2.0) -> np.ndarray:
+    logits = np.random.default_rng(seed).normal(size=(n_layers, n_heads, tq, tk)) * sharpness
+    weights = np.exp(logits - logits.max(-1, keepdims=True))
+    return (weights / weights.sum(-1, keepdims=True)).astype(np.float32)  # (L, H, Tq, Tk)
+
+
+@pytest.mark.parametrize(("n_layers", "n_heads"), [(2, 4), (6, 8)])
+@pytest.mark.parametrize("sharpness", [0.3, 2.0, 6.0])  # diffuse (untrained) to sharp (trained) heads
+def test_grid_costs_at_most_1_4_bytes_per_cell(n_layers, n_heads, sharpness):
+    patterns = _patterns(0, n_layers, n_heads, 64, 64, sharpness)
+    size = len(grid_figure(patterns).to_json())
+    assert size / patterns.size <= 1.4, size / patterns.size
+
+
+@pytest.mark.parametrize("sharpness", [0.3, 6.0])
+def test_png_grid_is_smaller_than_a_uint8_heatmap(sharpness):
+    """Why the grid is a PNG: uint8 z is ~1.34–1.43 bytes a cell (plotly escapes each base64 "/")."""
+    import plotly.graph_objects as go
+
+    patterns = _patterns(1, 2, 4, 64, 64, sharpness)
+    mosaic_z = quantize(patterns).transpose(0, 2, 1, 3).reshape(2 * 64, 4 * 64)
+    heatmap = go.Figure(go.Heatmap(z=mosaic_z, showscale=False)).update_layout(template="none")
+    assert len(grid_figure(patterns).to_json()) < len(heatmap.to_json())
+
+
+def test_png_round_trip_is_lossless():
+    indices = np.random.default_rng(2).integers(0, 256, size=(13, 17), dtype=np.uint8)
+    palette = np.zeros((256, 3), dtype=np.uint8)
+    assert np.array_equal(decode_palette_png(encode_palette_png(indices, palette)), indices)
+
+
+def test_each_tile_holds_its_own_head():
+    patterns = _patterns(3, 2, 3, 5, 7)
+    geometry = grid_geometry(2, 3, 5, 7)
+    image = mosaic(patterns, geometry)
+    height, width = geometry.tile
+    for layer in range(2):
+        for head in range(3):
+            r, c = geometry.origin(layer, head)
+            tile = image[r:r + height:geometry.zoom, c:c + width:geometry.zoom]
+            assert np.array_equal(tile, quantize(patterns[layer, head])), (layer, head)
+
+
+def test_figure_image_decodes_to_the_mosaic():
+    patterns = _patterns(4, 2, 2, 6, 6)
+    fig = grid_figure(patterns)
+    png = base64.b64decode(fig.data[0].source.split(",", 1)[1])
+    geometry = grid_geometry(2, 2, 6, 6)
+    assert np.array_equal(decode_palette_png(png), mosaic(patterns, geometry))
+
+
+def test_quantization_spans_0_to_255():
+    assert quantize(np.array([0.0, 0.5, 1.0, 1.2, -0.1])).tolist() == [0, 128, LEVELS, LEVELS, 0]
+
+
+def test_click_targets_carry_layer_and_head_and_labels_name_tiles():
+    fig = grid_figure(_patterns(5, 2, 3, 4, 4), first_layer=4, tile_label="L{layer} H{head}", hover="{layer}/{head}")
+    labels, targets = fig.data[2], fig.data[3]
+    assert list(labels.text) == ["L4 H0", "L4 H1", "L4 H2", "L5 H0", "L5 H1", "L5 H2"]
+    assert [list(c) for c in targets.customdata] == [[4, 0], [4, 1], [4, 2], [5, 0], [5, 1], [5, 2]]
+    assert targets.hovertemplate[4].startswith("5/1")
+    assert fig.layout.hoverdistance == -1  # the nearest tile centre wins anywhere in the grid
+
+
+def test_max_pool_keeps_each_blocks_peak():
+    weights = np.zeros((1, 1, 5, 5))
+    weights[0, 0, 4, 1] = 0.9
+    pooled = max_pool(weights, 2)
+    assert pooled.shape == (1, 1, 3, 3) and pooled[0, 0, 2, 0] == 0.9 and pooled.sum() == pytest.approx(0.9)
+
+
+def test_long_inputs_are_pooled_to_at_least_a_pixel_a_cell():
+    geometry = grid_geometry(6, 8, 256, 256, width_px=1000)
+    assert geometry.stride >= 2 and geometry.scale * geometry.zoom >= 1
+    assert geometry.size_px[0] <= 1040
+
+
+def test_payload_plan_pages_layers_and_pools_past_the_budget():
+    assert not plan_layers(6, 8 * 64 * 64).paged
+    plan = plan_layers(6, 3 * 8 * 256 * 256)  # every kind, 8 heads, T = 256
+    assert plan.paged and plan.per_page * 3 * 8 * 256 * 256 * 1.45 <= DEFAULT_BUDGET
+    assert list(plan.layers(plan.n_pages - 1))[-1] == 5 and plan.layers(99) == plan.layers(plan.n_pages - 1)
+    huge = plan_layers(2, 10_000_000)
+    assert huge.per_page == 1 and huge.extra_stride >= 2

@@ -1,0 +1,165 @@
+"""Every layer × head of one attention kind as one small-multiples picture, sent compactly.
+
+The tiles are quantized to uint8 and laid out as one mosaic image, encoded as a palette PNG
+(see viz/png.py): about 0.5–0.9 bytes a cell in the figure JSON, where float32 z would cost 5.6.
+Exact weights are for the single enlarged head (viz/heatmap.py). On top of the image sit two
+tiny scatter traces: the "L0 H1" labels, and one invisible point per tile centre whose hover
+names the tile and whose click selects it (plotly heatmaps and images cannot be clicked-to-select;
+with `hoverdistance=-1` the nearest centre wins, and on a regular grid that is the tile under the
+pointer).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.colors
+import plotly.graph_objects as go
+
+from viz.png import data_uri, encode_palette_png
+from viz.style import ATTENTION_SCALE, base_layout
+
+LEVELS = 255  # weights map to palette indices 0..255 (gaps are 0: white)
+FRAME_COLOR = "#9a9a9a"  # a thin outline, so a tile whose edge is 0 (white) still shows where it ends
+MARGIN = {"l": 4, "r": 4, "t": 4, "b": 4}
+
+
+def quantize(weights: np.ndarray) -> np.ndarray:
+    """Weights in [0, 1] → uint8 0..LEVELS (vectorised; never Python lists)."""
+    return np.rint(np.clip(weights, 0.0, 1.0) * LEVELS).astype(np.uint8)
+
+
+def max_pool(patterns: np.ndarray, stride: int) -> np.ndarray:
+    """Downsample the last two axes by `stride`, keeping each block's maximum (sharp heads stay visible)."""
+    if stride <= 1:
+        return patterns
+    *lead, tq, tk = patterns.shape
+    pq, pk = -tq % stride, -tk % stride
+    padded = np.pad(patterns, [(0, 0)] * len(lead) + [(0, pq), (0, pk)])
+    blocks = padded.reshape(*lead, (tq + pq) // stride, stride, (tk + pk) // stride, stride)
+    return blocks.max(axis=(-3, -1))
+
+
+def palette() -> np.ndarray:
+    """(256, 3) uint8: ATTENTION_SCALE sampled at every quantization level."""
+    colours = plotly.colors.sample_colorscale(ATTENTION_SCALE, list(np.linspace(0.0, 1.0, LEVELS + 1)))
+    return np.array([[round(float(v)) for v in re.findall(r"[\d.]+", c)[:3]] for c in colours], dtype=np.uint8)
+
+
+@dataclass(frozen=True)
+class GridGeometry:
+    """Where each tile sits in the mosaic, in image pixels (one pixel = one, possibly pooled, cell)."""
+
+    n_layers: int
+    n_heads: int
+    tq: int  # tile height in cells, after pooling
+    tk: int  # tile width in cells, after pooling
+    stride: int  # pooling applied to the patterns (1 = every weight its own cell)
+    zoom: int  # image pixels per cell side: short inputs get big cells, yet thin gaps and label bands
+    gap: int  # image pixels between tiles
+    band: int  # image pixels above each tile row, for its labels
+    scale: float  # screen pixels per image pixel
+
+    @property
+    def tile(self) -> tuple[int, int]:
+        """(height, width) of one tile in image pixels."""
+        return self.tq * self.zoom, self.tk * self.zoom
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(rows, cols) of the mosaic image."""
+        height, width = self.tile
+        return (self.n_layers * (self.band + height) + (self.n_layers - 1) * self.gap,
+                self.n_heads * width + (self.n_heads - 1) * self.gap)
+
+    def origin(self, row: int, head: int) -> tuple[int, int]:
+        """Top-left pixel of the tile of layer row `row` (0 = first shown layer) and `head`."""
+        height, width = self.tile
+        return row * (self.band + height + self.gap) + self.band, head * (width + self.gap)
+
+    @property
+    def size_px(self) -> tuple[int, int]:
+        """(width, height) of the figure in screen pixels."""
+        rows, cols = self.shape
+        return (math.ceil(cols * self.scale) + MARGIN["l"] + MARGIN["r"],
+                math.ceil(rows * self.scale) + MARGIN["t"] + MARGIN["b"])
+
+
+def grid_geometry(n_layers: int, n_heads: int, tq: int, tk: int, *, min_stride: int = 1, width_px: int = 1000,
+                  max_tile_px: int = 200, gap_px: int = 14, label_px: int = 22) -> GridGeometry:
+    """Fit `n_heads` tiles side by side in `width_px`; pool long inputs so a cell is at least one pixel."""
+    room = width_px - gap_px * (n_heads - 1)
+    cell = min(max_tile_px / max(tq, tk), room / (n_heads * tk))  # screen pixels per cell
+    stride = max(min_stride, math.ceil(1 / cell) if cell < 1 else 1)
+    pq, pk = -(-tq // stride), -(-tk // stride)
+    cell = min(max_tile_px / max(pq, pk), room / (n_heads * pk))
+    zoom = max(1, min(16, int(cell // 4)))
+    scale = cell / zoom
+    return GridGeometry(n_layers, n_heads, pq, pk, stride, zoom, max(1, math.ceil(gap_px / scale)),
+                        max(1, math.ceil(label_px / scale)), scale)
+
+
+def mosaic(patterns: np.ndarray, geometry: GridGeometry) -> np.ndarray:
+    """(L, H, Tq, Tk) weights → (rows, cols) uint8 palette indices, gaps and label bands 0 (white)."""
+    tiles = quantize(max_pool(patterns, geometry.stride))  # (L, H, tq, tk)
+    tiles = tiles.repeat(geometry.zoom, axis=-2).repeat(geometry.zoom, axis=-1)  # (L, H, tq·zoom, tk·zoom)
+    height, width = geometry.tile
+    image = np.zeros(geometry.shape, dtype=np.uint8)
+    for row in range(tiles.shape[0]):
+        for head in range(tiles.shape[1]):
+            r, c = geometry.origin(row, head)
+            image[r:r + height, c:c + width] = tiles[row, head]
+    return image
+
+
+def _outlines(origins: list[tuple[int, int]], geo: GridGeometry) -> tuple[np.ndarray, np.ndarray]:
+    """One polyline around every tile (NaN breaks the line between tiles): a single cheap trace."""
+    x, y = [], []
+    for r, c in origins:
+        top, left, bottom, right = r - 0.5, c - 0.5, r + geo.tile[0] - 0.5, c + geo.tile[1] - 0.5
+        x += [left, right, right, left, left, np.nan]
+        y += [top, top, bottom, bottom, top, np.nan]
+    return np.array(x, dtype=np.float32), np.array(y, dtype=np.float32)
+
+
+def grid_figure(patterns: np.ndarray, *, first_layer: int = 0, min_stride: int = 1, tile_label: str = "L{layer} H{head}",
+                hover: str = "L{layer} H{head}", width_px: int = 1000) -> go.Figure:
+    """Small multiples of (L, H, Tq, Tk) `patterns` whose layer numbers start at `first_layer`.
+
+    `tile_label` and `hover` are (translated) templates with {layer} and {head}; each scatter
+    point's `customdata` is [layer, head], so a click tells the page which head to enlarge.
+    """
+    n_layers, n_heads, tq, tk = patterns.shape
+    geo = grid_geometry(n_layers, n_heads, tq, tk, min_stride=min_stride, width_px=width_px)
+    source = data_uri(encode_palette_png(mosaic(patterns, geo), palette()))
+    tiles = [(row, head) for row in range(n_layers) for head in range(n_heads)]
+    origins = [geo.origin(row, head) for row, head in tiles]
+    centre_x = [c + (geo.tile[1] - 1) / 2 for _, c in origins]
+    names = {"layer": [first_layer + row for row, _ in tiles], "head": [head for _, head in tiles]}
+    outline_x, outline_y = _outlines(origins, geo)
+    fig = go.Figure([
+        go.Image(source=source, hoverinfo="skip"),
+        go.Scatter(x=outline_x, y=outline_y, mode="lines", line={"color": FRAME_COLOR, "width": 1}, hoverinfo="skip",
+                   showlegend=False),
+        go.Scatter(  # labels, in the band above each tile
+            x=centre_x, y=[r - (geo.band + 1) / 2 for r, _ in origins], mode="text", hoverinfo="skip",
+            text=[tile_label.format(layer=layer, head=head) for layer, head in zip(*names.values(), strict=True)],
+            textfont={"size": 13}, showlegend=False,
+        ),
+        go.Scatter(  # click targets: one per tile centre
+            x=centre_x, y=[r + (geo.tile[0] - 1) / 2 for r, _ in origins], mode="markers",
+            marker={"size": 1, "opacity": 0}, showlegend=False,
+            hoverlabel={"bgcolor": "white", "bordercolor": FRAME_COLOR, "font": {"color": "#1d0f5e"}},
+            customdata=[list(pair) for pair in zip(*names.values(), strict=True)],  # plain lists: a click reports them as is
+            hovertemplate=[hover.format(layer=layer, head=head) + "<extra></extra>"
+                           for layer, head in zip(*names.values(), strict=True)],
+        ),
+    ])
+    width, height = geo.size_px
+    hidden = {"visible": False, "fixedrange": True}
+    fig.update_layout(base_layout(margin=MARGIN, width=width, height=height, template="none", hoverdistance=-1,
+                                  dragmode=False, xaxis=hidden, yaxis={**hidden, "autorange": "reversed"}))
+    return fig

@@ -1,0 +1,95 @@
+"""Numbers that help find interesting heads among many: where does each head look, and how sharply?
+
+For every layer × head, averaged over query positions:
+- entropy (bits) of the attention row: 0 = looks at one token, log2(Tk) = spread evenly;
+- weight on the previous token (i → i−1): a "previous-token head" scores near 1;
+- weight on the same position (i → i);
+- weight on the first token (i → 0), a common "resting place" for heads with nothing to do;
+- mean distance Σ_j p_ij |i − j|: how far a head reaches.
+Positions are compared by index, which for cross-attention means "the source token at the same
+index" (a reversal model's cross-attention reaches the mirrored index instead).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz.style import ATTENTION_SCALE, base_layout
+
+METRICS = ("entropy", "previous", "same", "first", "distance")
+
+
+@dataclass(frozen=True)
+class HeadSummary:
+    """Per-head statistics, each (L, H); NaN where a metric is undefined (e.g. previous with one query)."""
+
+    entropy: np.ndarray
+    previous: np.ndarray
+    same: np.ndarray
+    first: np.ndarray
+    distance: np.ndarray
+    max_entropy: float  # log2(Tk): the entropy of a head that spreads evenly over every key
+
+    def metric(self, name: str) -> np.ndarray:
+        if name not in METRICS:
+            raise KeyError(f"unknown metric {name!r}; one of {METRICS}")
+        return getattr(self, name)
+
+    def rows(self) -> list[dict[str, float | int]]:
+        """One dict per head ({"layer", "head", metric...}), in layer-major order, for a table."""
+        n_layers, n_heads = self.entropy.shape
+        return [
+            {"layer": layer, "head": head, **{m: float(self.metric(m)[layer, head]) for m in METRICS}}
+            for layer in range(n_layers) for head in range(n_heads)
+        ]
+
+
+def _mean_diagonal(patterns: np.ndarray, offset: int) -> np.ndarray:
+    """Mean over queries i of p[i, i − offset], over the queries where that key exists; (L, H)."""
+    tq, tk = patterns.shape[-2:]
+    queries = np.arange(offset, min(tq, tk + offset))
+    if queries.size == 0:
+        return np.full(patterns.shape[:-2], np.nan)
+    return patterns[..., queries, queries - offset].mean(axis=-1)
+
+
+def summarize(patterns: np.ndarray) -> HeadSummary:
+    """Statistics of (L, H, Tq, Tk) attention weights (rows summing to 1)."""
+    p = np.asarray(patterns, dtype=np.float64)
+    tq, tk = p.shape[-2:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        plogp = np.where(p > 0, p * np.log2(p), 0.0)  # 0 log 0 = 0: masked keys add nothing
+    distance = np.abs(np.arange(tq)[:, None] - np.arange(tk)[None, :])  # (Tq, Tk)
+    return HeadSummary(
+        entropy=-plogp.sum(axis=-1).mean(axis=-1),
+        previous=_mean_diagonal(p, 1),
+        same=_mean_diagonal(p, 0),
+        first=p[..., 0].mean(axis=-1),
+        distance=(p * distance).sum(axis=-1).mean(axis=-1),
+        max_entropy=float(np.log2(tk)),
+    )
+
+
+def metric_figure(values: np.ndarray, *, title: str, layer_label: str = "Layer", head_label: str = "Head",
+                  zmax: float | None = None, fmt: str = ".2f") -> go.Figure:
+    """A small layer × head heatmap of one metric, each cell printed, so the odd head stands out."""
+    n_layers, n_heads = values.shape
+    layer, head, value = (html.escape(s) for s in (layer_label, head_label, title))
+    fig = go.Figure(go.Heatmap(
+        z=np.asarray(values, dtype=np.float32), x=list(range(n_heads)), y=list(range(n_layers)),
+        colorscale=ATTENTION_SCALE, zmin=0.0, zmax=zmax, texttemplate=f"%{{z:{fmt}}}", showscale=False,
+        hovertemplate=f"{layer} %{{y}}, {head} %{{x}}<br>{value}: %{{z:{fmt}}}<extra></extra>", xgap=2, ygap=2,
+    ))
+    fig.update_layout(base_layout(
+        title={"text": value, "x": 0.0, "xanchor": "left", "font": {"size": 15}}, template="none",
+        height=110 + 44 * n_layers, margin={"l": 10, "r": 10, "t": 36, "b": 10},
+        xaxis={"title": {"text": head}, "tickmode": "array", "tickvals": list(range(n_heads)), "automargin": True,
+               "showgrid": False, "zeroline": False, "fixedrange": True},
+        yaxis={"title": {"text": layer}, "tickmode": "array", "tickvals": list(range(n_layers)), "automargin": True,
+               "autorange": "reversed", "showgrid": False, "zeroline": False, "fixedrange": True},
+    ))
+    return fig

@@ -1,0 +1,85 @@
+"""One attention matrix, large, with exact weights: the figure a teacher points at.
+
+Cells sit at integer positions on both axes with token labels as `ticktext` (so two "l"s stay
+two columns); the hover names each position as "3: l", which is unique, so the axes are
+categorical over those names and the hover shows them without any per-cell text payload.
+Every token is escaped (viz/tokens.py) before it reaches plotly.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz.style import ATTENTION_SCALE, BASE_FONT_SIZE, TICK_FONT_SIZE, base_layout
+from viz.tokens import axis, hover_labels
+
+
+@dataclass(frozen=True)
+class HeatmapText:
+    """The translated words a heatmap shows (pages pass them in; viz never looks them up)."""
+
+    title: str = ""
+    x_title: str = "Key (attended to)"
+    y_title: str = "Query (attending)"
+    value: str = "Weight"  # hover and colour bar name of the cell value
+
+
+def _hovertemplate(text: HeatmapText, fmt: str) -> str:
+    x, y, value = (html.escape(s) for s in (text.x_title, text.y_title, text.value))
+    return f"{y}: %{{y}}<br>{x}: %{{x}}<br>{value}: %{{z:{fmt}}}<extra></extra>"
+
+
+def size_px(tq: int, tk: int, *, cell_px: float = 40.0, max_px: int = 760, min_px: int = 520) -> tuple[int, int]:
+    """(width, height) giving square cells: big cells for short inputs, at most `max_px` for long ones."""
+    cell = min(cell_px, max_px / max(tq, tk))
+    label_room = 140  # tick labels and colour bar
+    return max(min_px, int(tk * cell) + label_room), max(min_px, int(tq * cell) + label_room)
+
+
+def matrix_figure(values: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str], text: HeatmapText, *,
+                  zmin: float = 0.0, zmax: float = 1.0, colorscale: object = ATTENTION_SCALE,
+                  fmt: str = ".4f") -> go.Figure:
+    """A (Tq, Tk) matrix with token-labelled axes: queries down the side (first at the top), keys across.
+
+    `values` are sent exactly (float32, base64): one matrix, so the payload stays small.
+    """
+    values = np.asarray(values, dtype=np.float32)  # (Tq, Tk)
+    tq, tk = values.shape
+    if (tq, tk) != (len(query_tokens), len(key_tokens)):
+        raise ValueError(f"values {values.shape} do not match {len(query_tokens)} query and {len(key_tokens)} key tokens")
+    fig = go.Figure(go.Heatmap(
+        z=values, x=hover_labels(key_tokens), y=hover_labels(query_tokens), zmin=zmin, zmax=zmax,
+        colorscale=colorscale, hovertemplate=_hovertemplate(text, fmt), xgap=1 if max(tq, tk) <= 40 else 0,
+        ygap=1 if max(tq, tk) <= 40 else 0,
+        colorbar={"title": {"text": html.escape(text.value), "side": "right"}, "thickness": 14},
+    ))
+    width, height = size_px(tq, tk)
+    tick_font = {"size": TICK_FONT_SIZE}
+    title_room = 34 if text.title else 0
+    fig.update_layout(base_layout(
+        title={"text": html.escape(text.title), "x": 0.0, "xanchor": "left", "y": 0.995, "yref": "container",
+               "yanchor": "top", "font": {"size": BASE_FONT_SIZE + 1}} if text.title else None,
+        width=width, height=height + title_room, template="none",
+        margin={"l": 10, "r": 10, "t": 20 + title_room, "b": 10},
+        xaxis={**axis(key_tokens, text.x_title), "type": "category", "tickfont": tick_font,
+               "automargin": True},
+        yaxis={**axis(query_tokens, text.y_title), "type": "category", "autorange": "reversed", "tickfont": tick_font,
+               "automargin": True},
+    ))
+    return fig
+
+
+def head_figure(pattern: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str],
+                text: HeatmapText = HeatmapText(), *, stretch: bool = False) -> go.Figure:
+    """One head's (Tq, Tk) attention weights; `stretch` maps the colour scale's top to the largest weight.
+
+    A fixed 0–1 scale makes heads comparable; stretching helps with the diffuse heads of an
+    untrained model, whose weights are all near 1/T.
+    """
+    top = float(np.max(pattern)) if stretch and np.max(pattern) > 0 else 1.0
+    return matrix_figure(pattern, query_tokens, key_tokens, text, zmax=top)

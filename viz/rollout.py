@@ -1,0 +1,31 @@
+"""Attention rollout (Abnar & Zuidema, 2020): how much each input token feeds each position, across layers.
+
+One layer's attention says where a position looks in the previous layer's output, but that
+output already mixes tokens. Rollout follows the mixing down the stack: average the heads,
+add the identity for the residual connection, renormalize rows, and multiply layer by layer:
+    Â_l = normalize(mean_h A_l + I),   R_l = Â_l · R_{l−1},   R_0 = I.
+Only self-attention composes this way (queries and keys index the same sequence).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def residual_attention(patterns: np.ndarray) -> np.ndarray:
+    """(L, H, T, T) weights → (L, T, T) head-averaged attention plus the residual identity, rows summing to 1."""
+    if patterns.shape[-1] != patterns.shape[-2]:
+        raise ValueError(f"rollout needs self-attention (square patterns), got {patterns.shape[-2:]}")
+    mixed = np.asarray(patterns, dtype=np.float64).mean(axis=1) + np.eye(patterns.shape[-1])  # (L, T, T)
+    return mixed / mixed.sum(axis=-1, keepdims=True)
+
+
+def rollout(patterns: np.ndarray) -> np.ndarray:
+    """(L, H, T, T) weights → (L, T, T): entry [l, i, j] is how much token j reaches position i after layer l."""
+    steps = residual_attention(patterns)  # (L, T, T)
+    out = np.empty_like(steps)
+    current = np.eye(steps.shape[-1])
+    for layer, step in enumerate(steps):
+        current = step @ current  # (T, T): later layers multiply on the left
+        out[layer] = current
+    return out.astype(np.float32)
