@@ -1,0 +1,99 @@
+"""Architecture overview: Figure 1 of the paper for the current model, with live shapes and links."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from transformer.config import TransformerConfig
+from ui.charts import show_figure
+from ui.i18n import t
+from ui.models import get_trace
+from ui.page import show_run, start_page
+from ui.params import parameter_sizes
+from viz.architecture import COMPONENT_PAGES, Box, architecture_boxes, architecture_hook_names, parameter_groups
+from viz.architecture_figure import architecture_figure
+
+PAGES_DIR = Path(__file__).resolve().parent
+NORM = {
+    "post": r"x_{l+1}=\mathrm{LayerNorm}\big(x_l+\mathrm{Sublayer}(x_l)\big)",
+    "pre": r"x_{l+1}=x_l+\mathrm{Sublayer}\big(\mathrm{LayerNorm}(x_l)\big)",
+}
+LINKED_PAGES = ("positional", "heads", "masks", "step_by_step", "layernorm")
+
+
+def _labels(config: TransformerConfig) -> dict[str, str]:
+    labels = {c: t(f"architecture.comp_{c}") for c in COMPONENT_PAGES if c != "positional"}
+    labels["positional"] = t(f"architecture.comp_positional_{config.positional}")
+    labels["encoder.tokens"] = t("architecture.comp_tokens_encoder")
+    labels["decoder.tokens"] = t("architecture.comp_tokens_decoder" if config.is_encoder_decoder
+                                 else "architecture.comp_tokens_decoder_only")
+    return labels
+
+
+def _figure_text(stacks: dict[str, list[Box]]) -> dict[str, str]:
+    keys = ["encoder", "decoder", "n_layers", "probabilities", "memory", "see"]
+    text = {k: t(f"architecture.{k}") for k in keys}
+    for box in (b for boxes in stacks.values() for b in boxes if b.detail_hook):
+        text[f"detail.{box.component}"] = t(f"architecture.detail_{box.component}")
+    return text
+
+
+def _diagram(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
+    """The figure; clicking a box opens the first page that explains it."""
+    titles = {p: t(f"nav.{p}") for p in LINKED_PAGES}
+    fig = architecture_figure(stacks, _labels(config), _figure_text(stacks), config.n_layers, titles)
+    event = show_figure(fig, "architecture", on_select="rerun", selection_mode="points")
+    points = event.selection.points if event else []
+    boxes = {b.id: b for bs in stacks.values() for b in bs}
+    if points and (box := boxes.get(points[0].get("customdata"))) is not None:
+        target = next((p for p in box.pages if (PAGES_DIR / f"{p}.py").is_file()), None)
+        if target is not None:
+            st.switch_page(f"pages/{target}.py")
+
+
+def _links(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
+    st.subheader(t("architecture.links"))
+    labels = _labels(config)
+    cols = st.columns(len(LINKED_PAGES))
+    for col, page in zip(cols, LINKED_PAGES, strict=True):
+        parts = dict.fromkeys(labels.get(b.id) or labels[b.component]
+                              for bs in stacks.values() for b in bs if page in b.pages)
+        with col:
+            if (PAGES_DIR / f"{page}.py").is_file():
+                st.page_link(f"pages/{page}.py", label=t(f"nav.{page}"), icon=":material/arrow_forward:")
+            else:
+                st.markdown(f"**{t(f'nav.{page}')}** {t('architecture.link_missing')}")
+            st.caption(t("architecture.links_parts", parts=", ".join(parts)))
+
+
+def _parameters(bundle) -> None:
+    st.subheader(t("architecture.params"))
+    st.markdown(t("architecture.params_explain"))
+    groups = parameter_groups(parameter_sizes(bundle))
+    total = sum(n for _, n in groups) or 1
+    st.table({
+        t("architecture.params_component"): [t(f"architecture.param_{g}") for g, _ in groups],
+        t("architecture.params_count"): [f"{n:,}" for _, n in groups],
+        t("architecture.params_share"): [f"{100 * n / total:.1f}%" for _, n in groups],
+    })
+    st.caption(t("architecture.params_total", n=f"{total:,}"))
+
+
+ctx = start_page("architecture")
+if ctx is not None and ctx.text is not None:
+    config = ctx.bundle.config
+    st.markdown(t("architecture.explain_encoder_decoder" if config.is_encoder_decoder else "architecture.explain_decoder_only"))
+    st.latex(NORM[config.norm_position])
+    st.markdown(t(f"architecture.explain_{config.norm_position}"))
+    trace = get_trace(ctx.model.key, ctx.text, architecture_hook_names(config.is_encoder_decoder, config.norm_position))
+    show_run(trace)
+    stacks = architecture_boxes(config.is_encoder_decoder, config.norm_position,
+                                {name: a.shape for name, a in trace.arrays.items()})
+    src = t("architecture.shapes_src", n=len(trace.src_tokens)) if trace.src_tokens else ""
+    st.caption(t("architecture.shapes_note", src=src, tgt=len(trace.tgt_tokens), d_model=config.d_model,
+                 heads=config.n_heads, d_k=config.d_k, n=config.n_layers))
+    _diagram(stacks, config)
+    _links(stacks, config)
+    _parameters(ctx.bundle)

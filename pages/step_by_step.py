@@ -1,0 +1,126 @@
+"""Attention, step by step: one query of one head with the model's numbers, why √d_k, and W^O."""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from ui.i18n import t
+from ui.models import get_trace
+from ui.page import PageContext, show_run, start_page
+from ui.params import output_projection
+from ui.charts import show_figure
+from viz.multihead import build_multihead_view, multihead_figure
+from viz.scaling import D_K_OPTIONS, N_KEYS, N_QUERIES, scaling_demo, softmax_figure, variance_figure
+from viz.step_by_step import build_step_view, step_hook_names
+from viz.step_figures import qkv_figure, scores_figure, weighted_sum_figure
+from viz.trace import TraceData
+
+ATTENTION = r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
+VARIANCE = (r"\operatorname{Var}(q\cdot k)=\sum_{i=1}^{d_k}\operatorname{Var}(q_i k_i)=d_k,"
+            r"\qquad \operatorname{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right)=1")
+MULTIHEAD = (r"\mathrm{MultiHead}(Q,K,V)=\mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,"
+             r"\quad \mathrm{head}_i=\mathrm{Attention}(QW_i^Q,\,KW_i^K,\,VW_i^V)")
+
+
+def _token_option(tokens: tuple[str, ...]):
+    return lambda i: f"{i}: {tokens[i] if tokens[i].strip() else '␣'}"
+
+
+def _pickers(kinds: list[str], n_layers: int, n_heads: int) -> tuple[str, int, int]:
+    cols = st.columns(3)
+    kind = cols[0].selectbox(t("step.kind"), kinds, key="kind", bind="query-params",
+                             format_func=lambda k: t(f"step.kind_{k}"))
+    layer = cols[1].selectbox(t("step.layer"), list(range(n_layers)), key="layer", bind="query-params")
+    head = cols[2].selectbox(t("step.head"), list(range(n_heads)), key="head", bind="query-params")
+    return kind, int(layer), int(head)
+
+
+def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int) -> None:
+    view = build_step_view(trace.arrays, kind, layer, head, query, trace.query_tokens(kind), trace.key_tokens(kind))
+    st.subheader(t("step.step_qkv"))
+    if view.keys_clipped:
+        st.info(t("step.keys_clipped", total=view.n_keys, shown=len(view.keys), first=int(view.keys[0]),
+                  last=int(view.keys[-1]), hidden=f"{view.hidden_weight:.3f}"))
+    if view.dims_clipped:
+        st.info(t("step.dims_clipped", d_k=view.d_k, shown=view.dims))
+    show_figure(qkv_figure(view, {"q": t("step.fig_q"), "k": t("step.fig_k"), "v": t("step.fig_v"),
+                                  "dim": t("step.axis_dim")}), "step_qkv")
+    st.subheader(t("step.step_scores"))
+    st.markdown(t("step.explain_scores", sqrt=f"{math.sqrt(view.d_k):.3f}"))
+    if not view.allowed.any() and view.hidden_weight == 0.0:
+        st.warning(t("step.no_rows"))
+    show_figure(scores_figure(view, {"dot": t("step.row_dot"), "scale": t("step.row_scale"), "mask": t("step.row_mask"),
+                                     "softmax": t("step.row_softmax"), "key": t("step.axis_key")}), "step_scores")
+    st.subheader(t("step.step_sum"))
+    st.markdown(t("step.explain_sum"))
+    show_figure(weighted_sum_figure(view, {"other": t("step.row_other"), "z": t("step.row_z"),
+                                           "captured": t("step.row_captured"), "dim": t("step.axis_dim")}), "step_sum")
+    check = view.check
+    errors = {"scores": f"{check.scores_error:.1e}", "pattern": f"{check.pattern_error:.1e}", "z": f"{check.z_error:.1e}"}
+    if check.passes():
+        st.success(t("step.check_ok", **errors))
+    else:
+        st.warning(t("step.check_bad", **errors))
+
+
+@st.fragment
+def _scaling(default_d_k: int) -> None:
+    """The √d_k experiment: only this fragment reruns when its slider or seed moves."""
+    st.header(t("step.section_scale"))
+    st.latex(VARIANCE)
+    st.markdown(t("step.explain_scale"))
+    cols = st.columns([3, 1])
+    d_k = cols[0].select_slider(t("step.scale_dk"), D_K_OPTIONS, value=default_d_k, key="dk", bind="query-params")
+    seed = cols[1].number_input(t("step.scale_seed"), 0, 1_000_000, 0, key="dk_seed", bind="query-params")
+    demo = scaling_demo(int(d_k), int(seed))
+    left, right = st.columns(2)
+    with left:
+        show_figure(variance_figure(demo, {"unscaled": t("step.fig_unscaled"), "scaled": t("step.fig_scaled"),
+                                           "expected": t("step.fig_expected"), "d_k": "d_k",
+                                           "variance": t("step.fig_variance", n=demo.n_samples)}), "step_variance")
+        st.metric(t("step.variance_metric", d_k=demo.d_k), f"{demo.variance:.2f}")
+        st.caption(t("step.variance_caption", n=demo.n_samples, seed=demo.seed, d_k=demo.d_k))
+    with right:
+        st.markdown(f"**{t('step.softmax_title', k=N_KEYS)}**")
+        show_figure(softmax_figure(demo, {"unscaled": t("step.fig_unscaled"), "scaled": t("step.fig_scaled"),
+                                          "key": t("step.axis_key"), "weight": t("step.fig_weight")}), "step_softmax")
+        st.table({
+            "": [t("step.metric_max"), t("step.metric_entropy"), t("step.metric_grad")],
+            t("step.unscaled_col"): [f"{s:.3f}" for s in (demo.unscaled.max_weight, demo.unscaled.entropy_bits, demo.unscaled.grad_norm)],
+            t("step.scaled_col"): [f"{s:.3f}" for s in (demo.scaled.max_weight, demo.scaled.entropy_bits, demo.scaled.grad_norm)],
+        })
+        st.caption(t("step.metrics_caption", n=N_QUERIES, k=N_KEYS, bits=f"{math.log2(N_KEYS):.0f}"))
+
+
+def _multihead(trace: TraceData, ctx: PageContext, kind: str, layer: int, query: int) -> None:
+    st.header(t("step.section_multi"))
+    st.latex(MULTIHEAD)
+    st.markdown(t("step.explain_multi"))
+    w_o, b_o = output_projection(ctx.bundle, kind, layer)
+    view = build_multihead_view(trace.arrays, kind, layer, query, trace.query_tokens(kind), w_o, b_o)
+    st.markdown(t("step.shapes", **{name: str(tuple(shape)) for name, shape in view.shapes.items()}))
+    show_figure(multihead_figure(view, {"concat": t("step.fig_concat"), "per_head": t("step.fig_per_head"),
+                                        "out": t("step.fig_out"), "head": t("step.fig_head"), "sum": t("step.fig_sum"),
+                                        "captured": t("step.fig_model_out"), "dim": t("step.axis_dim")}), "step_multihead")
+    (st.success if view.error <= 1e-4 else st.warning)(t("step.concat_ok" if view.error <= 1e-4 else "step.concat_bad",
+                                                         err=f"{view.error:.1e}"))
+
+
+ctx = start_page("step")
+if ctx is not None and ctx.text is not None:
+    config = ctx.bundle.config
+    kinds = ["encoder", "decoder", "cross"] if config.is_encoder_decoder else ["decoder"]
+    st.header(t("step.section_steps"))
+    st.latex(ATTENTION)
+    st.markdown(t("step.explain_steps"))
+    kind, layer, head = _pickers(kinds, config.n_layers, config.n_heads)
+    trace = get_trace(ctx.model.key, ctx.text, step_hook_names(kind, layer))
+    queries = trace.query_tokens(kind)
+    query = st.selectbox(t("step.query"), list(range(len(queries))), index=len(queries) // 2, key="query",
+                         bind="query-params", format_func=_token_option(queries))
+    show_run(trace)
+    _steps(trace, kind, layer, head, int(query))
+    _multihead(trace, ctx, kind, layer, int(query))
+    _scaling(config.d_k if config.d_k in D_K_OPTIONS else 64)

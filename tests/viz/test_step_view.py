@@ -1,0 +1,155 @@
+"""The step-by-step numbers are the model's own: recomputed in NumPy, they reproduce the capture."""
+
+import numpy as np
+import pytest
+
+from transformer.config import TransformerConfig
+from transformer.decoding import trace_text
+from transformer.registry import random_bundle
+from viz.multihead import build_multihead_view, concat_error, concat_heads, multihead_figure
+from viz.step_by_step import (
+    MAX_DIMS,
+    MAX_KEYS,
+    build_step_view,
+    check_head,
+    key_window,
+    recompute_pattern,
+    step_hook_names,
+)
+from viz.step_figures import qkv_figure, scores_figure, weighted_sum_figure
+from viz.trace import TraceData, module_path
+
+KINDS = ("encoder", "decoder", "cross")
+
+
+@pytest.fixture(scope="module")
+def bundle():
+    return random_bundle(TransformerConfig(n_layers=2, d_model=64, n_heads=4, dropout=0.0), seed=3)
+
+
+def _trace(bundle, text, kind, layer):
+    return TraceData.from_trace(trace_text(bundle, text, names=step_hook_names(kind, layer)))
+
+
+@pytest.fixture(scope="module")
+def traces(bundle):
+    return {(kind, layer): _trace(bundle, "hello world, attention!", kind, layer) for kind in KINDS for layer in (0, 1)}
+
+
+def _w_o(bundle, kind, layer):
+    w_o = bundle.model.get_submodule(module_path(kind, layer)).w_o
+    return w_o.weight.detach().numpy(), w_o.bias.detach().numpy()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_softmax_of_scaled_scores_with_mask_reproduces_pattern_and_z(traces, kind):
+    for layer in (0, 1):
+        arrays = traces[(kind, layer)].arrays
+        path = module_path(kind, layer)
+        q, k, v = (arrays[f"{path}.hook_{x}"][0] for x in "qkv")  # (H, T, d_k)
+        allowed = arrays[f"{path}.hook_mask"][0]  # (1, Tq, Tk)
+        pattern = recompute_pattern(q, k, allowed)  # (H, Tq, Tk)
+        assert np.abs(pattern - arrays[f"{path}.hook_pattern"][0]).max() < 1e-5
+        assert np.abs(pattern @ v - arrays[f"{path}.hook_z"][0]).max() < 1e-5
+        for head in range(q.shape[0]):
+            assert check_head(arrays, kind, layer, head).passes(1e-5)
+
+
+def test_causal_mask_blocks_future_keys_exactly(traces):
+    arrays = traces[("decoder", 0)].arrays
+    allowed = arrays["decoder.layers.0.self_attn.hook_mask"][0, 0]
+    assert not allowed.all(), "a decoder self-attention mask blocks something"
+    q, k = (arrays[f"decoder.layers.0.self_attn.hook_{x}"][0] for x in "qk")
+    pattern = recompute_pattern(q, k, allowed)
+    assert np.all(pattern[:, ~allowed] == 0.0)
+    np.testing.assert_allclose(pattern.sum(-1), 1.0, atol=1e-9)
+
+
+def test_fully_masked_row_is_all_zero():
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((3, 4)), rng.standard_normal((5, 4))
+    allowed = np.ones((3, 5), bool)
+    allowed[1] = False
+    pattern = recompute_pattern(q, k, allowed)
+    assert np.all(pattern[1] == 0) and np.allclose(pattern[[0, 2]].sum(-1), 1)
+
+
+def test_check_head_catches_a_wrong_pattern(traces):
+    arrays = dict(traces[("encoder", 0)].arrays)
+    name = "encoder.layers.0.self_attn.hook_pattern"
+    tampered = arrays[name].copy()
+    tampered[0, 1, 0, ::-1] = tampered[0, 1, 0].copy()  # reverse one row: still sums to 1
+    arrays[name] = tampered
+    assert check_head(arrays, "encoder", 0, 0).passes()
+    assert not check_head(arrays, "encoder", 0, 1).passes()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_step_view_rows_are_the_captured_numbers(traces, kind):
+    trace = traces[(kind, 1)]
+    path = module_path(kind, 1)
+    for query in range(len(trace.query_tokens(kind))):
+        view = build_step_view(trace.arrays, kind, 1, 2, query, trace.query_tokens(kind), trace.key_tokens(kind))
+        keys = view.keys
+        np.testing.assert_allclose(view.scaled, trace.arrays[f"{path}.hook_scores"][0, 2, query, keys], atol=1e-5)
+        np.testing.assert_allclose(view.weights, trace.arrays[f"{path}.hook_pattern"][0, 2, query, keys], atol=1e-5)
+        np.testing.assert_allclose(view.z, view.captured_z, atol=1e-5)
+        np.testing.assert_allclose(view.contributions.sum(0) + view.rest, view.z, atol=1e-12)
+        assert view.hidden_weight == pytest.approx(1 - view.weights.sum(), abs=1e-9)
+        np.testing.assert_array_equal(view.allowed, trace.arrays[f"{path}.hook_mask"][0, 0, query, keys])
+
+
+def test_long_input_is_clipped_to_a_window_around_the_strongest_key(bundle):
+    trace = _trace(bundle, "the quick brown fox jumps over the lazy dog", "encoder", 0)
+    n = len(trace.src_tokens)
+    assert n > MAX_KEYS
+    view = build_step_view(trace.arrays, "encoder", 0, 0, 5, trace.src_tokens, trace.src_tokens)
+    assert len(view.keys) == MAX_KEYS and view.keys_clipped and view.n_keys == n
+    strongest = int(np.argmax(trace.arrays["encoder.layers.0.self_attn.hook_pattern"][0, 0, 5]))
+    assert strongest in view.keys
+    assert view.dims == MAX_DIMS < view.d_k and view.dims_clipped
+    assert view.q.shape == (MAX_DIMS,) and view.k.shape == view.v.shape == (MAX_KEYS, MAX_DIMS)
+    assert view.hidden_weight > 0
+
+
+def test_key_window_stays_inside_the_sequence():
+    assert key_window(0, 30, 12) == (0, 12)
+    assert key_window(29, 30, 12) == (18, 30)
+    assert key_window(15, 30, 12) == (9, 21)
+    assert key_window(3, 5, 12) == (0, 5)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_concat_of_heads_times_w_o_equals_hook_out(bundle, traces, kind):
+    trace = traces[(kind, 0)]
+    w_o, b_o = _w_o(bundle, kind, 0)
+    assert concat_error(trace.arrays, kind, 0, w_o, b_o) < 1e-5
+    view = build_multihead_view(trace.arrays, kind, 0, 1, trace.query_tokens(kind), w_o, b_o)
+    np.testing.assert_allclose(view.out, view.captured_out, atol=1e-5)
+    h, t = view.n_heads, len(trace.query_tokens(kind))
+    assert view.shapes == {"z": (1, h, t, 16), "concat": (1, t, 64), "w_o": (64, 64), "out": (1, t, 64)}
+    assert concat_error(trace.arrays, kind, 0, w_o[:, ::-1], b_o) > 1e-3  # a wrong W^O is caught
+
+
+def test_concat_puts_head_zero_first():
+    z = np.arange(12).reshape(1, 3, 2, 2)  # (B, H, T, d_k)
+    concat = concat_heads(z)  # (B, T, H·d_k)
+    assert concat.shape == (1, 2, 6)
+    assert concat[0, 1].tolist() == [*z[0, 0, 1], *z[0, 1, 1], *z[0, 2, 1]]
+
+
+def test_figures_escape_tokens_and_print_numbers(bundle):
+    trace = _trace(bundle, "<b>x</b>", "encoder", 0)
+    view = build_step_view(trace.arrays, "encoder", 0, 0, 1, trace.src_tokens, trace.src_tokens)
+    text = {k: k for k in ("q", "k", "v", "dim", "dot", "scale", "mask", "softmax", "key", "other", "z", "captured")}
+    figures = [qkv_figure(view, text), scores_figure(view, text), weighted_sum_figure(view, text)]
+    ticks = [str(label) for f in figures for ax in f.layout if ax.startswith("yaxis") or ax.startswith("xaxis")
+             for label in (f.layout[ax].ticktext or ())]
+    assert not any("<" in label for label in ticks)  # character tokens "<", "b", ">": escaped, never markup
+    assert any("&lt;" in label for label in ticks) and any("&gt;" in label for label in ticks)
+    assert all(trace_.texttemplate for f in figures for trace_ in f.data)
+    w_o, b_o = _w_o(bundle, "encoder", 0)
+    mv = build_multihead_view(trace.arrays, "encoder", 0, 0, trace.src_tokens, w_o, b_o)
+    fig = multihead_figure(mv, {"concat": "c", "per_head": "p", "out": "o", "head": "h{h}", "sum": "s",
+                                "captured": "m", "dim": "d"})
+    assert len(fig.data) == 3

@@ -1,0 +1,130 @@
+"""Figures of one query's attention, step by step (the boxes of the paper's Figure 2, left).
+
+    MatMul (q·kⱼ) → Scale (÷ sqrt(d_k)) → Mask → SoftMax → MatMul (Σ wⱼ vⱼ)
+
+Every cell prints its number (3 decimals) so a class can check one step by hand; colours only
+help the eye (diverging around 0 for signed values, the attention scale for weights). All text
+arrives translated in `text`; token labels are escaped by `viz.tokens`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz.step_by_step import StepView
+from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, MASK_COLORS, TICK_FONT_SIZE, base_layout
+
+ROW_PX = 40  # height of one row of numbers
+CELL_FONT = 15
+
+
+def number_heatmap(
+    z: np.ndarray,
+    *,
+    colorscale: object = DIVERGING_SCALE,
+    zrange: tuple[float, float] | None = None,
+    text: np.ndarray | None = None,
+    hover: Sequence[Sequence[str]] | None = None,
+) -> go.Heatmap:
+    """A small heatmap that prints its values: signed values centred on 0 unless `zrange` is given."""
+    z = np.atleast_2d(np.asarray(z, dtype=np.float64))  # (rows, cols)
+    if zrange is None:
+        peak = float(np.abs(z).max(initial=0.0)) or 1.0
+        zrange = (-peak, peak)
+    return go.Heatmap(
+        z=z,
+        x=np.arange(z.shape[1]),
+        y=np.arange(z.shape[0]),
+        zmin=zrange[0],
+        zmax=zrange[1],
+        colorscale=colorscale,
+        showscale=False,
+        xgap=2,
+        ygap=2,
+        text=text,
+        texttemplate="%{text}" if text is not None else "%{z:.3f}",
+        textfont={"size": CELL_FONT},
+        hovertext=hover,
+        hoverinfo="text" if hover is not None else "z",
+    )
+
+
+def _ticks(labels: Sequence[str], title: str = "") -> dict:
+    return {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": list(labels),
+            "title": {"text": title}, "showgrid": False, "zeroline": False, "tickfont": {"size": TICK_FONT_SIZE}}
+
+
+def _dim_ticks(n: int, title: str) -> dict:
+    return _ticks([str(i) for i in range(n)], title)
+
+
+def qkv_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
+    """The query row q, and the rows of K and V for the keys shown (first dimensions only).
+
+    text keys: "q", "k", "v", "dim".
+    """
+    n = len(view.keys)
+    fig = make_subplots(
+        rows=2, cols=2, row_heights=[1.6, n], vertical_spacing=0.12 if n < 6 else 0.06, horizontal_spacing=0.1,
+        specs=[[{}, None], [{}, {}]], subplot_titles=(text["q"], text["k"], text["v"]),
+    )
+    fig.add_trace(number_heatmap(view.q), row=1, col=1)
+    fig.add_trace(number_heatmap(view.k), row=2, col=1)
+    fig.add_trace(number_heatmap(view.v), row=2, col=2)
+    fig.update_yaxes(_ticks([view.query_label]), row=1, col=1)
+    for col in (1, 2):
+        fig.update_yaxes(_ticks(view.key_labels), autorange="reversed", row=2, col=col)
+        fig.update_xaxes(_dim_ticks(view.dims, text["dim"]), side="bottom", row=2, col=col)
+    fig.update_xaxes(_dim_ticks(view.dims, ""), row=1, col=1)
+    fig.update_layout(base_layout(height=int(160 + ROW_PX * (n + 2)), margin={"l": 10, "r": 10, "t": 50, "b": 10}))
+    return fig
+
+
+def scores_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
+    """Four rows over the shown keys: q·kⱼ, ÷ sqrt(d_k), masked (−∞ where blocked), softmax.
+
+    text keys: "dot", "scale", "mask", "softmax", "key".
+    """
+    masked_text = np.array([[f"{s:.3f}" if ok else "−∞" for s, ok in zip(view.scaled, view.allowed, strict=True)]])
+    mask_scale = [[0.0, MASK_COLORS["blocked"]], [1.0, "#cfe0f3"]]
+    rows = [
+        (number_heatmap(view.dot), text["dot"]),
+        (number_heatmap(view.scaled), text["scale"]),
+        (number_heatmap(view.allowed.astype(float), colorscale=mask_scale, zrange=(0, 1), text=masked_text), text["mask"]),
+        (number_heatmap(view.weights, colorscale=ATTENTION_SCALE, zrange=(0, 1)), text["softmax"]),
+    ]
+    fig = make_subplots(rows=len(rows), cols=1, shared_xaxes=True, vertical_spacing=0.06)
+    for i, (trace, label) in enumerate(rows, start=1):
+        fig.add_trace(trace, row=i, col=1)
+        fig.update_yaxes(_ticks([label]), row=i, col=1)
+    fig.update_xaxes(_ticks(view.key_labels, text["key"]), row=len(rows), col=1)
+    fig.update_layout(base_layout(height=int(120 + 1.6 * ROW_PX * len(rows)), margin={"l": 10, "r": 10, "t": 20, "b": 10}))
+    return fig
+
+
+def weighted_sum_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
+    """wⱼ · vⱼ for each shown key, then their sum z next to the z the model computed.
+
+    text keys: "other" (keys outside the window), "z", "captured", "dim".
+    """
+    labels = [f"{w:.3f} × v({lbl})" for w, lbl in zip(view.weights, view.key_labels, strict=True)]
+    summary = [view.z, view.captured_z]
+    summary_labels = [text["z"], text["captured"]]
+    if view.keys_clipped:
+        summary.insert(0, view.rest)
+        summary_labels.insert(0, text["other"])
+    n, m = len(labels), len(summary)
+    peak = float(max(np.abs(view.contributions).max(initial=0.0), np.abs(view.z).max(initial=0.0))) or 1.0
+    fig = make_subplots(rows=2, cols=1, row_heights=[n, m], vertical_spacing=0.1 if n > 4 else 0.2)
+    fig.add_trace(number_heatmap(view.contributions, zrange=(-peak, peak)), row=1, col=1)
+    fig.add_trace(number_heatmap(np.stack(summary), zrange=(-peak, peak)), row=2, col=1)
+    fig.update_yaxes(_ticks(labels), autorange="reversed", row=1, col=1)
+    fig.update_yaxes(_ticks(summary_labels), autorange="reversed", row=2, col=1)
+    fig.update_xaxes(_dim_ticks(view.dims, ""), row=1, col=1)
+    fig.update_xaxes(_dim_ticks(view.dims, text["dim"]), row=2, col=1)
+    fig.update_layout(base_layout(height=int(140 + ROW_PX * (n + m)), margin={"l": 10, "r": 10, "t": 20, "b": 10}))
+    return fig
