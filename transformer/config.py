@@ -52,7 +52,7 @@ class TransformerConfig:
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"{field} must be a positive integer, got {value!r}")
         if self.architecture == "encoder-decoder" and (
-            not isinstance(self.src_vocab_size, int) or self.src_vocab_size <= 0
+            not isinstance(self.src_vocab_size, int) or isinstance(self.src_vocab_size, bool) or self.src_vocab_size <= 0
         ):
             raise ValueError(f"src_vocab_size must be a positive integer, got {self.src_vocab_size!r}")
         if self.d_model % self.n_heads:
@@ -61,9 +61,10 @@ class TransformerConfig:
                 f"(each head gets d_model / n_heads dimensions); try n_heads in "
                 f"{[h for h in range(1, min(self.d_model, 16) + 1) if self.d_model % h == 0]}"
             )
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {self.dropout!r}")
-        if not 0 <= self.pad_id < min(self.vocab_sizes):
+        # Type checks first: comparing a string (e.g. from `--config dropout=abc`) raises TypeError.
+        if not isinstance(self.dropout, (int, float)) or isinstance(self.dropout, bool) or not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be a number in [0, 1), got {self.dropout!r}")
+        if not isinstance(self.pad_id, int) or isinstance(self.pad_id, bool) or not 0 <= self.pad_id < min(self.vocab_sizes):
             raise ValueError(f"pad_id={self.pad_id} must be a valid token id (below every vocabulary size)")
 
     @property

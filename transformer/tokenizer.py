@@ -73,6 +73,8 @@ class Tokenizer:
         if not isinstance(data, dict) or not isinstance(data.get("vocab"), list):
             raise ValueError("a tokenizer must be a JSON object with a 'vocab' list")
         vocab = data["vocab"]
+        if not all(isinstance(s, str) for s in vocab):
+            raise ValueError("vocabulary symbols must be strings")
         if tuple(vocab[:4]) != SPECIALS:
             raise ValueError(f"a vocabulary must start with {list(SPECIALS)}")
         if len(set(vocab)) != len(vocab):
@@ -81,7 +83,11 @@ class Tokenizer:
         kind = kinds.get(data.get("level", ""))
         if kind is None:
             raise ValueError(f"unknown tokenizer level {data.get('level')!r}; expected one of {sorted(kinds)}")
-        return kind(vocab[4:], **data.get("options", {}))
+        options = data.get("options", {})
+        allowed_options = {"word": {"lowercase"}}.get(data["level"], set())
+        if not isinstance(options, dict) or set(options) - allowed_options:
+            raise ValueError(f"tokenizer options must be an object with keys among {sorted(allowed_options)}, got {options!r}")
+        return kind(vocab[4:], **options)
 
 
 class CharTokenizer(Tokenizer):

@@ -1,0 +1,180 @@
+"""Greedy decoding and `trace_text`: a memorized mapping, cache shapes, truncation, unknown symbols,
+and consistency between what decoding chose and what the captured pass shows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from transformer.checkpoint import ModelBundle
+from transformer.config import TransformerConfig
+from transformer.decoding import greedy_decode, trace_text
+from transformer.hooks import edit_mask
+from transformer.model import Transformer
+from transformer.registry import random_bundle
+from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, CharTokenizer
+
+PAIRS = [("abcd", "dcba"), ("eab", "bae")]  # reverse the string
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_intra_op_thread() -> Iterator[None]:
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny matmuls: a second OpenMP worker only adds contention
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _pad(rows: list[list[int]]) -> torch.Tensor:
+    width = max(map(len, rows))
+    return torch.tensor([r + [PAD_ID] * (width - len(r)) for r in rows])
+
+
+@pytest.fixture(scope="module")
+def trained() -> ModelBundle:
+    """A tiny encoder-decoder that has memorized PAIRS (seeded; well under a few seconds)."""
+    tok = CharTokenizer("abcde")
+    torch.manual_seed(0)
+    config = TransformerConfig(src_vocab_size=len(tok), tgt_vocab_size=len(tok), n_layers=2, d_model=32, n_heads=4,
+                               d_ff=64, dropout=0.0, max_len=16)
+    model = Transformer(config)
+    src = _pad([tok.encode(s, eos=True) for s, _ in PAIRS])
+    tgt_in = _pad([tok.encode(t, bos=True) for _, t in PAIRS])
+    tgt_out = _pad([tok.encode(t, eos=True) for _, t in PAIRS])
+    # Adam written out (Kingma & Ba, Algorithm 1): constructing torch.optim.Adam imports
+    # torch._dynamo, which costs seconds on a busy 2-core machine, far more than the training.
+    params = list(model.parameters())
+    lr, beta1, beta2, eps = 3e-3, 0.9, 0.999, 1e-8
+    moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
+    for step in range(1, 151):  # memorized after ~35 steps; stopping early keeps the fixture fast
+        logits = model(src, tgt_in)
+        loss = F.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(), ignore_index=PAD_ID)
+        if loss.item() < 0.01:
+            break
+        grads = torch.autograd.grad(loss, params)
+        with torch.no_grad():
+            for p, g, (m, v) in zip(params, grads, moments, strict=True):
+                m.mul_(beta1).add_(g, alpha=1 - beta1)
+                v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+                p -= lr * (m / (1 - beta1**step)) / ((v / (1 - beta2**step)).sqrt() + eps)
+    assert loss.item() < 0.01
+    return ModelBundle(model.eval(), tok, tok, name="reverse-tiny")
+
+
+def test_greedy_decode_reproduces_memorized_mapping(trained: ModelBundle) -> None:
+    tok = trained.target_tokenizer
+    for source, target in PAIRS:
+        src = torch.tensor([tok.encode(source, eos=True)])
+        ys = greedy_decode(trained.model, src, torch.tensor([[BOS_ID]]), max_new_tokens=10)
+        assert ys[0].tolist() == [BOS_ID, *tok.encode(target), EOS_ID]
+
+
+def test_greedy_decode_batch_pads_finished_rows_with_eos(trained: ModelBundle) -> None:
+    tok = trained.target_tokenizer
+    src = _pad([tok.encode(s, eos=True) for s, _ in PAIRS])
+    ys = greedy_decode(trained.model, src, torch.full((2, 1), BOS_ID), max_new_tokens=10)
+    assert ys.shape == (2, 6)  # <bos> + "dcba" + <eos>; the shorter row is padded with <eos>
+    assert ys[0].tolist() == [BOS_ID, *tok.encode("dcba"), EOS_ID]
+    assert ys[1].tolist() == [BOS_ID, *tok.encode("bae"), EOS_ID, EOS_ID]
+
+
+def test_greedy_decode_respects_max_new_tokens(trained: ModelBundle) -> None:
+    src = torch.tensor([trained.target_tokenizer.encode("abcd", eos=True)])
+    assert greedy_decode(trained.model, src, torch.tensor([[BOS_ID]]), max_new_tokens=2).shape == (1, 3)
+
+
+def test_trace_text_outputs_and_cache_shapes(trained: ModelBundle) -> None:
+    trace = trace_text(trained, "abcd")
+    assert trace.output_text == "dcba"
+    assert trace.output_tokens == list("dcba")
+    assert trace.src_tokens == [*"abcd", "<eos>"]
+    assert trace.tgt_tokens == ["<bos>", *"dcba"]
+    assert not trace.truncated and trace.unknown == []
+    h, tq, tk = trained.config.n_heads, len(trace.tgt_tokens), len(trace.src_tokens)
+    for i in range(2):
+        assert trace.cache[f"decoder.layers.{i}.cross_attn.hook_pattern"].shape == (1, h, tq, tk)
+        assert trace.cache[f"decoder.layers.{i}.self_attn.hook_pattern"].shape == (1, h, tq, tq)
+        assert trace.cache[f"encoder.layers.{i}.self_attn.hook_pattern"].shape == (1, h, tk, tk)
+
+
+def test_trace_text_names_limits_the_cache(trained: ModelBundle) -> None:
+    name = "decoder.layers.1.cross_attn.hook_pattern"
+    trace = trace_text(trained, "eab", names=[name])
+    assert list(trace.cache) == [name]
+    assert trace.output_text == "bae"
+
+
+def _assert_capture_matches_decoding(bundle: ModelBundle, trace, max_new_tokens: int) -> None:
+    """The captured teacher-forced pass predicts, at each position, the token decoding chose next."""
+    index = bundle.target_tokenizer.index
+    tgt_ids = [index[t] for t in trace.tgt_tokens]
+    chosen = trace.cache["generator.hook_logits"][0].argmax(-1).tolist()  # (Tt,)
+    start = len(tgt_ids) - len(trace.output_tokens)  # 1 (<bos>), or <bos> + prompt for decoder-only
+    assert start >= 1
+    assert chosen[start - 1 : -1] == tgt_ids[start:]
+    stopped_by_eos = len(trace.output_tokens) < max_new_tokens and len(tgt_ids) < bundle.config.max_len
+    if stopped_by_eos:
+        assert chosen[-1] == EOS_ID
+
+
+def test_capture_logits_agree_with_decoded_tokens(trained: ModelBundle) -> None:
+    trace = trace_text(trained, "abcd", max_new_tokens=10)
+    _assert_capture_matches_decoding(trained, trace, 10)
+    assert trace.cache["generator.hook_logits"][0, -1].argmax().item() == EOS_ID
+
+
+@pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])
+@pytest.mark.parametrize("text", ["hello", "abc xyz", "q"])
+def test_capture_logits_agree_with_decoded_tokens_random_models(architecture: str, text: str) -> None:
+    config = TransformerConfig(architecture=architecture, n_layers=2, d_model=32, n_heads=4, d_ff=64, max_len=40)
+    bundle = random_bundle(config, seed=7, symbols="abcdefghijklmnopqrstuvwxyz ")
+    trace = trace_text(bundle, text, max_new_tokens=12)
+    assert len(trace.output_tokens) <= 12
+    _assert_capture_matches_decoding(bundle, trace, 12)
+
+
+def test_interventions_apply_to_decoding_and_capture_alike(trained: ModelBundle) -> None:
+    blind = {f"decoder.layers.{i}.cross_attn.hook_mask": edit_mask(blocked_keys=[0, 1, 2, 3]) for i in range(2)}
+    trace = trace_text(trained, "abcd", interventions=blind, max_new_tokens=10)
+    assert trace.output_text != "dcba"  # with only <eos> visible, the decoder cannot read the source
+    _assert_capture_matches_decoding(trained, trace, 10)
+    assert torch.all(trace.cache["decoder.layers.0.cross_attn.hook_pattern"][..., :4] == 0.0)
+    assert trace_text(trained, "abcd").output_text == "dcba"  # and nothing stuck to the model
+
+
+def test_truncation_respects_max_len() -> None:
+    config = TransformerConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32, max_len=8)
+    bundle = random_bundle(config, seed=1, symbols="abcdefghij")
+    long = trace_text(bundle, "abcdefghijabcdefghij")
+    assert long.truncated
+    assert long.text == "abcdefg"  # max_len - 1 symbols, leaving room for <eos>
+    assert long.src_tokens == [*"abcdefg", "<eos>"]
+    assert len(long.tgt_tokens) <= 8
+    assert long.cache["decoder.layers.0.cross_attn.hook_pattern"].shape[-1] == 8
+    exact = trace_text(bundle, "abcdefg")
+    assert not exact.truncated and exact.text == "abcdefg"
+
+
+def test_truncation_decoder_only() -> None:
+    config = TransformerConfig(architecture="decoder-only", n_layers=2, d_model=16, n_heads=2, d_ff=32, max_len=8)
+    bundle = random_bundle(config, seed=1, symbols="abcdefghij")
+    trace = trace_text(bundle, "abcdefghij")
+    assert trace.truncated and trace.text == "abcdefg"
+    assert trace.src_tokens == []
+    assert trace.tgt_tokens[:8] == ["<bos>", *"abcdefg"] and len(trace.tgt_tokens) == 8
+    assert trace.output_tokens == []  # no room left to continue
+    assert trace.cache["decoder.layers.1.self_attn.hook_pattern"].shape == (1, 2, 8, 8)
+
+
+def test_unknown_symbols_are_listed() -> None:
+    config = TransformerConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32, max_len=32)
+    bundle = random_bundle(config, seed=1, symbols="abc ")
+    trace = trace_text(bundle, "ab猫cx猫 🚀", max_new_tokens=3)
+    assert trace.unknown == ["猫", "x", "🚀"]
+    assert trace.src_tokens == ["a", "b", "<unk>", "c", "<unk>", "<unk>", " ", "<unk>", "<eos>"]
+    assert trace_text(bundle, "abc", max_new_tokens=3).unknown == []
