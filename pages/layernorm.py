@@ -31,7 +31,10 @@ def site_label(site: NormSite) -> str:
 
 
 def stream_labels(stats: StackStats) -> list[str]:
-    return [t("layernorm.point_input")] + [site_label(s) for s in stats.sites]
+    """Short names of the residual-stream points (they sit under a crowded, rotated axis)."""
+    short = [t(f"layernorm.short_{s.kind}") if s.layer is None
+             else t("layernorm.site_short", layer=s.layer + 1, kind=t(f"layernorm.short_{s.kind}")) for s in stats.sites]
+    return [t("layernorm.point_input_short"), *short]
 
 
 def _stack_choice(hook_names: list[str], key: str) -> str:
@@ -39,7 +42,7 @@ def _stack_choice(hook_names: list[str], key: str) -> str:
     if len(options) == 1:
         return options[0]
     return st.segmented_control(t("layernorm.stack"), options, format_func=lambda s: t(f"layernorm.stack_{s}"),
-                                key=key, default=options[0], required=True, bind="query-params")
+                                key=key, default=options[0], required=True)
 
 
 @st.fragment
@@ -86,7 +89,7 @@ def position_section(ctx: PageContext) -> None:
             st.markdown(f"**{t(f'layernorm.norm_{position}')}**")
             st.latex(r"x + \mathrm{Sublayer}(x) \;\to\; \mathrm{LayerNorm}" if position == "post"
                      else r"x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))")
-            st.graphviz_chart(sublayer_dot(position, box), width="stretch")
+            st.graphviz_chart(sublayer_dot(position, box), width="content")
 
     config = ctx.bundle.config
     layers = st.slider(t("layernorm.pair_layers"), 1, 12, max(6, config.n_layers), key="ln_pair_layers",
@@ -142,11 +145,11 @@ def batch_section(ctx: PageContext) -> None:
     padded = get_padded_batch(ctx.model.key, batch.sentences, (where,))[where]
     c = Contrast.compute(padded)
     n = len(batch.sentences)
-    cols = st.columns(4)
-    cols[0].metric(t("layernorm.m_batch_mean"), f"{c.batch_mean_change:.3f}")
-    cols[1].metric(t("layernorm.m_batch_mean_pad"), f"{c.batch_mean_change_pad:.3f}")
-    cols[2].metric(t("layernorm.m_bn_out"), f"{c.bn_output_change:.3f}")
-    cols[3].metric(t("layernorm.m_ln_stats"), f"{c.ln_stats_change:.1e}")
+    left, right = st.columns(2)
+    left.metric(t("layernorm.m_batch_mean"), f"{c.batch_mean_change:.3f}", help=t("layernorm.m_max_help"))
+    left.metric(t("layernorm.m_batch_mean_pad"), f"{c.batch_mean_change_pad:.3f}", help=t("layernorm.m_max_help"))
+    right.metric(t("layernorm.m_bn_out"), f"{c.bn_output_change:.3f}", help=t("layernorm.m_max_help"))
+    right.metric(t("layernorm.m_ln_stats"), f"{c.ln_stats_change:.3f}", help=t("layernorm.m_max_help"))
     small, large = t("layernorm.batch_small", n=n - 1), t("layernorm.batch_large", n=n)
     names = [small, large, t("layernorm.with_padding", batch=small), t("layernorm.with_padding", batch=large)]
     show_figure(batch_mean_figure(c, FEATURES_SHOWN, names, x_title=t("layernorm.feature"),

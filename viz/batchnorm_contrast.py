@@ -17,6 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from viz.figure_parts import TOP_LEGEND, TOP_LEGEND_MARGIN
 from viz.layernorm import token_stats
 from viz.style import QUALITATIVE, base_layout
 from viz.tokens import axis, hover_labels
@@ -117,8 +118,8 @@ def batch_mean_figure(c: Contrast, n_features: int, names: Sequence[str], *, x_t
                                  line={"color": QUALITATIVE[color], "dash": dash, "width": 2},
                                  marker={"symbol": symbol, "size": 9},
                                  hovertemplate=f"{x_title} %{{x}}<br>{name}: %{{y:.3f}}<extra></extra>"))
-    fig.update_layout(**base_layout(height=400, legend={"orientation": "h", "y": -0.25}))
-    fig.update_xaxes(title_text=x_title, dtick=max(1, n // 16))
+    fig.update_layout(**base_layout(height=400, margin=TOP_LEGEND_MARGIN, legend=TOP_LEGEND))
+    fig.update_xaxes(title_text=x_title, dtick=max(1, n // 16), zeroline=False, range=[-0.5, n - 0.5])
     fig.update_yaxes(title_text=y_title, showgrid=True, gridcolor="#eee", zerolinecolor="#999")
     return fig
 
@@ -152,6 +153,6 @@ def sentence_one_figure(c: Contrast, feature: int, names: Sequence[str], titles:
     for col in (1, 2):
         fig.update_xaxes(**axis(tokens, token_title, max_labels=30), row=1, col=col)
         fig.update_yaxes(showgrid=True, gridcolor="#eee", zerolinecolor="#999", row=1, col=col)
-    fig.update_layout(**base_layout(height=380, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                                    legend={"orientation": "h", "y": -0.3}))
+    fig.update_layout(**base_layout(height=380, margin=TOP_LEGEND_MARGIN,
+                                    legend=TOP_LEGEND))
     return fig

@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from viz.figure_parts import MARGIN, TOP_LEGEND, TOP_LEGEND_MARGIN, reference_line
 from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
 from viz.tokens import axis, hover_labels
 
@@ -65,9 +66,8 @@ def norms_figure(scale: EmbeddingScale, names: Mapping[str, str], *, x_title: st
             marker_color=QUALITATIVE[n], customdata=hover,
             hovertemplate=f"%{{customdata}}<br>{names[key]}: %{{y:.2f}}<extra></extra>",
         ))
-    fig.add_hline(y=float(np.sqrt(scale.d_model / 2)), line_dash="dash", line_color="#555",
-                  annotation_text=reference_label, annotation_position="top left")
-    fig.update_layout(**base_layout(height=400, barmode="group", legend={"orientation": "h", "y": -0.3}))
+    fig.add_trace(reference_line(np.arange(len(scale.tokens)), float(np.sqrt(scale.d_model / 2)), reference_label))
+    fig.update_layout(**base_layout(height=400, margin=TOP_LEGEND_MARGIN, barmode="group", legend=TOP_LEGEND))
     fig.update_xaxes(**axis(scale.tokens, x_title))
     fig.update_yaxes(title_text=y_title, showgrid=True, gridcolor="#eee")
     return fig
@@ -88,7 +88,7 @@ def before_after_figure(scale: EmbeddingScale, n_dims: int, titles: Sequence[str
     fig.update_yaxes(**axis(scale.tokens, y_title), autorange="reversed", row=1, col=1)
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(**base_layout(
-        height=max(320, 60 + 22 * min(len(scale.tokens), 40)), margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        height=max(320, 60 + 22 * min(len(scale.tokens), 40)), margin=MARGIN,
         coloraxis={"colorscale": DIVERGING_SCALE, "cmin": -peak, "cmax": peak,
                    "colorbar": {"title": {"text": value}, "thickness": 14}},
     ))
@@ -126,6 +126,7 @@ def learned_figure(learned: np.ndarray, sinusoid: np.ndarray, titles: Sequence[s
         ), row=2, col=col)
         fig.update_xaxes(title_text=x_title, row=1, col=col)
         fig.update_xaxes(title_text=y_title, row=2, col=col)
-    fig.update_yaxes(title_text=y_title, autorange="reversed")
-    fig.update_layout(**base_layout(height=760, margin={"l": 10, "r": 10, "t": 50, "b": 10}))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(title_text=y_title, col=1)
+    fig.update_layout(**base_layout(height=760, margin=MARGIN))
     return fig

@@ -11,6 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from viz.figure_parts import MARGIN, TOP_LEGEND, TOP_LEGEND_MARGIN, reference_line
 from viz.layernorm import StackStats
 from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
 from viz.tokens import axis, hover_labels
@@ -26,7 +27,7 @@ def stats_overview_figure(stats: StackStats, tokens: Sequence[str], site_labels:
     so "the output rows are all ≈0 and ≈1 whatever the input" is visible at a glance.
     """
     fig = make_subplots(rows=2, cols=2, subplot_titles=tuple(titles), shared_yaxes=True,
-                        vertical_spacing=0.14, horizontal_spacing=0.04)
+                        vertical_spacing=0.1, horizontal_spacing=0.04)
     rows = np.arange(len(site_labels))
     peak_mean = float(max(np.abs(stats.in_mean).max(), np.abs(stats.out_mean).max())) or 1.0
     peak_std = float(max(stats.in_std.max(), stats.out_std.max())) or 1.0
@@ -39,11 +40,12 @@ def stats_overview_figure(stats: StackStats, tokens: Sequence[str], site_labels:
             hovertemplate=f"%{{customdata}}<br>%{{text}}<br>{label} %{{z:.3f}}<extra></extra>",
             text=np.broadcast_to(np.array(site_labels, dtype=object)[:, None], z.shape),
         ), row=row, col=col)
-        fig.update_xaxes(**axis(tokens, token_title if row == 2 else "", max_labels=40), row=row, col=col)
-        fig.update_yaxes(tickmode="array", tickvals=rows, ticktext=list(site_labels), autorange="reversed",
+        fig.update_xaxes(**axis(tokens, token_title if row == 2 else "", max_labels=40), showticklabels=row == 2,
+                         row=row, col=col)
+        fig.update_yaxes(tickmode="array", tickvals=rows.tolist(), ticktext=list(site_labels), autorange="reversed",
                          row=row, col=col)
     fig.update_layout(**base_layout(
-        height=max(480, 200 + 2 * 26 * len(site_labels)), margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        height=max(480, 200 + 2 * 26 * len(site_labels)), margin={**MARGIN, "l": 190},  # room for site names
         coloraxis={"colorscale": DIVERGING_SCALE, "cmin": -peak_mean, "cmax": peak_mean,
                    "colorbar": {"title": {"text": mean_label}, "x": 1.02, "len": 0.45, "y": 0.77, "thickness": 14}},
         coloraxis2={"colorscale": STD_SCALE, "cmin": 0, "cmax": peak_std,
@@ -70,8 +72,8 @@ def site_detail_figure(stats: StackStats, site: int, tokens: Sequence[str], *, n
     for col in (1, 2):
         fig.update_xaxes(**axis(tokens, token_title, max_labels=40), row=1, col=col)
         fig.update_yaxes(showgrid=True, gridcolor="#eee", zerolinecolor="#999", row=1, col=col)
-    fig.update_layout(**base_layout(height=380, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                                    legend={"orientation": "h", "y": -0.3}))
+    fig.update_layout(**base_layout(height=380, margin=TOP_LEGEND_MARGIN,
+                                    legend=TOP_LEGEND))
     return fig
 
 
@@ -94,11 +96,11 @@ def residual_figure(series: Mapping[str, tuple[Sequence[str], np.ndarray]], *, d
         fig.add_trace(go.Scatter(x=x, y=norms.mean(axis=1).astype(np.float32), mode="lines+markers", name=name,
                                  legendgroup=name, line={"color": color, "width": 3}, marker={"size": 8},
                                  hovertemplate=f"%{{x}}<br>{name}: %{{y:.2f}}<extra></extra>"))
-    fig.add_hline(y=float(np.sqrt(d_model)), line_dash="dash", line_color="#555",
-                  annotation_text=reference_label, annotation_position="bottom right")
-    fig.update_layout(**base_layout(height=440, legend={"orientation": "h", "y": 1.1, "x": 0},
-                                    margin={"l": 10, "r": 10, "t": 50, "b": 10}))
-    fig.update_xaxes(type="category", tickangle=-40)
+    longest = max((list(labels) for labels, _ in series.values()), key=len, default=[])
+    fig.add_trace(reference_line(longest, float(np.sqrt(d_model)), reference_label))
+    fig.update_layout(**base_layout(height=440, legend=TOP_LEGEND,
+                                    margin={**TOP_LEGEND_MARGIN, "b": 130}))
+    fig.update_xaxes(type="category", tickangle=-45)
     fig.update_yaxes(title_text=y_title, rangemode="tozero", showgrid=True, gridcolor="#eee")
     return fig
 
@@ -112,13 +114,14 @@ def sublayer_dot(norm_position: str, labels: Mapping[str, str]) -> str:
     q = {k: v.replace("\\", "\\\\").replace('"', '\\"') for k, v in labels.items()}
     order = ["sublayer", "add", "norm"] if norm_position == "post" else ["norm", "sublayer", "add"]
     lines = [
-        "digraph { rankdir=LR; bgcolor=transparent;",
-        'node [fontname="Noto Sans CJK SC", fontsize=15, shape=box, style="rounded,filled"];',
+        "digraph { rankdir=BT; bgcolor=transparent; nodesep=0.5; ranksep=0.35;",  # bottom to top, like the paper's Figure 1
+        'node [fontname="Noto Sans CJK SC", fontsize=16, shape=box, style="rounded,filled", width=1.6, height=0.45];',
+        'edge [arrowsize=0.9, penwidth=1.4];',
         f'x [label="{q["x"]}", shape=plaintext, style=""]; out [label="{q["out"]}", shape=plaintext, style=""];',
         f'sublayer [label="{q["sublayer"]}", fillcolor="#dbe9f6"]; norm [label="{q["norm"]}", fillcolor="#fde2b8"];',
-        f'add [label="{q["add"]}", shape=circle, fillcolor="#eeeeee"];',
+        f'add [label="{q["add"]}", shape=circle, fillcolor="#eeeeee", width=0.6];',
         "x -> " + " -> ".join(order) + " -> out;",
-        'x -> add [style=dashed, constraint=false];' if norm_position == "pre" else 'x -> add [style=dashed];',
+        "x:e -> add:e [style=dashed, constraint=false];",
         "}",
     ]
     return "\n".join(lines)
@@ -135,5 +138,5 @@ def gain_bias_figure(gain: np.ndarray, bias: np.ndarray, *, gain_label: str, bia
         fig.add_hline(y=base, line_dash="dash", line_color="#555", row=1, col=col)
         fig.update_xaxes(title_text=x_title, row=1, col=col)
         fig.update_yaxes(showgrid=True, gridcolor="#eee", row=1, col=col)
-    fig.update_layout(**base_layout(height=320, margin={"l": 10, "r": 10, "t": 50, "b": 10}))
+    fig.update_layout(**base_layout(height=320, margin=MARGIN))
     return fig

@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from viz.figure_parts import MARGIN, TOP_LEGEND, TOP_LEGEND_MARGIN, reference_line
 from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
 
 MAX_HEATMAP_CELLS = 120_000  # float32 cells cost ~5.4 bytes in the figure JSON: about 650 kB at most
@@ -48,7 +49,7 @@ def pe_heatmap(pe: np.ndarray, *, x_title: str, y_title: str, value: str, stride
         colorbar={"title": {"text": value}, "thickness": 14},
         hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value} %{{z:.3f}}<extra></extra>",
     ))
-    fig.update_layout(**base_layout(height=460, margin={"l": 10, "r": 10, "t": 20, "b": 10}))
+    fig.update_layout(**base_layout(height=460, margin=MARGIN))
     fig.update_xaxes(title_text=x_title)
     fig.update_yaxes(title_text=y_title, autorange="reversed")
     return fig
@@ -65,7 +66,7 @@ def pe_curves(pe: np.ndarray, dims: Sequence[int], *, x_title: str, y_title: str
             name=f"{dim_label} {dim} ({wave})", line={"color": QUALITATIVE[n % len(QUALITATIVE)], "width": 2.5},
             marker={"size": 5},
         ))
-    fig.update_layout(**base_layout(height=380, legend={"orientation": "h", "y": -0.2}))
+    fig.update_layout(**base_layout(height=380, margin=TOP_LEGEND_MARGIN, legend=TOP_LEGEND))
     fig.update_xaxes(title_text=x_title, showgrid=True, gridcolor="#eee")
     fig.update_yaxes(title_text=y_title, range=[-1.1, 1.1], showgrid=True, gridcolor="#eee", zerolinecolor="#bbb")
     return fig
@@ -92,9 +93,8 @@ def wavelength_figure(
             x=chosen, y=per_dim[chosen], mode="markers", name=chosen_label,
             marker={"size": 13, "color": QUALITATIVE[1], "symbol": "diamond", "line": {"width": 1, "color": "black"}},
         ))
-    fig.add_hline(y=max_pos, line_dash="dash", line_color="#555",
-                  annotation_text=span_label, annotation_position="top left")
-    fig.update_layout(**base_layout(height=380, showlegend=bool(chosen), legend={"orientation": "h", "y": -0.2}))
+    fig.add_trace(reference_line([0, d_model - 1], max_pos, span_label))
+    fig.update_layout(**base_layout(height=380, margin=TOP_LEGEND_MARGIN, legend=TOP_LEGEND))
     fig.update_xaxes(title_text=x_title)
     fig.update_yaxes(title_text=y_title, type="log", showgrid=True, gridcolor="#eee")
     return fig
@@ -109,20 +109,20 @@ def similarity(pe: np.ndarray) -> np.ndarray:
 def similarity_figure(sim: np.ndarray, *, x_title: str, y_title: str, value: str,
                       offset_title: str, stride: int = 1) -> go.Figure:
     """Left: the (P, P) similarity heatmap (a bright diagonal that fades); right: PE(0)·PE(k) against k."""
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.12)
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.2)
     shown = np.ascontiguousarray(sim[::stride, ::stride], dtype=np.float32)
     ticks = np.arange(0, sim.shape[0], stride)
     peak = float(np.abs(sim).max()) or 1.0
     fig.add_trace(go.Heatmap(
         z=shown, x=ticks, y=ticks, colorscale=DIVERGING_SCALE, zmin=-peak, zmax=peak,
-        colorbar={"title": {"text": value}, "thickness": 14, "x": 0.5},
+        colorbar={"title": {"text": value, "side": "right"}, "thickness": 12, "x": 0.455, "xanchor": "left"},
         hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value} %{{z:.2f}}<extra></extra>",
     ), row=1, col=1)
     fig.add_trace(go.Scatter(
         x=np.arange(sim.shape[0]), y=sim[0].astype(np.float32), mode="lines", line={"width": 2.5, "color": QUALITATIVE[0]},
         hovertemplate=f"{offset_title} %{{x}}<br>{value} %{{y:.2f}}<extra></extra>", showlegend=False,
     ), row=1, col=2)
-    fig.update_layout(**base_layout(height=420))
+    fig.update_layout(**base_layout(height=420, margin=MARGIN))
     fig.update_xaxes(title_text=x_title, row=1, col=1)
     fig.update_yaxes(title_text=y_title, autorange="reversed", row=1, col=1)
     fig.update_xaxes(title_text=offset_title, showgrid=True, gridcolor="#eee", row=1, col=2)

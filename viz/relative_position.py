@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from viz.figure_parts import MARGIN
 from viz.style import DIVERGING_SCALE, base_layout
 
 
@@ -103,7 +104,7 @@ def relative_figure(check: RelativeCheck, n_dims: int, *, closed_title: str, fit
         fig.update_yaxes(title_text=row_title, autorange="reversed", scaleanchor=f"x{col if col > 1 else ''}",
                          constrain="domain", row=1, col=col)
     fig.update_layout(**base_layout(
-        height=440, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        height=440, margin=MARGIN,
         coloraxis={"colorscale": DIVERGING_SCALE, "cmin": -1, "cmax": 1, "colorbar": {"title": {"text": value}, "thickness": 14}},
     ))
     return fig

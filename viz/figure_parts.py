@@ -1,0 +1,27 @@
+"""Small pieces shared by the positional-encoding and LayerNorm figures.
+
+A reference line is drawn as a legend entry rather than a floating annotation: annotations on top
+of bars and bands get hidden or overlap the data on a projector, and on log axes plotly places
+shape annotations in log units; a plain line trace has neither problem.
+Margins are explicit: in the app, plotly's automatic margins sometimes clip tick labels of
+subplot figures (measured: "0.8" drawn as "8"), and explicit room costs little.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+MARGIN = {"l": 70, "r": 20, "t": 50, "b": 70}  # room for tick labels and axis titles
+TOP_LEGEND_MARGIN = {**MARGIN, "t": 110}  # a legend (up to two rows) above the subplot titles
+TOP_LEGEND = {"orientation": "h", "yref": "container", "y": 0.99, "yanchor": "top", "x": 0}
+"""A legend at the very top of the figure: below the plot it collides with rotated token labels
+and axis titles; at the top it never does, and it is read before the data."""
+
+
+def reference_line(x: Sequence, y: float, name: str, **trace: object) -> go.Scatter:
+    """A dashed grey line at height `y` across the categories or values `x`, named in the legend."""
+    xs = list(x)
+    return go.Scatter(x=[xs[0], xs[-1]] if xs else [], y=[y, y], mode="lines", name=name, hoverinfo="name",
+                      line={"dash": "dash", "color": "#555", "width": 2}, **trace)
