@@ -56,7 +56,7 @@ def name_hook_points(model: nn.Module) -> list[str]:
 
 
 def hook_names(model: nn.Module) -> list[str]:
-    """All hook point names of `model`, in the order a forward pass meets them (module order)."""
+    """All hook point names of `model`, in module-definition order (the golden list pins it)."""
     return [m.name for m in model.modules() if isinstance(m, HookPoint)]
 
 
@@ -68,7 +68,7 @@ class ActivationCache(Mapping[str, Tensor]):
     """
 
     def __init__(self, tensors: dict[str, Tensor] | None = None) -> None:
-        self._tensors: dict[str, Tensor] = dict(tensors or {})
+        self._tensors: dict[str, Tensor] = {} if tensors is None else tensors  # not copied: capture fills it live
 
     def __getitem__(self, name: str) -> Tensor:
         try:
@@ -142,9 +142,7 @@ def capture(
     state = _CaptureState(record=wanted, interventions=_normalize(model, interventions))
     token = _ACTIVE.set(state)
     try:
-        cache = ActivationCache()
-        cache._tensors = state.tensors  # shared dict: filled while the block runs
-        yield cache
+        yield ActivationCache(state.tensors)
     finally:
         _ACTIVE.reset(token)
 
