@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shlex
+import signal
 import sys
 import time
 from pathlib import Path
@@ -50,7 +52,7 @@ SUMMARIES: dict[str, tuple[str, str, str]] = {
     "translate-en-fr": (
         "Translates a toy English grammar into French (adjectives follow the noun and agree with its gender).",
         "把玩具英语语法翻译成法语（形容词放在名词后，并与名词的性一致）。",
-        "",
+        "the girl reads a red book in the garden",
     ),
 }
 
@@ -60,8 +62,6 @@ ALIGNMENT_N = 200
 
 def _task_data(task: Any) -> dict[str, Any]:
     """The generator's settings: its class, its dataclass fields, vocabulary sizes and the held-out rule."""
-    import dataclasses
-
     from transformer.tasks.base import HELDOUT_MODULUS
 
     data: dict[str, Any] = {"generator": f"{type(task).__module__}.{type(task).__qualname__}"}
@@ -199,12 +199,28 @@ def cmd_train(args: argparse.Namespace) -> int:
     settings = TrainSettings(task=args.task, config=config, seed=args.seed, **recipe)
     command = command_for(settings, args.out)
     print(f"training {args.task}: {command}", file=sys.stderr)
+    bar, stop = ProgressBar(), {"asked": False}
+    budget = None if args.time_budget is None else 60 * args.time_budget
+
+    def ask_to_stop(signum: int, frame: Any) -> None:
+        stop["asked"] = True  # finish the current step, then evaluate and write the model
+
+    def callback(p: TrainProgress) -> bool | None:
+        bar(p)
+        return False if stop["asked"] or (budget is not None and p.elapsed > budget) else None
+
+    previous = {sig: signal.signal(sig, ask_to_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        result = train(settings, ProgressBar(), task=task)
-    except KeyboardInterrupt:
-        print("\ninterrupted; nothing written", file=sys.stderr)
-        return 130
+        result = train(settings, callback, task=task)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     print(file=sys.stderr)
+    if result.stop_reason == "stopped":
+        # The schedule and data never depend on the step budget, so these settings with
+        # --steps <steps taken> regenerate exactly this model.
+        command = command_for(dataclasses.replace(settings, steps=result.steps), args.out)
+        print(f"stopped at step {result.steps}; writing the model as it is", file=sys.stderr)
     card, metrics = write_model(result, task, args.out, command)
     m, att = card["metrics"], card["attention"]
     print(f"{result.stop_reason} after {result.steps} steps in {result.training_seconds:.0f}s; {card['parameters']:,} parameters")
@@ -256,6 +272,13 @@ def add_commands(sub: Any) -> None:
     t.add_argument("--eval-n", type=int, default=None, help="held-out examples per check")
     t.add_argument("--target-exact", type=float, default=None, help="stop once a check reaches this exact-match")
     t.add_argument("--threads", type=int, default=1, help="torch threads (default 1: the machine is shared)")
+    t.add_argument(
+        "--time-budget",
+        type=float,
+        default=None,
+        metavar="MINUTES",
+        help="stop after this many minutes and write the model (Ctrl-C or SIGTERM does the same)",
+    )
     t.set_defaults(func=cmd_train)
 
     e = sub.add_parser("eval", help="held-out exact-match and token accuracy of a model")
