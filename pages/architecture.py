@@ -65,7 +65,7 @@ def _links(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
                 st.page_link(f"pages/{page}.py", label=t(f"nav.{page}"), icon=":material/arrow_forward:")
             else:
                 st.markdown(f"**{t(f'nav.{page}')}** {t('architecture.link_missing')}")
-            st.caption(t("architecture.links_parts", parts=", ".join(parts)))
+            st.caption(t("architecture.links_parts", parts=t("architecture.list_sep").join(parts)))
 
 
 def _parameters(bundle) -> None:

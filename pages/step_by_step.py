@@ -6,11 +6,11 @@ import math
 
 import streamlit as st
 
+from ui.charts import show_figure
 from ui.i18n import t
 from ui.models import get_trace
 from ui.page import PageContext, show_run, start_page
 from ui.params import output_projection
-from ui.charts import show_figure
 from viz.multihead import build_multihead_view, multihead_figure
 from viz.scaling import D_K_OPTIONS, N_KEYS, N_QUERIES, scaling_demo, softmax_figure, variance_figure
 from viz.step_by_step import build_step_view, step_hook_names
@@ -88,8 +88,8 @@ def _scaling(default_d_k: int) -> None:
                                           "key": t("step.axis_key"), "weight": t("step.fig_weight")}), "step_softmax")
         st.table({
             "": [t("step.metric_max"), t("step.metric_entropy"), t("step.metric_grad")],
-            t("step.unscaled_col"): [f"{s:.3f}" for s in (demo.unscaled.max_weight, demo.unscaled.entropy_bits, demo.unscaled.grad_norm)],
-            t("step.scaled_col"): [f"{s:.3f}" for s in (demo.scaled.max_weight, demo.scaled.entropy_bits, demo.scaled.grad_norm)],
+            t("step.unscaled_col"): demo.unscaled.formatted(),
+            t("step.scaled_col"): demo.scaled.formatted(),
         })
         st.caption(t("step.metrics_caption", n=N_QUERIES, k=N_KEYS, bits=f"{math.log2(N_KEYS):.0f}"))
 
@@ -122,5 +122,5 @@ if ctx is not None and ctx.text is not None:
                          bind="query-params", format_func=_token_option(queries))
     show_run(trace)
     _steps(trace, kind, layer, head, int(query))
-    _multihead(trace, ctx, kind, layer, int(query))
     _scaling(config.d_k if config.d_k in D_K_OPTIONS else 64)
+    _multihead(trace, ctx, kind, layer, int(query))

@@ -44,8 +44,8 @@ def _draw_stack(fig: go.Figure, boxes: list[Box], x: float, side: int, labels: M
         dash = "dot" if box.component == "tokens" else "solid"
         fig.add_shape(type="rect", x0=x - BOX_W / 2, x1=x + BOX_W / 2, y0=y - BOX_H / 2, y1=y + BOX_H / 2,
                       fillcolor=COLORS[box.component], line={**LINE, "dash": dash}, layer="below")
-        fig.add_annotation(x=x, y=y, showarrow=False, font={"size": 15},
-                           text=f"<b>{_label(box, labels)}</b><br><span style='font-size:13px'>{format_shape(box.shape)}</span>")
+        fig.add_annotation(x=x, y=y, showarrow=False, font={"size": 16},
+                           text=f"<b>{_label(box, labels)}</b><br><span style='font-size:14px'>{format_shape(box.shape)}</span>")
         if i + 1 < len(boxes):
             _arrow(fig, x, y + BOX_H / 2, x, y + ROW - BOX_H / 2)
     in_layer = [i for i, b in enumerate(boxes) if b.in_layer]
@@ -101,7 +101,7 @@ def architecture_figure(
     xs = [COLUMN_X[s] if len(stacks) > 1 else 0.0 for s in stacks]
     fig.update_xaxes(visible=False, range=[min(xs) - BOX_W / 2 - 1.0, max(xs) + BOX_W / 2 + 1.0], fixedrange=True)
     fig.update_yaxes(visible=False, range=[-1.3 * ROW, (rows + 0.5) * ROW], fixedrange=True)
-    fig.update_layout(base_layout(height=int(70 + 52 * (rows + 2)), dragmode=False, margin={"l": 0, "r": 0, "t": 10, "b": 0},
+    fig.update_layout(base_layout(height=int(70 + 56 * (rows + 2)), dragmode=False, margin={"l": 0, "r": 0, "t": 10, "b": 0},
                                   hoverlabel={"font": {"size": 15}}))
     return fig
 

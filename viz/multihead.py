@@ -17,8 +17,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz.step_figures import number_heatmap
-from viz.style import TICK_FONT_SIZE, base_layout
+from viz.step_figures import finish, number_heatmap
+from viz.style import TICK_FONT_SIZE
 from viz.tokens import hover_labels
 from viz.trace import module_path
 
@@ -56,7 +56,7 @@ class MultiHeadView:
     out: np.ndarray  # (d_model,) Σ_h per_head + bias
     captured_out: np.ndarray  # (d_model,) hook_out
     error: float  # concat_error over every position
-    shapes: dict[str, tuple[int, ...]]  # "z", "concat", "w_o", "out"
+    shapes: dict[str, tuple[int, ...]]  # "z", "concat", "w_o" (paper orientation), "out"
 
 
 def build_multihead_view(
@@ -81,7 +81,8 @@ def build_multihead_view(
         out=per_head.sum(axis=0) + b_o,
         captured_out=captured[0, query].astype(np.float64),
         error=concat_error(arrays, kind, layer, w_o, b_o),
-        shapes={"z": z.shape, "concat": concat.shape, "w_o": w_o.shape, "out": captured.shape},
+        # W^O as the paper writes it, (H·d_k, d_model); torch's Linear stores its transpose
+        shapes={"z": z.shape, "concat": concat.shape, "w_o": w_o.shape[::-1], "out": captured.shape},
     )
 
 
@@ -109,7 +110,4 @@ def multihead_figure(view: MultiHeadView, text: Mapping[str, str]) -> go.Figure:
     fig.update_yaxes(tickmode="array", tickvals=[0, 1], ticktext=[text["sum"], text["captured"]], autorange="reversed",
                      row=3, col=1)
     fig.update_xaxes(title={"text": text["dim"]}, row=3, col=1)
-    fig.update_xaxes(showgrid=False, zeroline=False)
-    fig.update_yaxes(showgrid=False, zeroline=False)
-    fig.update_layout(base_layout(height=int(260 + 34 * (h + 4)), margin={"l": 10, "r": 10, "t": 50, "b": 10}))
-    return fig
+    return finish(fig, 260 + 34 * (h + 4), top=40)

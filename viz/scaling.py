@@ -16,12 +16,14 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz.style import QUALITATIVE, base_layout
+from viz.step_figures import finish
+from viz.style import QUALITATIVE
 
 D_K_OPTIONS = tuple(2**i for i in range(11))  # 1 … 1024, log steps
 N_SAMPLES = 2000  # q·k pairs per d_k for the variance estimate
 N_KEYS = 8  # keys one query attends over in the softmax demo
 N_QUERIES = 200  # queries the softmax statistics are averaged over
+LOG_TICKS = [1, 4, 16, 64, 256, 1024, 4096]
 
 
 def dot_samples(d_k: int, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -61,6 +63,10 @@ class SoftmaxStats:
     max_weight: float
     entropy_bits: float
     grad_norm: float
+
+    def formatted(self) -> list[str]:
+        """The three numbers with 3 decimals, in field order (a table column)."""
+        return [f"{v:.3f}" for v in (self.max_weight, self.entropy_bits, self.grad_norm)]
 
 
 @dataclass(frozen=True)
@@ -119,11 +125,11 @@ def variance_figure(demo: ScalingDemo, text: Mapping[str, str]) -> go.Figure:
     fig.add_vline(x=demo.d_k, line={"color": "black", "width": 1, "dash": "dot"})
     fig.add_annotation(x=np.log10(demo.d_k), y=np.log10(max(demo.variance, 1e-3)), text=f"{demo.variance:.1f}",
                        showarrow=True, arrowhead=2, ax=-40, ay=-30, font={"size": 16})
-    fig.update_xaxes(type="log", title={"text": text["d_k"]}, dtick=np.log10(2) * 2, tickformat="d")
-    fig.update_yaxes(type="log", title={"text": text["variance"]})
-    fig.update_layout(base_layout(height=420, legend={"orientation": "h", "y": 1.12, "x": 0},
-                                  margin={"l": 10, "r": 10, "t": 60, "b": 10}))
-    return fig
+    ticks = {"tickmode": "array", "tickvals": LOG_TICKS, "ticktext": [str(v) for v in LOG_TICKS]}
+    fig.update_xaxes(type="log", title={"text": text["d_k"]}, **ticks)
+    fig.update_yaxes(type="log", title={"text": text["variance"]}, **ticks)
+    legend = {"x": 0.02, "y": 0.98, "bgcolor": "rgba(255,255,255,0.85)", "bordercolor": "#cccccc", "borderwidth": 1}
+    return finish(fig, 440, grid=True, legend=legend)
 
 
 def softmax_figure(demo: ScalingDemo, text: Mapping[str, str]) -> go.Figure:
@@ -137,8 +143,8 @@ def softmax_figure(demo: ScalingDemo, text: Mapping[str, str]) -> go.Figure:
     for col, (scores, color) in enumerate(((demo.scores, QUALITATIVE[5]), (demo.scores / np.sqrt(demo.d_k), QUALITATIVE[0])), 1):
         weights = softmax(scores)
         fig.add_bar(x=keys, y=weights, marker={"color": color}, text=[f"{w:.2f}" for w in weights],
-                    textposition="outside", showlegend=False, row=1, col=col)
+                    textposition="outside", textfont={"size": 14}, showlegend=False, row=1, col=col)
         fig.update_xaxes(title={"text": text["key"]}, row=1, col=col)
+    fig.update_yaxes(range=[0, 1.15], row=1, col=2)
     fig.update_yaxes(range=[0, 1.15], title={"text": text["weight"]}, row=1, col=1)
-    fig.update_layout(base_layout(height=360, margin={"l": 10, "r": 10, "t": 50, "b": 10}))
-    return fig
+    return finish(fig, 400, top=40, grid=True)

@@ -20,6 +20,7 @@ from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, MASK_COLORS, TICK_FONT_S
 
 ROW_PX = 40  # height of one row of numbers
 CELL_FONT = 15
+SMALL_CELL_FONT = 14  # K and V share the width: two panels of up to MAX_DIMS numbers each
 
 
 def number_heatmap(
@@ -28,7 +29,7 @@ def number_heatmap(
     colorscale: object = DIVERGING_SCALE,
     zrange: tuple[float, float] | None = None,
     text: np.ndarray | None = None,
-    hover: Sequence[Sequence[str]] | None = None,
+    font_size: int = CELL_FONT,
 ) -> go.Heatmap:
     """A small heatmap that prints its values: signed values centred on 0 unless `zrange` is given."""
     z = np.atleast_2d(np.asarray(z, dtype=np.float64))  # (rows, cols)
@@ -47,15 +48,22 @@ def number_heatmap(
         ygap=2,
         text=text,
         texttemplate="%{text}" if text is not None else "%{z:.3f}",
-        textfont={"size": CELL_FONT},
-        hovertext=hover,
-        hoverinfo="text" if hover is not None else "z",
+        textfont={"size": font_size},
+        hoverinfo="z",
     )
+
+
+def finish(fig: go.Figure, height: float, top: int = 20, grid: bool = False, **layout: object) -> go.Figure:
+    """Shared layout, and margins that grow to fit tick labels (token labels are long; nothing is clipped)."""
+    fig.update_xaxes(automargin=True, showgrid=grid, zeroline=False)
+    fig.update_yaxes(automargin=True, showgrid=grid, zeroline=False)
+    fig.update_layout(base_layout(height=int(height), margin={"l": 10, "r": 10, "t": top, "b": 10}, **layout))
+    return fig
 
 
 def _ticks(labels: Sequence[str], title: str = "") -> dict:
     return {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": list(labels),
-            "title": {"text": title}, "showgrid": False, "zeroline": False, "tickfont": {"size": TICK_FONT_SIZE}}
+            "title": {"text": title}, "tickfont": {"size": TICK_FONT_SIZE}}
 
 
 def _dim_ticks(n: int, title: str) -> dict:
@@ -68,20 +76,20 @@ def qkv_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
     text keys: "q", "k", "v", "dim".
     """
     n = len(view.keys)
+    height = 170 + ROW_PX * (n + 1.5)
     fig = make_subplots(
-        rows=2, cols=2, row_heights=[1.6, n], vertical_spacing=0.12 if n < 6 else 0.06, horizontal_spacing=0.1,
+        rows=2, cols=2, row_heights=[1.5, n], vertical_spacing=70 / height, horizontal_spacing=0.03,
         specs=[[{}, None], [{}, {}]], subplot_titles=(text["q"], text["k"], text["v"]),
     )
-    fig.add_trace(number_heatmap(view.q), row=1, col=1)
-    fig.add_trace(number_heatmap(view.k), row=2, col=1)
-    fig.add_trace(number_heatmap(view.v), row=2, col=2)
+    for matrix, row, col in ((view.q, 1, 1), (view.k, 2, 1), (view.v, 2, 2)):
+        fig.add_trace(number_heatmap(matrix, font_size=SMALL_CELL_FONT), row=row, col=col)
     fig.update_yaxes(_ticks([view.query_label]), row=1, col=1)
     for col in (1, 2):
         fig.update_yaxes(_ticks(view.key_labels), autorange="reversed", row=2, col=col)
         fig.update_xaxes(_dim_ticks(view.dims, text["dim"]), side="bottom", row=2, col=col)
-    fig.update_xaxes(_dim_ticks(view.dims, ""), row=1, col=1)
-    fig.update_layout(base_layout(height=int(160 + ROW_PX * (n + 2)), margin={"l": 10, "r": 10, "t": 50, "b": 10}))
-    return fig
+    fig.update_yaxes(showticklabels=False, row=2, col=2)  # V's rows are K's rows: the labels on the left serve both
+    fig.update_xaxes(showticklabels=False, ticks="", row=1, col=1)  # same dimensions as K below
+    return finish(fig, height, top=40)
 
 
 def scores_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
@@ -102,8 +110,7 @@ def scores_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
         fig.add_trace(trace, row=i, col=1)
         fig.update_yaxes(_ticks([label]), row=i, col=1)
     fig.update_xaxes(_ticks(view.key_labels, text["key"]), row=len(rows), col=1)
-    fig.update_layout(base_layout(height=int(120 + 1.6 * ROW_PX * len(rows)), margin={"l": 10, "r": 10, "t": 20, "b": 10}))
-    return fig
+    return finish(fig, 120 + 1.6 * ROW_PX * len(rows))
 
 
 def weighted_sum_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
@@ -126,5 +133,4 @@ def weighted_sum_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
     fig.update_yaxes(_ticks(summary_labels), autorange="reversed", row=2, col=1)
     fig.update_xaxes(_dim_ticks(view.dims, ""), row=1, col=1)
     fig.update_xaxes(_dim_ticks(view.dims, text["dim"]), row=2, col=1)
-    fig.update_layout(base_layout(height=int(140 + ROW_PX * (n + m)), margin={"l": 10, "r": 10, "t": 20, "b": 10}))
-    return fig
+    return finish(fig, 140 + ROW_PX * (n + m))
