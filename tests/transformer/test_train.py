@@ -153,3 +153,17 @@ def test_cli_trains_writes_a_loadable_model_with_a_card_and_evaluates(tmp_path, 
     capsys.readouterr()
     assert main(["eval", "--model", str(out), "--n", "10"]) == 0
     assert "exact match" in capsys.readouterr().out
+
+
+def test_cli_time_budget_stops_and_records_the_steps_taken(tmp_path, monkeypatch):
+    from transformer import train_cli
+    from transformer.__main__ import main
+
+    monkeypatch.setattr(train_cli, "FINAL_EVAL_N", 5)
+    monkeypatch.setattr(train_cli, "ALIGNMENT_N", 5)
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    out = tmp_path / "m"
+    argv = ["train", "--task", "copy", "--out", str(out), "--steps", "500", "--eval-every", "0", "--time-budget", "0"]
+    assert main([*argv, "--config", "d_model=16", "--config", "n_layers=1", "--config", "d_ff=32"]) == 0
+    card = json.loads((out / "card.json").read_text(encoding="utf-8"))
+    assert card["steps"] == 1 and card["stop_reason"] == "stopped" and "--steps 1 " in card["command"]
