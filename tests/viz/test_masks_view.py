@@ -1,0 +1,154 @@
+"""The Masks page's view-models and figures: masks of a hand-written batch, exactly; masked-score display."""
+
+import numpy as np
+import torch
+
+from transformer.config import TransformerConfig
+from transformer.hooks import capture
+from transformer.model import Transformer
+from viz.mask_figures import batch_heatmap, binary_heatmap
+from viz.masked_scores import (
+    MINUS_INF,
+    masked_for_display,
+    number_text,
+    pattern_figure,
+    score_steps,
+    steps_figure,
+)
+from viz.masks import build_mask_batch, key_padding_matrix, pad_ids
+
+INDEX = {"<pad>": 0, "<bos>": 1, "<eos>": 2, "<unk>": 3, "a": 4, "b": 5, "c": 6}
+SRC = [["a", "b", "c", "<eos>"], ["a", "<eos>"], ["c", "b", "<eos>"]]  # lengths 4, 2, 3
+TGT = [["<bos>", "a"], ["<bos>", "a", "b", "c"], ["<bos>"]]  # lengths 2, 4, 1
+
+
+def _batch():
+    return build_mask_batch(TGT, INDEX, 0, "<pad>", src_tokens=SRC, src_index=INDEX)
+
+
+def test_padded_ids_and_tokens():
+    view = _batch()
+    assert view.src_ids.tolist() == [[4, 5, 6, 2], [4, 2, 0, 0], [6, 5, 2, 0]]
+    assert view.tgt_ids.tolist() == [[1, 4, 0, 0], [1, 4, 5, 6], [1, 0, 0, 0]]
+    assert view.src_tokens[1] == ("a", "<eos>", "<pad>", "<pad>")
+    assert view.lengths("src") == [4, 2, 3] and view.lengths("tgt") == [2, 4, 1]
+    assert view.most_padded == 1
+    assert pad_ids([["zzz", "a"]], INDEX, 0).tolist() == [[3, 4]]  # unknown symbol → <unk>
+
+
+def test_padding_causal_combined_and_cross_masks_exactly():
+    view = _batch()
+    assert view.src_padding.astype(int).tolist() == [[1, 1, 1, 1], [1, 1, 0, 0], [1, 1, 1, 0]]
+    assert view.tgt_padding.astype(int).tolist() == [[1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 0, 0]]
+    assert view.causal.astype(int).tolist() == [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]]
+    # Sentence 0: decoder input "<bos> a <pad> <pad>": padding AND causal.
+    assert view.decoder_self[0].astype(int).tolist() == [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0]]
+    assert view.decoder_self[2].astype(int).tolist() == [[1, 0, 0, 0]] * 4
+    # Cross: every decoder query (padded ones too) sees the real source keys only.
+    assert view.cross.shape == (3, 4, 4)
+    assert view.cross[1].astype(int).tolist() == [[1, 1, 0, 0]] * 4
+    assert view.encoder_self[2].astype(int).tolist() == [[1, 1, 1, 0]] * 4
+    assert key_padding_matrix(view.tgt_padding[0]).astype(int).tolist() == [[1, 1, 0, 0]] * 4
+
+
+def test_decoder_only_batch_has_no_source_masks():
+    view = build_mask_batch([["<bos>", "a", "b"], ["<bos>"]], INDEX, 0, "<pad>")
+    assert not view.has_source and view.cross is None and view.encoder_self is None and view.src_tokens == ()
+    assert view.decoder_self[1].astype(int).tolist() == [[1, 0, 0]] * 3
+    assert view.most_padded == 1
+
+
+def test_masks_equal_what_the_model_uses_on_the_padded_batch():
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig(src_vocab_size=7, tgt_vocab_size=7, n_layers=1, d_model=16, n_heads=2,
+                                          d_ff=32, dropout=0.0)).eval()
+    view = _batch()
+    names = ["encoder.layers.0.self_attn.hook_mask", "decoder.layers.0.self_attn.hook_mask",
+             "decoder.layers.0.cross_attn.hook_mask"]
+    with torch.no_grad(), capture(model, names) as cache:
+        model(torch.from_numpy(view.src_ids), torch.from_numpy(view.tgt_ids))
+    assert np.array_equal(cache[names[0]][:, 0].numpy(), view.encoder_self)
+    assert np.array_equal(cache[names[1]][:, 0].numpy(), view.decoder_self)
+    assert np.array_equal(cache[names[2]][:, 0].numpy(), view.cross)
+
+
+def _steps_from_model():
+    torch.manual_seed(1)
+    model = Transformer(TransformerConfig(architecture="decoder-only", tgt_vocab_size=7, n_layers=1, d_model=16,
+                                          n_heads=2, d_ff=32, dropout=0.0)).eval()
+    hooks = ["hook_scores", "hook_mask", "hook_masked_scores", "hook_pattern"]
+    names = [f"decoder.layers.0.self_attn.{h}" for h in hooks]
+    with torch.no_grad(), capture(model, names) as cache:
+        model(None, torch.tensor([[1, 4, 5, 6, 4]]))
+    return score_steps(cache.numpy(), "decoder", 0, 1)
+
+
+def test_masked_scores_are_shown_as_blank_not_minus_3e38():
+    steps = _steps_from_model()
+    blocked = ~steps.allowed
+    assert blocked.sum() == 10  # the strict upper triangle of 5 × 5
+    assert np.isnan(steps.masked[blocked]).all()
+    assert np.array_equal(steps.masked[steps.allowed], steps.scores[steps.allowed])
+    assert (steps.pattern[blocked] == 0).all()
+    assert np.allclose(steps.pattern.sum(-1), 1.0, atol=1e-6)
+    display = masked_for_display(np.array([[1.5, -3.4e38]], dtype=np.float32), np.array([[True, False]]))
+    assert display[0, 0] == 1.5 and np.isnan(display[0, 1])
+
+
+def test_number_text_shows_exact_zero_as_0():
+    text = number_text(np.array([[0.0, 0.25, 1.0, 1e-9, np.nan]]), 2)
+    assert text.tolist() == [["0", ".25", "1", ".00", ""]]
+    assert number_text(np.array([[-2.34, 0.0]]), 1).tolist() == [["-2.3", "0"]]
+
+
+def _z(trace) -> np.ndarray:
+    return np.asarray(trace.z, dtype=np.float64)
+
+
+def test_steps_figure_reads_minus_infinity_then_exact_zero():
+    steps = _steps_from_model()
+    tokens = ["<bos>", "a", "b", "c", "a"]
+    fig = steps_figure(steps, row_tokens=tokens, col_tokens=tokens, titles=("1", "2", "3"), x_title="key",
+                       y_title="query", score_label="score", weight_label="weight", blocked_label="masked")
+    scores, masked, overlay, pattern = fig.data
+    assert overlay.xaxis == "x2" and pattern.xaxis == "x3"
+    assert np.abs(_z(scores)).max() < 1e3 and masked.zmin == scores.zmin  # one scale, no -3.4e38 in it
+    blocked = ~steps.allowed
+    assert np.isnan(_z(masked)[blocked]).all()
+    assert (np.array(overlay.text, dtype=object)[blocked] == MINUS_INF).all()
+    pattern_text = np.array(pattern.text, dtype=object)
+    assert (pattern_text[blocked] == "0").all() and (_z(pattern)[blocked] == 0).all()
+    assert list(pattern.y)[1::3] == ["1: a", "4: a"]  # unique "position: token" names: repeated "a" stays distinct
+    single = pattern_figure(steps.pattern, row_tokens=tokens, col_tokens=tokens, title="t", x_title="k",
+                            y_title="q", weight_label="w")
+    assert (np.array(single.data[0].text, dtype=object)[blocked] == "0").all()
+
+
+def test_binary_heatmap_cells_and_escaped_labels():
+    allowed = np.array([[True, False], [True, True]])
+    fig = binary_heatmap(allowed, row_tokens=["<b>x</b>", "a"], col_tokens=["<b>x</b>", "a"], title="<i>t</i>",
+                         x_title="key", y_title="query", legend=("1 = may attend", "0 = blocked"))
+    trace = fig.data[0]
+    assert np.array_equal(np.asarray(trace.z), allowed.astype(np.uint8))
+    assert trace.texttemplate == "%{z}"
+    assert "<b>" not in "".join(fig.layout.xaxis.ticktext) and "&lt;b&gt;x&lt;/b&gt;" in fig.layout.xaxis.ticktext
+    assert fig.layout.title.text == "&lt;i&gt;t&lt;/i&gt;"
+    assert list(trace.colorbar.ticktext) == ["0 = blocked", "1 = may attend"]
+
+
+def test_long_masks_drop_cell_text_but_keep_values():
+    n = 120
+    fig = binary_heatmap(np.tril(np.ones((n, n), bool)), row_tokens=["x"] * n, col_tokens=["x"] * n, title="",
+                         x_title="", y_title="", legend=("1", "0"))
+    assert fig.data[0].texttemplate is None
+    assert len(fig.to_json()) < 60_000  # uint8 z: about 1.3 bytes a cell, no per-cell strings
+
+
+def test_batch_heatmap_greys_out_padding():
+    view = _batch()
+    fig = batch_heatmap(view.src_tokens, view.src_padding, row_labels=["1", "2", "3"], title="t", x_title="pos",
+                        legend=("token", "<pad>"))
+    trace = fig.data[0]
+    assert np.asarray(trace.z).tolist() == view.src_padding.astype(int).tolist()
+    assert trace.text[1][3] == "&lt;pad&gt;"
+    assert list(fig.layout.yaxis.ticktext) == ["1", "2", "3"]

@@ -1,0 +1,108 @@
+"""A batch of 2–4 sentences: the shared text box is sentence 1, a text area adds 1–3 more.
+
+Padding only exists in a batch, so the Masks page needs several sentences of different lengths.
+The first one is the text every page shares (so a sentence typed on another page shows up here);
+the rest are typed one per line, bound to the URL, and checked like the main text
+(`ui.validation.check_text`), with a translated message per line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import streamlit as st
+
+from transformer.checkpoint import ModelBundle
+from transformer.tokenizer import PAD, Tokenizer
+from ui.i18n import t
+from ui.inputs import example_text, text_box
+from ui.validation import TextCheck, check_text
+from viz.masks import MaskBatch, build_mask_batch
+from viz.trace import TraceData
+
+MORE_KEY = "more"  # session-state key and URL query parameter of the text area
+MIN_SENTENCES, MAX_SENTENCES = 2, 4
+
+
+@dataclass(frozen=True)
+class BatchCheck:
+    """The sentences to run, and what the user should be told about the extra lines."""
+
+    sentences: tuple[str, ...]
+    lines: tuple[tuple[int, TextCheck], ...]  # (sentence number, its check) for every extra line kept
+    skipped_empty: tuple[int, ...] = ()  # line numbers (1-based, in the text area) that were blank
+    dropped: int = 0  # non-empty lines beyond MAX_SENTENCES
+
+    @property
+    def ok(self) -> bool:
+        return len(self.sentences) >= MIN_SENTENCES
+
+
+def check_batch(first: str | None, more: str, tokenizer: Tokenizer, max_tokens: int) -> BatchCheck:
+    """Check sentence 1 (already checked text or None) and each line of `more` (pure: no widgets)."""
+    sentences = [first] if first else []
+    lines: list[tuple[int, TextCheck]] = []
+    skipped: list[int] = []
+    dropped = 0
+    for number, line in enumerate((more or "").splitlines(), start=1):
+        check = check_text(line, tokenizer, max_tokens)
+        if check.empty:
+            skipped.append(number)
+        elif len(sentences) >= MAX_SENTENCES:
+            dropped += 1
+        else:
+            sentences.append(check.text)  # type: ignore[arg-type]  # not empty
+            lines.append((len(sentences), check))
+    return BatchCheck(tuple(sentences), tuple(lines), tuple(skipped), dropped)
+
+
+def default_more(example: str, tokenizer: Tokenizer) -> str:
+    """Two shorter prefixes of the example (about 1/2 and 1/4 of it): sentences of different lengths
+    made only of symbols the model knows."""
+    symbols = tokenizer.tokenize(example)
+    lengths = dict.fromkeys(n for n in (len(symbols) // 2, len(symbols) // 4) if 0 < n < len(symbols))
+    lines = [tokenizer.detokenize(symbols[:n]).strip() for n in lengths]
+    return "\n".join(line for line in lines if line) or example
+
+
+def sentence_batch(bundle: ModelBundle) -> BatchCheck:
+    """Render sentence 1 (the shared text box) and the text area of more sentences; report problems."""
+    first = text_box(bundle)
+    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    if MORE_KEY not in st.session_state and not st.query_params.get(MORE_KEY):
+        st.session_state[MORE_KEY] = default_more(example_text(bundle), reader)
+    more = st.text_area(t("masks.more_label"), key=MORE_KEY, bind="query-params", height=110, help=t("masks.more_help"))
+    batch = check_batch(first.text, more or "", reader, bundle.config.max_len - 1)
+    _report(batch)
+    return batch
+
+
+def _report(batch: BatchCheck) -> None:
+    for number, check in batch.lines:
+        if check.removed_controls:
+            st.info(t("masks.line_controls", n=number, k=check.removed_controls))
+        if check.truncated_to is not None:
+            st.warning(t("masks.line_truncated", n=number, kept=check.truncated_to, total=check.original_tokens))
+        if check.unknown:
+            st.warning(t("masks.line_unknown", n=number, k=len(check.unknown)))
+            st.code("  ".join(check.unknown), language=None)
+    if batch.skipped_empty:
+        st.info(t("masks.empty_lines", lines=", ".join(map(str, batch.skipped_empty))))
+    if batch.dropped:
+        st.warning(t("masks.too_many", max=MAX_SENTENCES, n=batch.dropped))
+    if not batch.ok and batch.sentences:
+        st.error(t("masks.too_few", min=MIN_SENTENCES, max=MAX_SENTENCES))
+
+
+def mask_batch(bundle: ModelBundle, traces: Sequence[TraceData]) -> MaskBatch:
+    """The padded batch of the sentences' real runs: source = tokens + <eos>, decoder input = <bos> + output."""
+    source = bundle.source_tokenizer
+    return build_mask_batch(
+        [trace.tgt_tokens for trace in traces],
+        bundle.target_tokenizer.index,
+        bundle.config.pad_id,
+        PAD,
+        src_tokens=[trace.src_tokens for trace in traces] if source is not None else None,
+        src_index=source.index if source is not None else None,
+    )

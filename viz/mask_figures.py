@@ -1,0 +1,172 @@
+"""Figures of a padded batch and of its masks: two colours, a legend, and "1"/"0" in every cell.
+
+Masks are binary, so they get a two-colour discrete scale (allowed = blue, blocked = light grey,
+`style.MASK_COLORS`) with a two-entry colour bar as legend, and the cell text says "1" or "0" so
+the matrix still reads on a washed-out projector or for a colour-blind viewer. Axes are
+categorical over unique "3: tok" names (repeated tokens stay distinct, and hover names the
+position without per-cell strings); ticks show the escaped tokens (`viz.tokens`).
+Figures are sized for a given width (`width_hint`): the page shows them stretched to their column.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz.style import MASK_COLORS, TICK_FONT_SIZE, base_layout
+from viz.tokens import axis, escape_token, hover_labels
+
+MIN_TEXT_CELL = 26  # px: narrower cells get no cell text (hover still gives the value)
+PAD_GREY, TOKEN_BLUE = "#b0b0b0", "#dbe9f6"
+
+
+def text_px(label: str, size: int = TICK_FONT_SIZE) -> float:
+    """Rough rendered width of a label: CJK and emoji are about twice as wide as Latin letters."""
+    return sum(size if ord(ch) >= 0x2E80 else 0.6 * size for ch in label)
+
+
+def cell_px(n_cols: int, plot_width: float) -> float:
+    """Cell width that fills `plot_width`, kept between 8 px (long inputs) and 44 px (a few tokens)."""
+    return float(min(44.0, max(8.0, plot_width / max(n_cols, 1))))
+
+
+def label_room(rows: Sequence[str], cols: Sequence[str], rotate: bool) -> tuple[int, int]:
+    """(left, bottom) margins in px for the tick labels and axis titles."""
+    left = 40 + max((text_px(r) for r in rows), default=0)
+    longest = max((text_px(c) for c in cols), default=0)
+    bottom = 45 + (0.87 * longest if rotate else TICK_FONT_SIZE)
+    return int(left), int(bottom)
+
+
+def binary_scale(off: str, on: str) -> list[list]:
+    """A discrete two-colour scale for z in {0, 1}: no blending, so every cell is one of two colours."""
+    return [[0.0, off], [0.5, off], [0.5, on], [1.0, on]]
+
+
+def two_entry_bar(labels: tuple[str, str]) -> dict:
+    """A horizontal colour bar above the plot's right end, used as a legend: (for 1, for 0)."""
+    return {"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.0, "yanchor": "bottom", "len": 0.7,
+            "thickness": 14, "tickvals": [0.25, 0.75], "ticktext": [html.escape(labels[1]), html.escape(labels[0])],
+            "outlinewidth": 1, "tickfont": {"size": TICK_FONT_SIZE}}
+
+
+def hovertemplate(y_title: str, x_title: str, value: str) -> str:
+    """Hover: the query and key named by position and token, then the cell's value."""
+    y, x = html.escape(y_title), html.escape(x_title)
+    return f"{y}: %{{y}}<br>{x}: %{{x}}<br>{value}<extra></extra>"
+
+
+def binary_heatmap(
+    allowed: np.ndarray,
+    *,
+    row_tokens: Sequence[str],
+    col_tokens: Sequence[str],
+    title: str,
+    x_title: str,
+    y_title: str,
+    legend: tuple[str, str],
+    width_hint: int = 480,
+) -> go.Figure:
+    """One mask as a matrix: rows are queries, columns are keys.
+
+    Args:
+        allowed: (Tq, Tk) boolean, True = may attend.
+        row_tokens / col_tokens: raw tokens labelling the axes (escaped here).
+        legend: translated (allowed, blocked) labels for the colour-bar legend.
+    """
+    allowed = np.asarray(allowed, dtype=bool)
+    trace = go.Heatmap(
+        z=allowed.astype(np.uint8),  # (Tq, Tk): 1 allowed, 0 blocked; about 1.3 bytes a cell in the JSON
+        x=hover_labels(col_tokens),
+        y=hover_labels(row_tokens),
+        zmin=0,
+        zmax=1,
+        colorscale=binary_scale(MASK_COLORS["blocked"], MASK_COLORS["allowed"]),
+        xgap=1,
+        ygap=1,
+        colorbar=two_entry_bar(legend),
+        hovertemplate=hovertemplate(y_title, x_title, "<b>%{z}</b>"),
+    )
+    fig = go.Figure(trace)
+    cell = matrix_layout(fig, title, x_title, y_title, row_tokens, col_tokens, width_hint)
+    if cell >= MIN_TEXT_CELL:
+        fig.data[0].update(texttemplate="%{z}", textfont={"size": TICK_FONT_SIZE})
+    return fig
+
+
+def batch_heatmap(
+    tokens: Sequence[Sequence[str]],
+    is_real: np.ndarray,
+    *,
+    row_labels: Sequence[str],
+    title: str,
+    x_title: str,
+    legend: tuple[str, str],
+    width_hint: int = 960,
+) -> go.Figure:
+    """The padded batch as a table: one row per sentence, each cell its token; <pad> cells grey.
+
+    Args:
+        tokens: (B, T) padded tokens (raw; escaped here).
+        is_real: (B, T) boolean, False where the cell is padding (the padding mask).
+        legend: translated (token, padding) labels.
+    """
+    is_real = np.asarray(is_real, dtype=bool)
+    n_rows, n_cols = is_real.shape
+    text = [[escape_token(tok) for tok in row] for row in tokens]  # (B, T): a handful of sentences
+    left, bottom = label_room(row_labels, ["00"], rotate=False)
+    cell = (width_hint - left - 20) / n_cols  # the table stretches: cells may be wide
+    longest = max((text_px(tok, 13) for row in tokens for tok in row), default=0)
+    fig = go.Figure(go.Heatmap(
+        z=is_real.astype(np.uint8),
+        x=np.arange(n_cols),
+        y=np.arange(n_rows),
+        zmin=0,
+        zmax=1,
+        colorscale=binary_scale(PAD_GREY, TOKEN_BLUE),
+        xgap=2,
+        ygap=2,
+        text=text,
+        texttemplate="%{text}" if cell >= max(MIN_TEXT_CELL, longest) else None,
+        textfont={"size": 13},
+        colorbar=two_entry_bar(legend),
+        hovertemplate="%{y}, %{x}: <b>%{text}</b><extra></extra>",
+    ))
+    fig.update_layout(
+        **base_layout(title={"text": html.escape(title), "x": 0, "xanchor": "left"},
+                      height=int(90 + 40 * n_rows + bottom), margin={"l": 10, "r": 10, "t": 80, "b": 10},
+                      template="none"),
+        xaxis={**axis([str(i) for i in range(n_cols)], x_title), "tickfont": {"size": TICK_FONT_SIZE}, "automargin": True},
+        yaxis={**axis(row_labels), "autorange": "reversed", "tickfont": {"size": TICK_FONT_SIZE}, "automargin": True},
+    )
+    return fig
+
+
+def matrix_layout(
+    fig: go.Figure, title: str, x_title: str, y_title: str, rows: Sequence[str], cols: Sequence[str],
+    width_hint: int, n_panels: int = 1, panel_gap: int = 0, top: int = 95,
+) -> float:
+    """Token ticks on both axes (first query on top) and a height giving near-square cells.
+
+    Returns:
+        the cell width in px at `width_hint`, so callers know whether cell text fits.
+    """
+    rotate = len(cols) > 6 or max((text_px(c) for c in cols), default=0) > 40
+    left, bottom = label_room(rows, cols, rotate)
+    cell = cell_px(len(cols), (width_hint - left - 20 - panel_gap * (n_panels - 1)) / n_panels)
+    fig.update_layout(
+        **base_layout(
+            title={"text": html.escape(title), "x": 0, "xanchor": "left"},
+            height=int(top + cell * len(rows) + bottom),
+            margin={"l": 10, "r": 10, "t": top, "b": 10},
+            template="none",
+        ),
+        xaxis={**axis(cols, x_title), "type": "category", "tickangle": -60 if rotate else 0,
+               "tickfont": {"size": TICK_FONT_SIZE}, "automargin": True},
+        yaxis={**axis(rows, y_title), "type": "category", "autorange": "reversed",
+               "tickfont": {"size": TICK_FONT_SIZE}, "automargin": True},
+    )
+    return cell

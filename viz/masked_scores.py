@@ -1,0 +1,169 @@
+"""One head's scores before masking, after masking, and after softmax, side by side.
+
+The model replaces a blocked score by the most negative float32 (about -3.4e38) before softmax, so
+exp() of it is exactly 0. Drawn as a number that value would squash every other score into one
+colour; here blocked cells are left out of the colour scale and drawn grey with "−∞", which is
+what the value means. After softmax they read exactly "0". One head is small, so exact float32
+values are sent (hover shows them); cell text appears when cells are wide enough to read.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz.mask_figures import MIN_TEXT_CELL, hovertemplate, matrix_layout
+from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, TICK_FONT_SIZE
+from viz.tokens import hover_labels
+from viz.trace import module_path
+
+SCORE_HOOKS = ("hook_scores", "hook_mask", "hook_masked_scores", "hook_pattern")
+MINUS_INF = "−∞"
+MASKED_GREY = "#c4c4c4"
+PANEL_GAP = 60  # px between panels: room for a colour bar
+
+
+def score_hook_names(kind: str, layer: int) -> tuple[str, ...]:
+    """The four hook names this view needs from one attention module (ask `get_trace` for no more)."""
+    path = module_path(kind, layer)
+    return tuple(f"{path}.{hook}" for hook in SCORE_HOOKS)
+
+
+@dataclass(frozen=True)
+class ScoreSteps:
+    """One head of one module (batch item 0), each (Tq, Tk)."""
+
+    scores: np.ndarray  # Q Kᵀ / sqrt(d_k)
+    allowed: np.ndarray  # bool: the mask the module used
+    masked: np.ndarray  # masked scores for display: NaN where blocked (the model holds -3.4e38 there)
+    pattern: np.ndarray  # softmax: rows sum to 1, blocked cells exactly 0
+
+    @property
+    def n_blocked(self) -> int:
+        return int((~self.allowed).sum())
+
+
+def masked_for_display(masked_scores: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """Masked scores with blocked cells as NaN, so they stay out of the colour scale (float32)."""
+    return np.where(allowed, masked_scores, np.nan).astype(np.float32)
+
+
+def score_steps(arrays: Mapping[str, np.ndarray], kind: str, layer: int, head: int) -> ScoreSteps:
+    """Read one head's three steps and its mask from captured arrays (`TraceData.arrays`)."""
+    path = module_path(kind, layer)
+    allowed = arrays[f"{path}.hook_mask"][0, 0].astype(bool)  # (Tq, Tk)
+    return ScoreSteps(
+        scores=arrays[f"{path}.hook_scores"][0, head],
+        allowed=allowed,
+        masked=masked_for_display(arrays[f"{path}.hook_masked_scores"][0, head], allowed),
+        pattern=arrays[f"{path}.hook_pattern"][0, head],
+    )
+
+
+def score_range(scores: np.ndarray) -> tuple[float, float]:
+    """A symmetric colour range around 0 covering every score (before and after masking)."""
+    peak = float(np.abs(scores).max(initial=0.0)) or 1.0
+    return -peak, peak
+
+
+def number_text(values: np.ndarray, digits: int) -> np.ndarray:
+    """Cell text with `digits` decimals (weights drop the leading zero to fit: ".25"); exact zeros read
+    "0", exact ones "1", NaN "".
+
+    An exact "0" is the point of the softmax panel: a masked weight is not small, it is zero.
+    """
+    text = np.char.mod(f"%.{digits}f", np.nan_to_num(values)).astype(object)  # (Tq, Tk)
+    if digits > 1:  # weights: ".25" is as clear as "0.25" and fits a narrow cell
+        text = np.array([s.replace("0.", ".", 1) for s in text.ravel()], dtype=object).reshape(values.shape)
+    text[values == 0] = "0"
+    text[values == 1] = "1"
+    text[np.isnan(values)] = ""
+    return text
+
+
+def panel_traces(values: np.ndarray, *, x: Sequence[str], y: Sequence[str], zrange: tuple[float, float],
+                 colorscale: object, hover: str, digits: int, show_text: bool, blocked: np.ndarray | None = None,
+                 blocked_hover: str = "", xaxis: str = "x", colorbar: dict | None = None) -> list[go.Heatmap]:
+    """A panel's heatmap, plus a grey "−∞" overlay on `blocked` cells (the masked-scores panel)."""
+    text = {"text": number_text(values, digits).tolist(), "texttemplate": "%{text}",
+            "textfont": {"size": TICK_FONT_SIZE - 2}} if show_text else {}
+    main = go.Heatmap(z=values.astype(np.float32), x=x, y=y, zmin=zrange[0], zmax=zrange[1], colorscale=colorscale,
+                      xgap=1, ygap=1, hoverongaps=False, hovertemplate=hover, xaxis=xaxis, yaxis="y",
+                      showscale=colorbar is not None, colorbar=colorbar, **text)
+    if blocked is None or not blocked.any():
+        return [main]
+    grey = {"text": np.where(blocked, MINUS_INF, "").tolist(), "texttemplate": "%{text}",
+            "textfont": {"size": TICK_FONT_SIZE, "color": "#222222"}} if show_text else {}
+    overlay = go.Heatmap(z=np.where(blocked, 1.0, np.nan).astype(np.float32), x=x, y=y,
+                         colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]], showscale=False, xgap=1, ygap=1,
+                         hoverongaps=False, hovertemplate=blocked_hover, xaxis=xaxis, yaxis="y", **grey)
+    return [main, overlay]
+
+
+def steps_figure(
+    steps: ScoreSteps,
+    *,
+    row_tokens: Sequence[str],
+    col_tokens: Sequence[str],
+    titles: tuple[str, str, str],
+    x_title: str,
+    y_title: str,
+    score_label: str,
+    weight_label: str,
+    blocked_label: str,
+    width_hint: int = 960,
+) -> go.Figure:
+    """Three panels sharing the query axis: scores | masked scores (grey −∞) | softmax weights.
+
+    Scores and masked scores share one diverging colour scale centred on 0; weights use 0..1.
+    """
+    x, y = hover_labels(col_tokens), hover_labels(row_tokens)
+    fig = go.Figure()
+    cell = matrix_layout(fig, "", x_title, y_title, row_tokens, col_tokens, width_hint, n_panels=3,
+                         panel_gap=PANEL_GAP, top=50)
+    show_text = cell >= MIN_TEXT_CELL
+    zrange = score_range(steps.scores)
+    gap = PANEL_GAP / (0.85 * width_hint)  # as a fraction of the plot area (the page stretches the figure)
+    panel = (1 - 2 * gap) / 3
+    domains = [(i * (panel + gap), i * (panel + gap) + panel) for i in range(3)]
+    bar = {"thickness": 12, "len": 0.9, "y": 0.5, "x": domains[1][1] + 0.01, "xanchor": "left", "xref": "paper"}
+    score_hover = hovertemplate(y_title, x_title, f"{score_label} = %{{z:.6~g}}")
+    panels = [
+        panel_traces(steps.scores, x=x, y=y, zrange=zrange, colorscale=DIVERGING_SCALE, hover=score_hover, digits=1,
+                     show_text=show_text, xaxis="x"),
+        panel_traces(steps.masked, x=x, y=y, zrange=zrange, colorscale=DIVERGING_SCALE, hover=score_hover, digits=1,
+                     show_text=show_text, blocked=~steps.allowed, xaxis="x2", colorbar=bar,
+                     blocked_hover=hovertemplate(y_title, x_title, f"{score_label} = {MINUS_INF} ({blocked_label})")),
+        panel_traces(steps.pattern, x=x, y=y, zrange=(0.0, 1.0), colorscale=ATTENTION_SCALE, digits=2,
+                     hover=hovertemplate(y_title, x_title, f"{weight_label} = %{{z:.6~g}}"), show_text=show_text,
+                     xaxis="x3", colorbar={**bar, "x": 1.0 + 0.005}),
+    ]
+    for traces in panels:
+        fig.add_traces(traces)
+    base_x = fig.layout.xaxis.to_plotly_json()
+    fig.update_layout(
+        xaxis={**base_x, "domain": domains[0]},
+        xaxis2={**base_x, "domain": domains[1], "anchor": "y"},
+        xaxis3={**base_x, "domain": domains[2], "anchor": "y"},
+        margin={"t": 50, "r": 60},
+        annotations=[{"text": f"<b>{html.escape(title)}</b>", "x": (a + b) / 2, "y": 1.0, "xref": "paper", "yref": "paper",
+                      "yanchor": "bottom", "showarrow": False, "font": {"size": TICK_FONT_SIZE + 1}}
+                     for title, (a, b) in zip(titles, domains, strict=True)],
+    )
+    return fig
+
+
+def pattern_figure(pattern: np.ndarray, *, row_tokens: Sequence[str], col_tokens: Sequence[str], title: str,
+                   x_title: str, y_title: str, weight_label: str, width_hint: int = 480) -> go.Figure:
+    """One head's weights on the 0..1 scale with exact values on hover; zero weights read "0"."""
+    fig = go.Figure()
+    cell = matrix_layout(fig, title, x_title, y_title, row_tokens, col_tokens, width_hint)
+    fig.add_traces(panel_traces(pattern, x=hover_labels(col_tokens), y=hover_labels(row_tokens), zrange=(0.0, 1.0),
+                                colorscale=ATTENTION_SCALE, digits=2, show_text=cell >= MIN_TEXT_CELL,
+                                hover=hovertemplate(y_title, x_title, f"{weight_label} = %{{z:.6~g}}"),
+                                colorbar={"thickness": 12, "len": 0.9}))
+    return fig
