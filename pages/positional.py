@@ -10,9 +10,9 @@ from transformer.positional import sinusoidal_encoding
 from transformer.registry import RANDOM
 from ui.charts import show_figure
 from ui.i18n import t
-from ui.models import get_bundle, get_trace, random_key
+from ui.models import get_bundle, random_key
 from ui.page import PageContext, start_page
-from ui.teaching_arrays import models_with_learned_positions, position_table, stack_reading_text
+from ui.teaching_arrays import get_padded_batch, models_with_learned_positions, position_table, stack_reading_text
 from viz.embedding_scale import EmbeddingScale, before_after_figure, learned_figure, norms_figure
 from viz.positional import (
     MAX_HEATMAP_CELLS,
@@ -122,9 +122,9 @@ def tokens_section(ctx: PageContext) -> None:
     st.subheader(t("positional.tokens_title"))
     stack, embed = stack_reading_text(ctx.bundle)
     names = (f"{embed}_embed.hook_tokens", f"{embed}_pos.hook_pe", f"{embed}_pos.hook_out")
-    trace = get_trace(ctx.model.key, ctx.text, names)
-    tokens = trace.src_tokens if embed == "src" else trace.tgt_tokens
-    scale = EmbeddingScale.from_arrays(trace.arrays, embed, tokens)
+    run = get_padded_batch(ctx.model.key, (ctx.text,), names)  # one pass of the stack that reads the text
+    arrays = {name: batch.values for name, batch in run.items()}
+    scale = EmbeddingScale.from_arrays(arrays, embed, run[names[0]].tokens[0])
     d = scale.d_model
     st.markdown(t("positional.tokens_text", stack=t(f"positional.stack_{stack}")))
     if ctx.bundle.config.positional == "none":

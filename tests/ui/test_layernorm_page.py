@@ -1,0 +1,95 @@
+"""The LayerNorm page in AppTest: every figure renders in both languages and for every model variant,
+and its selections (stack, norm, layers in the comparison, the batch) change what they should."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "layernorm.py")
+CHARTS = ["ln_overview", "ln_site", "ln_affine", "ln_stream", "ln_pair", "ln_batch_mean", "ln_s1"]
+
+
+def _page(lang: str = "en", text: str = "abcdef", more: str = "ab\nabcdefghij", **random_settings: str) -> AppTest:
+    """The page alone on a seeded random model, with a 3-layer post/pre pair to keep it quick."""
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    seeds = {"model": "random", "text": text, "more": more, "lang": lang, "ln_pair_layers": 3, **random_settings}
+    for key, value in seeds.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _charts(at: AppTest) -> dict[str, dict]:
+    """Chart name (its key without the "chart_" prefix) → figure JSON."""
+    return {c.proto.id.rsplit("-", 1)[-1].removeprefix("chart_"): json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def _metrics(at: AppTest) -> dict[str, float]:
+    return {m.label: float(m.value) for m in at.metric}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_figure_renders(lang):
+    at = _page(lang)
+    assert list(_charts(at)) == CHARTS
+    assert len(at.get("graphviz_chart")) == 2  # post-norm and pre-norm diagrams
+    text = " ".join(s.value for s in at.subheader)
+    assert bool(re.search(r"[\u4e00-\u9fff]", text)) == (lang == "zh"), text
+
+
+def test_stack_and_site_choices():
+    at = _page()
+    rows = _charts(at)["ln_overview"]["layout"]["yaxis"]["ticktext"]
+    assert rows == ["layer 1 · self-attention", "layer 1 · feed-forward", "layer 2 · self-attention", "layer 2 · feed-forward"]
+    before = _charts(at)["ln_site"]["data"][0]["y"]
+    at.selectbox(key="ln_site_encoder").set_value(3).run()
+    assert _charts(at)["ln_site"]["data"][0]["y"] != before
+    at.segmented_control(key="ln_stack").set_value("decoder").run()
+    rows = _charts(at)["ln_overview"]["layout"]["yaxis"]["ticktext"]
+    assert "layer 1 · cross-attention" in rows and len(rows) == 6
+
+
+def test_pair_layers_slider_sets_the_depth_of_the_comparison():
+    at = _page()
+    pair = _charts(at)["ln_pair"]["data"]
+    post, pre = (tr for tr in pair if tr.get("mode") == "lines+markers")
+    assert len(post["x"]) == 1 + 2 * 3 and len(pre["x"]) == 1 + 2 * 3 + 1  # pre-norm ends with a final LayerNorm
+    last_post, last_pre = list(_metrics(at).values())[:2]
+    assert last_pre > 1.3 * last_post  # the pre-norm stream grew
+    at.slider(key="ln_pair_layers").set_value(1).run()
+    post = next(tr for tr in _charts(at)["ln_pair"]["data"] if tr.get("mode") == "lines+markers")
+    assert len(post["x"]) == 3
+
+
+def test_batch_contrast_moves_batchnorm_not_layernorm():
+    at = _page()
+    metrics = list(_metrics(at).values())
+    batch_mean, batch_mean_pad, bn_out, ln_stats = metrics[2:]
+    assert batch_mean > 0 and batch_mean_pad > 0 and bn_out > 0
+    assert ln_stats == 0
+    names = [tr["name"] for tr in _charts(at)["ln_batch_mean"]["data"]]
+    assert names[:2] == ["batch of the first 2", "batch of all 3"]
+    at.selectbox(key="ln_batch_site").set_value("encoder.layers.1.sublayer.0.norm.hook_in").run()
+    assert not at.exception and list(_metrics(at).values())[-1] == 0
+
+
+def test_batch_needs_a_second_sentence():
+    at = _page(lang="zh", more="")
+    assert at.info and "ln_batch_mean" not in _charts(at)
+
+
+@pytest.mark.parametrize("settings", [{"r_arch": "decoder-only"}, {"r_norm": "pre", "r_pos": "learned"}])
+def test_variants(settings):
+    at = _page(**settings)
+    charts = _charts(at)
+    assert list(charts) == CHARTS
+    rows = charts["ln_overview"]["layout"]["yaxis"]["ticktext"]
+    if settings.get("r_arch") == "decoder-only":
+        assert not at.get("button_group") or all(b.key != "ln_stack" for b in at.get("button_group"))
+        assert all("cross" not in r for r in rows)
+    else:
+        assert rows[-1] == "final LayerNorm"
