@@ -1,0 +1,86 @@
+"""Server time per heads-page rerun, split into model, view-model, figure build and serialization.
+
+Run:  python -m benchmarks.server_time [--lengths 16 64 128 ...] [--repeats N] [--no-apptest] [--quick]
+
+- model: what `ui.models.get_trace` does on a cache miss: greedy decoding with the app's budget
+  (an untrained model rarely says <eos>, so its output runs to min(2·T + 14, max_len − 1) tokens:
+  Tt below), then one captured pass of the attention patterns, as NumPy (`TraceData`). Timed once.
+- view-model, figures, serialize: everything else pages/heads.py does on a rerun with the run
+  cached (benchmarks/heads_rerun.py: the same viz calls), median of `--repeats`.
+- AppTest: a whole-page rerun through `streamlit.testing.v1.AppTest` with the run cached (script
+  execution, widgets, every element's protobuf; no browser), for reference.
+Target: at T = 128 on the base config (48 heads a kind), everything but the model ≤ 300 ms.
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+from pathlib import Path
+from urllib.parse import quote
+
+from benchmarks.common import BASE, BASE_QUERY, CONFIGS, SMALL, arguments, header, ms, print_table, random_text, timed
+from benchmarks.heads_rerun import heads_rerun, pattern_names
+from transformer.decoding import trace_text
+from transformer.registry import random_bundle
+from viz.trace import TraceData
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+SMALL_QUERY = {"model": "random"}  # the sidebar's default random model is the small config
+APP_MAX_TOKENS = 512  # the app's random models: max_len 512 (ui.models.RANDOM_DEFAULTS), 511 characters + <eos>
+
+
+def direct_rows(label: str, lengths: list[int], repeats: int) -> list[list[object]]:
+    bundle = random_bundle(CONFIGS[label])
+    rows = []
+    for length in lengths:
+        text = random_text(length - 1, seed=length)  # + <eos> = T source tokens
+        model_s, trace = timed(lambda t=text: TraceData.from_trace(trace_text(bundle, t, names=pattern_names(bundle))))
+        heads_rerun(trace)  # warm-up: plotly's first figure loads its validators, as a running server has done
+        runs = [heads_rerun(trace) for _ in range(repeats)]
+        stage = {name: statistics.median(r.seconds[name] for r in runs) for name in runs[0].seconds}
+        rest = statistics.median(r.total_seconds for r in runs)
+        rows.append([label, length, len(trace.tgt_tokens), ms(model_s), ms(stage["view-model"]), ms(stage["figures"]),
+                     ms(stage["serialize"]), ms(rest)])
+    return rows
+
+
+def apptest_rows(label: str, lengths: list[int], repeats: int) -> list[list[object]]:
+    """First run (model included) and the median cached rerun of the whole page, in-process."""
+    from streamlit.testing.v1 import AppTest
+
+    logging.getLogger("streamlit").setLevel(logging.ERROR)  # "missing ScriptRunContext" noise from bare imports
+    rows = []
+    for length in (n for n in lengths if n <= APP_MAX_TOKENS):
+        query = {"lang": "en", **(BASE_QUERY if label == BASE else SMALL_QUERY), "text": random_text(length - 1, seed=length)}
+        at = AppTest.from_file(str(APP), default_timeout=900)
+        at.query_params.update(query)
+        first_s, _ = timed(at.run)
+        if at.exception:
+            raise RuntimeError(f"the heads page failed: {[e.value for e in at.exception]}")
+        reruns = [timed(at.run)[0] for _ in range(repeats)]
+        rows.append([label, length, ms(first_s), ms(statistics.median(reruns)),
+                     f"?{'&'.join(f'{k}={quote(v)}' for k, v in query.items() if k != 'text')}"])
+    return rows
+
+
+def main() -> None:
+    parser = arguments(__doc__, lengths=(16, 64, 128, 256, 512))
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-apptest", action="store_true", help="skip the whole-page AppTest reference")
+    args = parser.parse_args()
+    labels = [SMALL] if args.quick else [SMALL, BASE]
+    lengths = [16] if args.quick else args.lengths
+    repeats = 1 if args.quick else args.repeats
+    header("Server time of one heads-page rerun (direct calls; model timed once, the rest median of reruns)")
+    rows = [row for label in labels for row in direct_rows(label, lengths, repeats)]
+    print_table(["config", "T (source)", "Tt (decoder)", "model ms", "view-model ms", "figures ms", "serialize ms",
+                 "all but model ms"], rows)
+    if not args.no_apptest:
+        print("Whole page through AppTest (in-process; the run cached after the first):\n")
+        rows = [row for label in labels for row in apptest_rows(label, lengths, repeats)]
+        print_table(["config", "T (source)", "first run ms (model included)", "cached rerun ms", "query"], rows)
+
+
+if __name__ == "__main__":
+    main()
