@@ -30,6 +30,7 @@ RANDOM_DEFAULTS: dict[str, object] = {
     "norm_position": "post",
     "positional": "sinusoidal",
     "seed": 0,
+    "max_len": 512,  # the base config's length (TransformerConfig.base), so 511 characters + <eos> fit
 }
 
 
