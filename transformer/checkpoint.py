@@ -55,7 +55,8 @@ def save_checkpoint(bundle: ModelBundle, directory: str | Path, card_md: str | N
     """Write `bundle` to `directory` (created if needed). Returns the directory."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().contiguous().float() for k, v in bundle.model.state_dict().items()}
+    # clone: tied weights (share_embeddings) share storage, which safetensors refuses to write twice
+    state = {k: v.detach().float().clone().contiguous() for k, v in bundle.model.state_dict().items()}
     save_file(state, str(out / WEIGHTS), metadata={"format": "attention-atlas/1"})
     _write_json(out / CONFIG, bundle.config.to_dict())
     vocab = {"target": bundle.target_tokenizer.to_dict()}

@@ -41,6 +41,9 @@ class TransformerConfig:
     norm_position: NormPosition = "post"  # paper: LayerNorm(x + Sublayer(x)); pre: x + Sublayer(LayerNorm(x))
     positional: Positional = "sinusoidal"
     pad_id: int = 0  # token id whose keys every attention ignores
+    # Paper §3.4: one weight matrix for both embeddings and the pre-softmax linear layer. Needs one
+    # shared vocabulary; it lets a rare symbol's output row learn from every time it is read.
+    share_embeddings: bool = False
 
     def __post_init__(self) -> None:
         for field, choices in _CHOICES.items():
@@ -66,6 +69,13 @@ class TransformerConfig:
             raise ValueError(f"dropout must be a number in [0, 1), got {self.dropout!r}")
         if not isinstance(self.pad_id, int) or isinstance(self.pad_id, bool) or not 0 <= self.pad_id < min(self.vocab_sizes):
             raise ValueError(f"pad_id={self.pad_id} must be a valid token id (below every vocabulary size)")
+        if not isinstance(self.share_embeddings, bool):
+            raise ValueError(f"share_embeddings must be true or false, got {self.share_embeddings!r}")
+        if self.share_embeddings and len(set(self.vocab_sizes)) != 1:
+            raise ValueError(
+                f"share_embeddings needs one vocabulary for source and target, but src_vocab_size="
+                f"{self.src_vocab_size} and tgt_vocab_size={self.tgt_vocab_size}; set share_embeddings=false"
+            )
 
     @property
     def d_k(self) -> int:

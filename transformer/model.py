@@ -43,6 +43,10 @@ class Transformer(nn.Module):
         self.decoder = Decoder(c)
         self.generator = Generator(c.d_model, c.tgt_vocab_size)
         self._init_weights()
+        if c.share_embeddings:  # tie after init, so all three names refer to one initialized matrix
+            if c.is_encoder_decoder:
+                self.tgt_embed.lut.weight = self.src_embed.lut.weight
+            self.generator.proj.weight = self.tgt_embed.lut.weight
         self.hook_names = name_hook_points(self)
 
     def _init_weights(self) -> None:
