@@ -1,0 +1,97 @@
+"""The step-by-step page through AppTest: random models, picking a head and query, the d_k slider, both languages.
+
+AppTest forgets widget state on `switch_page`, and formats a selectbox's value with its format_func
+outside the script (in English), so every test picks the model and text after switching, and
+Chinese is switched on last, for one final run.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGE = "pages/step_by_step.py"
+
+
+def _open(text: str = "hi there", architecture: str = "encoder-decoder") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.switch_page(PAGE).run()
+    at.selectbox(key="model").set_value("random").run()
+    if architecture != "encoder-decoder":
+        at.selectbox(key="r_arch").set_value(architecture).run()
+    at.text_input(key="text").set_value(text).run()
+    return at
+
+
+def _charts(at: AppTest) -> dict[str, dict]:
+    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def _ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.success) == 2 and all(s.value.startswith("✓") for s in at.success), [s.value for s in at.success]
+
+
+EXPECTED = {"chart_step_qkv", "chart_step_scores", "chart_step_sum", "chart_step_variance", "chart_step_softmax",
+            "chart_step_multihead"}
+
+
+@pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])
+def test_renders_every_figure_for_random_models(architecture):
+    at = _open(architecture=architecture)
+    _ok(at)
+    assert set(_charts(at)) == EXPECTED
+    kinds = ["Encoder self-attention", "Decoder masked self-attention", "Cross-attention (decoder → encoder)"]
+    assert at.selectbox(key="kind").options == (kinds if architecture == "encoder-decoder" else kinds[1:2])
+    assert at.latex, "the equations are shown"
+
+
+def test_picking_head_and_query_shows_that_query_and_head():
+    at = _open("abcdef")
+    before = _charts(at)["chart_step_scores"]
+    at.selectbox(key="head").set_value(2).run()
+    at.selectbox(key="query").set_value(1).run()
+    _ok(at)
+    charts = _charts(at)
+    assert charts["chart_step_qkv"]["layout"]["yaxis"]["ticktext"] == ["1: b"]
+    assert charts["chart_step_scores"]["data"] != before["data"]
+    at.selectbox(key="kind").set_value("cross").run()
+    _ok(at)
+    keys = _charts(at)["chart_step_scores"]["layout"]["xaxis4"]["ticktext"]
+    assert keys[:2] == ["0: a", "1: b"], keys  # cross-attention's keys are the source characters
+
+
+def test_long_input_is_clipped_with_a_notice():
+    at = _open("the quick brown fox jumps")
+    _ok(at)
+    notices = " ".join(i.value for i in at.info)
+    assert "showing 12 of them" in notices and "first 8 dimensions" in notices
+
+
+def test_d_k_slider_and_seed_redraw_the_experiment():
+    at = _open()
+    at.select_slider(key="dk").set_value(512).run()
+    _ok(at)
+    variance = float(at.metric[0].value)
+    assert abs(variance - 512) < 5 * 512 * (2 / 2000) ** 0.5
+    rows = at.table[0].value
+    unscaled, scaled = (float(x) for x in rows.iloc[0, 1:3])  # largest weight
+    assert unscaled > 0.9 > scaled
+    at.number_input(key="dk_seed").set_value(7).run()
+    assert float(at.metric[0].value) != variance, "a new seed draws a new sample"
+
+
+@pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])
+def test_chinese_ui(architecture):
+    at = _open("hi there", architecture)
+    at.session_state["lang"] = "zh"
+    at.run()
+    _ok(at)
+    assert at.title[0].value == "注意力，一步一步"
+    charts = _charts(at)
+    assert set(charts) == EXPECTED
+    assert charts["chart_step_qkv"]["layout"]["xaxis3"]["title"]["text"] == "维度"
+    assert re.search(r"[\u4e00-\u9fff]", at.success[0].value)
