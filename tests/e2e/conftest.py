@@ -1,0 +1,161 @@
+"""Browser-test harness: a real `streamlit run` on a free port, driven by Debian's Chromium via Playwright.
+
+Never downloads a browser (no `playwright install`, no pytest-playwright browser fixtures): it
+launches the system Chromium, and every test here skips with a clear reason where it is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+STARTUP_TIMEOUT_S = 60
+IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
+BUSY = "[data-testid=stApp]:not([data-test-script-state=notRunning])"
+
+
+def chromium_path() -> str | None:
+    """Debian's real Chromium binary (the /usr/bin/chromium wrapper script also works)."""
+    for candidate in ("/usr/lib/chromium/chromium", shutil.which("chromium")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip every e2e test, saying why, where Chromium or Playwright is not installed."""
+    reason = None
+    if chromium_path() is None:
+        reason = "Chromium not installed (apt-get install chromium); browser tests skipped"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            reason = "the playwright Python package is not installed; browser tests skipped"
+    for item in items:
+        if reason and "e2e" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """Start the app on 127.0.0.1:<free port>, wait for its health check, yield its URL, stop it."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+               "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    log = (SCREENSHOTS.parent / "streamlit.log").open("w")
+    env = {**os.environ, "CI": "1", "BROWSER": "none"}
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not _healthy(url):
+            if server.poll() is not None:
+                pytest.fail(f"streamlit exited with code {server.returncode}; see {log.name}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not answer {url}/_stcore/health within {STARTUP_TIMEOUT_S} s")
+            time.sleep(0.5)
+        yield url
+    finally:
+        try:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(server.pid, signal.SIGKILL)
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[object]:
+    """A Playwright browser on the system Chromium (never a downloaded one)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def app_page(chromium, app_url):  # app_url: the server must be up before a tab opens
+    """A 1400×1000 browser tab with its own Streamlit session, shared by the tests of one module
+    (in file order: a page load with a model run is the slow part), closed after them."""
+    context = chromium.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    tab = context.new_page()
+    tab.set_default_timeout(120_000)  # generous: a shared CI machine can be slow
+    try:
+        yield tab
+    finally:
+        context.close()
+
+
+def wait_idle(page, timeout_ms: int = 180_000, start_ms: int = 3_000) -> None:
+    """Wait for the rerun an action just triggered to finish, and the "Running…" status widget to go.
+
+    On a busy machine a rerun may start a moment after the click or key press, so first give it
+    up to `start_ms` to start (a run that already finished is fine), then wait for the idle state.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_selector(BUSY, timeout=start_ms)
+    except PlaywrightTimeout:
+        pass
+    page.wait_for_selector(IDLE, timeout=timeout_ms)
+    page.wait_for_selector("[data-testid=stStatusWidget]", state="detached", timeout=timeout_ms)
+
+
+def screenshot(page, name: str) -> Path:
+    """Save the whole page to tests/e2e/screenshots/<name>.png (git-ignored).
+
+    Streamlit scrolls inside its main container, so `full_page` would stop at the viewport: the
+    viewport is made as tall as the content for the shot, then restored.
+    """
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    viewport = page.viewport_size
+    height = page.evaluate("() => (document.querySelector('[data-testid=stMain]') || document.body).scrollHeight")
+    page.set_viewport_size({"width": viewport["width"], "height": min(int(height) + 40, 8000)})
+    page.wait_for_timeout(800)  # plotly re-lays out to the new size
+    page.screenshot(path=str(path))
+    page.set_viewport_size(viewport)
+    return path
+
+
+@pytest.fixture
+def browser_tools():
+    """`wait_idle` and `screenshot` for tests (fixtures, so no test imports a conftest module)."""
+    return SimpleNamespace(wait_idle=wait_idle, screenshot=screenshot)
