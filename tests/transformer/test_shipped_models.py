@@ -1,0 +1,114 @@
+"""The shipped models work and their attention shows the structure of their task.
+
+Measured on the weights in assets/models/, on fixed held-out samples (sources never seen in training).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from transformer.decoding import trace_text
+from transformer.evaluate import best_head, cross_attention_alignment, evaluate, is_reordered
+from transformer.registry import MODELS_DIR, list_models, load_model
+from transformer.tasks import get_task
+
+MODELS = [info.name for info in list_models()]
+TRANSLATORS = [name for name in MODELS if name.startswith("translate-")]
+EVAL_N = 200
+TOLERANCE = 0.02  # the card's accuracy is on 1000 examples; a 200-example sample may fall a little below
+ALIGNMENT_THRESHOLD = {"reverse": 0.9, "copy": 0.9, "translate-en-zh": 0.8, "translate-en-fr": 0.8}
+REQUIRED_ACCURACY = {"reverse": 0.99, "copy": 0.99, "sort": 0.99, "translate-en-zh": 0.95, "translate-en-fr": 0.95}
+SIZE_BUDGET = 25 * 1024 * 1024
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def bundles():
+    return {}
+
+
+def _load(bundles, name):
+    if name not in bundles:
+        bundles[name] = load_model(name)
+    return bundles[name]
+
+
+def test_the_required_models_are_shipped_within_the_size_budget():
+    assert {"reverse", "translate-en-zh", "translate-en-fr"} <= set(MODELS)
+    total = sum(f.stat().st_size for f in MODELS_DIR.rglob("*") if f.is_file())
+    assert total <= SIZE_BUDGET, f"assets/models is {total / 2**20:.1f} MB"
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_model_reaches_its_cards_accuracy_on_a_fixed_heldout_sample(bundles, name):
+    bundle = _load(bundles, name)
+    card = bundle.card
+    keys = ("task", "summary", "summary_zh", "parameters", "metrics", "training_seconds", "steps", "seed", "command")
+    for key in (*keys, "example"):
+        assert key in card, f"{name}/card.json lacks {key!r}"
+    assert card["parameters"] == bundle.model.num_parameters()
+    assert card["command"].startswith("python -m transformer train ")
+    claimed = card["metrics"]["heldout_exact_match"]
+    task = get_task(card["task"])
+    result = evaluate(bundle, task.examples(EVAL_N, split="heldout", seed=2024))
+    assert result.exact_match >= claimed - TOLERANCE, (result.exact_match, result.failures[:3])
+    assert result.token_accuracy >= card["metrics"]["heldout_token_accuracy"] - TOLERANCE
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_model_meets_the_issues_required_accuracy(name):
+    """reverse/copy/sort >= 99 %, translators >= 95 % held-out exact match (as measured in the card)."""
+    card = next(i for i in list_models() if i.name == name).card
+    claimed = card["metrics"]["heldout_exact_match"]
+    assert claimed >= REQUIRED_ACCURACY.get(card["task"], 0.0), f"{name}'s card reports only {claimed:.1%}"
+
+
+@pytest.mark.parametrize("name", [n for n in MODELS if n in ALIGNMENT_THRESHOLD and not n.startswith("translate-")])
+def test_char_model_has_a_cross_attention_head_that_follows_the_alignment(bundles, name):
+    """reverse: output i reads source n-1-i (copy: i) in at least one head, for >= 90 % of outputs."""
+    bundle = _load(bundles, name)
+    examples = get_task(bundle.card["task"]).examples(100, split="heldout", seed=99)
+    head, score = best_head(cross_attention_alignment(bundle, examples))
+    assert score >= ALIGNMENT_THRESHOLD[name], f"best head {head}: {score:.1%}"
+
+
+@pytest.mark.parametrize("name", TRANSLATORS)
+def test_translator_cross_attention_follows_the_word_alignment_on_moved_phrases(bundles, name):
+    bundle = _load(bundles, name)
+    candidates = get_task(bundle.card["task"]).examples(300, split="heldout", seed=99)
+    moved = [e for e in candidates if is_reordered(e)]
+    assert len(moved) >= 50
+    head, score = best_head(cross_attention_alignment(bundle, moved))
+    assert score >= ALIGNMENT_THRESHOLD[name], f"best head {head}: {score:.1%}"
+
+
+def test_reverse_on_typed_text_and_its_trace():
+    bundle = load_model("reverse")
+    for text in ("hello 世界", "Attention Is All You Need", "王小明"):
+        assert trace_text(bundle, text).output_text == text[::-1]
+
+
+def test_the_default_translator_translates_the_readme_sentence():
+    bundle = load_model("translate-en-zh")
+    trace = trace_text(bundle, "i read a book in the library today")
+    assert trace.output_text == "我 今天 在 图书馆 读 一 本 书"
+    assert trace.cache["decoder.layers.0.cross_attn.hook_pattern"].shape[-1] == len(trace.src_tokens)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_card_example_is_valid_input_and_card_md_says_how_to_regenerate(name):
+    info = next(i for i in list_models() if i.name == name)
+    card = json.loads((info.path / "card.json").read_text(encoding="utf-8"))
+    assert get_task(card["task"]).is_valid_source(card["example"])
+    md = (info.path / "card.md").read_text(encoding="utf-8")
+    assert card["command"] in md
