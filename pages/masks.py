@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui.batch import mask_batch, sentence_batch
 from ui.i18n import t
-from ui.mask_controls import head_picker, intervention_controls, kind_name, labels_of
+from ui.mask_controls import head_picker, intervention_controls, kind_name, labels_of, relabel_when_changed
 from ui.mask_view import compare_patterns, mask_matrices, show_batch, show_outputs, show_steps
 from ui.models import get_trace
 from ui.page import start_page
@@ -21,18 +21,20 @@ if not batch.ok:
         st.info(t("masks.need_text"))
     st.stop()
 
+relabel_when_changed(batch.sentences)
+
 # 1. The padded batch: every sentence's real run (decoding only: no activations are kept).
 traces = [get_trace(ctx.model.key, sentence, names=()) for sentence in batch.sentences]
 view = mask_batch(ctx.bundle, traces)
 st.header(t("masks.batch_header"))
-st.markdown(t("masks.batch_explain"))
+st.markdown(t("masks.batch_explain" if view.has_source else "masks.batch_explain_decoder"))
 show_batch(view)
 
 # 2. The masks of one sentence.
 st.header(t("masks.masks_header"))
 st.markdown(t("masks.masks_explain"))
 row = st.selectbox(t("masks.row"), list(range(view.size)), index=view.most_padded, key="row", bind="query-params",
-                   format_func=labels_of({i: t("masks.sentence_n", n=i + 1) + ": " + s for i, s in enumerate(batch.sentences)}))
+                   format_func=labels_of({i: f"{i + 1}: {s}" for i, s in enumerate(batch.sentences)}))
 mask_matrices(view, row)
 
 # 3. One head: scores → masked scores → softmax, for the chosen sentence alone.

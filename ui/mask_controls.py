@@ -15,7 +15,7 @@ import streamlit as st
 
 from transformer.checkpoint import ModelBundle
 from transformer.interventions import InterventionSpec
-from ui.i18n import t
+from ui.i18n import current_language, t
 from viz.trace import module_path
 
 KIND_KEY, LAYER_KEY, HEAD_KEY = "kind", "layer", "head"
@@ -34,6 +34,23 @@ def labels_of(names: dict) -> object:
     """A widget's `format_func` from labels translated now, while the script runs: a function that
     calls `t` later (e.g. from AppTest, outside any run) would see the default language."""
     return names.__getitem__
+
+
+RELABELLED = ("row", "kind", "causal_scope", "blocked", "block_in")  # widgets whose option labels change
+
+
+def relabel_when_changed(signature: tuple, keys: tuple[str, ...] = RELABELLED) -> None:
+    """Make widgets whose option labels changed (new language, edited sentences) show the new label.
+
+    A widget whose value did not change keeps the label the browser drew; re-assigning the same
+    value through session state (before the widget renders) makes Streamlit send it again.
+    """
+    signature = (current_language(), *signature)
+    if st.session_state.get("masks_labels") != signature:
+        for key in keys:
+            if key in st.session_state:
+                st.session_state[key] = st.session_state[key]
+        st.session_state["masks_labels"] = signature
 
 
 def _valid(key: str, options: list, fallback: object) -> None:
@@ -103,6 +120,8 @@ def intervention_controls(bundle: ModelBundle, kind: str, layer: int, head: int,
                                      format_func=labels_of({s: t(f"masks.scope_{s}", layer=layer) for s in ("all", "one")}))
     with cols[1]:
         labels = [f"{i}: {tok if tok.strip() else '␣'}" for i, tok in enumerate(keys)]  # plain text; tells repeats apart
+        if "blocked" in st.session_state:  # positions of a longer sentence picked before
+            st.session_state["blocked"] = [i for i in st.session_state["blocked"] if 0 <= i < len(keys)]
         blocked = st.multiselect(t("masks.block"), list(range(len(keys))), key="blocked", bind="query-params",
                                  format_func=labels.__getitem__, placeholder=t("masks.block_placeholder"))
         where = ["cross", "encoder"] if bundle.config.is_encoder_decoder else ["decoder"]

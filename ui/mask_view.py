@@ -37,7 +37,8 @@ def show_batch(view: MaskBatch) -> None:
                                   x_title=t("masks.position"), legend=legend), "batch_source")
         if len(set(view.lengths("src"))) == 1:
             st.info(t("masks.same_length"))
-    show_figure(batch_heatmap(view.tgt_tokens, view.tgt_padding, row_labels=rows, title=t("masks.batch_tgt"),
+    title = t("masks.batch_tgt" if view.has_source else "masks.batch_tgt_decoder")
+    show_figure(batch_heatmap(view.tgt_tokens, view.tgt_padding, row_labels=rows, title=title,
                               x_title=t("masks.position"), legend=legend), "batch_target")
 
 

@@ -77,6 +77,7 @@ def number_text(values: np.ndarray, digits: int) -> np.ndarray:
     An exact "0" is the point of the softmax panel: a masked weight is not small, it is zero.
     """
     text = np.char.mod(f"%.{digits}f", np.nan_to_num(values)).astype(object)  # (Tq, Tk)
+    text[text == f"-0.{'0' * digits}"] = f"0.{'0' * digits}"  # a tiny negative score is not "-0.0"
     if digits > 1:  # weights: ".25" is as clear as "0.25" and fits a narrow cell
         text = np.array([s.replace("0.", ".", 1) for s in text.ravel()], dtype=object).reshape(values.shape)
     text[values == 0] = "0"
