@@ -2,11 +2,15 @@
 
 The model runs once per input (cached in `ui.models.get_trace`); picking a head only reruns the
 "inspect one head" fragment. Grids travel as compact images (viz/head_grid.py) within a byte
-budget (viz/payload.py); clicking a tile selects that head.
+budget (viz/payload.py); clicking a tile selects that head. What takes seconds on long inputs
+(grid images, per-head statistics, rollout) is cached per run, keyed by `Run` = (model key, text),
+the same key `get_trace` uses.
 """
 
 from functools import partial
 
+import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from ui.export import image_format_picker, npz_button, npz_bytes, show_figure
@@ -21,6 +25,24 @@ from viz.rollout import rollout
 from viz.trace import TraceData
 
 CLICKS_KEY = "heads_grid_clicks"  # bumped after each grid click, so the grid comes back unselected
+Run = tuple[str, str]  # (model key, text): identifies a cached `get_trace` result
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _grid_figure(run: Run, kind: str, layers: range, min_stride: int, tile_label: str, hover: str,
+                 _trace: TraceData) -> go.Figure:
+    return grid_figure(_trace.patterns(kind)[layers.start:layers.stop], first_layer=layers.start, min_stride=min_stride,
+                       tile_label=tile_label, hover=hover)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _summary(run: Run, kind: str, _trace: TraceData) -> HeadSummary:
+    return summarize(_trace.patterns(kind))
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _rollout_of(run: Run, kind: str, _trace: TraceData) -> np.ndarray:
+    return rollout(_trace.patterns(kind))  # (L, T, T)
 
 
 def _kind_label(kind: str) -> str:
@@ -28,9 +50,12 @@ def _kind_label(kind: str) -> str:
 
 
 def _keep_valid(key: str, options: list) -> None:
-    """Drop a stale selection (e.g. layer 5 from a URL, for a 2-layer model) before its widget renders."""
-    if key in st.session_state and st.session_state[key] not in options:
-        st.session_state[key] = options[0]
+    """Drop a stale selection (e.g. layer 5 from a URL, for a 2-layer model) before its widget renders,
+    and re-send a valid one: the browser keeps showing a selectbox's old label after a language switch
+    (its value travels as the formatted label) unless the value is set again."""
+    if key in st.session_state:
+        value = st.session_state[key]
+        st.session_state[key] = value if value in options else options[0]
 
 
 def _kind_picker(container, kinds: list[str]) -> str:
@@ -59,7 +84,7 @@ def _on_grid_click(kind: str, chart_key: str) -> None:
     st.toast(t("heads.selected", kind=_kind_label(kind), layer=layer, head=head), icon=":material/zoom_in:")
 
 
-def _grids(trace: TraceData, kinds: list[str]) -> None:
+def _grids(run: Run, trace: TraceData, kinds: list[str]) -> None:
     st.header(t("heads.grid_header"))
     st.caption(t("heads.grid_caption"))
     shapes = {kind: trace.pattern(kind, 0).shape for kind in kinds}  # kind → (H, Tq, Tk)
@@ -79,8 +104,7 @@ def _grids(trace: TraceData, kinds: list[str]) -> None:
     for tab, kind in zip(st.tabs([_kind_label(k) for k in kinds]), kinds, strict=True):
         layers = plan.layers(page)
         with tab:
-            fig = grid_figure(trace.patterns(kind)[layers.start:layers.stop], first_layer=layers.start,
-                              min_stride=plan.extra_stride, tile_label=t("heads.tile_label"), hover=t("heads.tile_hover"))
+            fig = _grid_figure(run, kind, layers, plan.extra_stride, t("heads.tile_label"), t("heads.tile_hover"), trace)
             stride = grid_geometry(1, *shapes[kind], min_stride=plan.extra_stride).stride
             if stride > 1:
                 st.caption(t("heads.pooled", k=stride))
@@ -93,6 +117,7 @@ def _metric_picture(summary: HeadSummary, kind: str) -> None:
     """One per-head statistic as a small layer × head heatmap, so the odd head stands out."""
     st.subheader(t("heads.summary_header"))
     st.caption(t("heads.summary_caption", max_entropy=f"{summary.max_entropy:.2f}"))
+    _keep_valid("heads_metric", list(METRICS))
     metric = st.selectbox(t("heads.metric_pick"), METRICS, key="heads_metric", format_func=lambda m: t(f"heads.metric_{m}"))
     zmax = summary.max_entropy if metric == "entropy" else None if metric == "distance" else 1.0
     fig = metric_figure(summary.metric(metric), title=t(f"heads.metric_{metric}"), layer_label=t("heads.layer"),
@@ -109,7 +134,7 @@ def _summary_table(summary: HeadSummary) -> None:
 
 
 @st.fragment
-def _inspector(trace: TraceData, kinds: list[str]) -> None:
+def _inspector(run: Run, trace: TraceData, kinds: list[str]) -> None:
     """Pick one head and see it large; only this fragment reruns when the choice changes."""
     st.header(t("heads.inspect_header"))
     cols = st.columns([2, 1, 1, 2], vertical_alignment="bottom")
@@ -128,22 +153,25 @@ def _inspector(trace: TraceData, kinds: list[str]) -> None:
     left, right = st.columns([3, 2])
     with left:
         show_figure(fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig")
-    summary = summarize(trace.patterns(kind))
+    summary = _summary(run, kind, trace)
     with right:
         _metric_picture(summary, kind)
     _summary_table(summary)
 
 
 @st.fragment
-def _rollout(trace: TraceData, kinds: list[str]) -> None:
+def _rollout(run: Run, trace: TraceData, kinds: list[str]) -> None:
     self_kinds = [k for k in kinds if k != "cross"]
     st.header(t("heads.rollout_header"))
     st.markdown(t("heads.rollout_intro"))
     cols = st.columns(2)
+    _keep_valid("rollout_kind", self_kinds)
     kind = cols[0].selectbox(t("heads.kind"), self_kinds, key="rollout_kind", format_func=_kind_label)
-    rolled = rollout(trace.patterns(kind))  # (L, T, T)
-    upto = cols[1].select_slider(t("heads.rollout_upto"), list(range(len(rolled))), value=len(rolled) - 1,
-                                 key="rollout_layer")
+    rolled = _rollout_of(run, kind, trace)  # (L, T, T)
+    layers = list(range(len(rolled)))
+    if st.session_state.get("rollout_layer") not in layers:
+        st.session_state["rollout_layer"] = layers[-1]  # start from the whole stack
+    upto = cols[1].select_slider(t("heads.rollout_upto"), layers, key="rollout_layer")
     tokens = trace.query_tokens(kind)
     text = HeatmapText(title=t("heads.rollout_title", kind=_kind_label(kind), layer=upto),
                        x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("heads.rollout_value"))
@@ -171,9 +199,10 @@ def main() -> None:
     if not kinds:
         st.warning(t("heads.no_attention"))
         return
-    _grids(trace, kinds)
-    _inspector(trace, kinds)
-    _rollout(trace, kinds)
+    run = (ctx.model.key, ctx.text)
+    _grids(run, trace, kinds)
+    _inspector(run, trace, kinds)
+    _rollout(run, trace, kinds)
     _downloads(trace, names)
 
 

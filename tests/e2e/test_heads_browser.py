@@ -1,0 +1,91 @@
+"""The heads page in a real Chromium: tick labels are the tokens, the UI switches to Chinese, markup stays text.
+
+The tests share one tab and run in file order (each builds on the page the previous one left).
+"""
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+ENGLISH = "the cat sees the dog"  # not the model's example, and "the" twice: repeated tokens stay two ticks
+CHINESE = "今天天气很好"  # every character is in the random model's vocabulary
+MARKUP = "<b>x</b>"
+SEP = " · "  # how ui.page.show_run joins tokens
+TICKS = ".st-key-head_fig g.xtick text"
+
+
+def _after(page, tools, action) -> None:
+    """Do `action`, then wait until the enlarged head's tick labels changed and the rerun is over
+    (on a busy machine a rerun can start seconds after the key press)."""
+    page.locator(TICKS).first.wait_for()
+    before = _ticks(page, "x")
+    action()
+    page.wait_for_function("([sel, old]) => JSON.stringify(Array.from(document.querySelectorAll(sel), e => e.textContent))"
+                           " !== JSON.stringify(old)", arg=[TICKS, before], timeout=180_000)
+    tools.wait_idle(page)
+
+
+def _submit(page, tools, text: str) -> None:
+    box = page.locator(".st-key-text input")
+    _after(page, tools, lambda: (box.fill(text), box.press("Enter")))  # a text_input commits on Enter
+
+
+def _use_random_model(page, tools) -> None:
+    def pick() -> None:
+        page.locator(".st-key-model").click()
+        page.get_by_role("option", name="Random weights (untrained)").click()
+
+    _after(page, tools, pick)
+
+
+def _ticks(page, axis: str) -> list[str]:
+    return page.locator(f".st-key-head_fig g.{axis}tick text").all_text_contents()  # plotly draws ticks as SVG text
+
+
+def _shown_source_tokens(page) -> list[str]:
+    """The encoder tokens as the page lists them under "Source tokens" (first code block of that column)."""
+    column = page.locator("[data-testid=stColumn]").filter(has=page.locator("[data-testid=stCode]")).nth(1)
+    return column.locator("[data-testid=stCode]").first.inner_text().strip().split(SEP)
+
+
+def test_english_sentence_ticks_are_its_tokens(app_page, app_url, browser_tools):
+    page, tools = app_page, browser_tools
+    page.goto(f"{app_url}/?lang=en")
+    page.get_by_role("heading", name="Every layer × head").wait_for(timeout=180_000)
+    tools.wait_idle(page)
+    _submit(page, tools, ENGLISH)
+    tokens = _shown_source_tokens(page)
+    assert tokens[: len(ENGLISH.split())] == ENGLISH.split()
+    assert _ticks(page, "x") == tokens and _ticks(page, "y") == tokens
+    tools.screenshot(page, "heads-en-ui-en-text")
+
+
+def test_chinese_sentence_ticks_are_its_characters(app_page, browser_tools):
+    page, tools = app_page, browser_tools
+    _submit(page, tools, CHINESE)  # the translator reads English words: every hanzi word is <unk> here
+    assert _ticks(page, "x") == _shown_source_tokens(page)
+    _use_random_model(page, tools)  # its character vocabulary knows common hanzi
+    tokens = _shown_source_tokens(page)
+    assert tokens[: len(CHINESE)] == list(CHINESE)
+    assert _ticks(page, "x") == tokens and _ticks(page, "y") == tokens
+    tools.screenshot(page, "heads-en-ui-zh-text")
+
+
+def test_markup_in_the_input_stays_literal(app_page, browser_tools):
+    page, tools = app_page, browser_tools
+    _submit(page, tools, MARKUP)
+    ticks = _ticks(page, "x")
+    assert MARKUP in "".join(ticks), ticks
+    chart = page.locator(".st-key-head_fig")
+    assert chart.locator("svg b, svg a, tspan[style*='bold']").count() == 0  # nothing was rendered as markup
+    tools.screenshot(page, "heads-en-ui-markup")
+
+
+def test_chinese_ui_translates_headings_and_axes(app_page, browser_tools):
+    page, tools = app_page, browser_tools
+    page.locator(".st-key-lang button", has_text="简体中文").click()
+    page.get_by_role("heading", name="所有层 × 所有头").wait_for(timeout=180_000)
+    tools.wait_idle(page)
+    assert page.get_by_role("heading", name="放大查看一个头").is_visible()
+    assert page.locator(".st-key-head_fig g.g-xtitle text").text_content() == "键（被关注）"
+    tools.screenshot(page, "heads-zh-ui-zh-text")
