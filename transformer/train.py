@@ -50,6 +50,7 @@ class TrainSettings:
     eval_n: int = 200  # held-out examples in each periodic check
     target_exact: float = 1.0  # stop early once the periodic check reaches this exact-match (> 1: never)
     bucket_pool: int = 8  # batches drawn at once and sorted by length, so a batch holds similar lengths
+    init_from: str | None = None  # a checkpoint folder to continue from (fresh optimizer and schedule)
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "warmup", "eval_n", "bucket_pool"):
@@ -142,6 +143,8 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
     torch.manual_seed(settings.seed)
     data_rng = random.Random(settings.seed)
     bundle = build_bundle(task, settings)
+    if settings.init_from is not None:
+        _continue_from(bundle, settings.init_from)
     model, d_model = bundle.model, bundle.config.d_model
     heldout = task.examples(settings.eval_n, split="heldout", seed=settings.seed) if settings.eval_every else []
     optimizer, scheduler = noam_optimizer(model.parameters(), d_model, settings.warmup, settings.lr_factor)
@@ -185,6 +188,16 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
             break
     model.eval()
     return TrainResult(bundle, settings, step, time.perf_counter() - start, stop_reason, losses, checks)
+
+
+def _continue_from(bundle: ModelBundle, folder: str) -> None:
+    """Start from a trained checkpoint's weights, e.g. a second, lower-learning-rate stage."""
+    from transformer.checkpoint import load_checkpoint
+
+    start = load_checkpoint(folder)
+    if start.config != bundle.config or start.target_tokenizer.vocab != bundle.target_tokenizer.vocab:
+        raise ValueError(f"{folder} was trained with another config or vocabulary; it cannot be continued here")
+    bundle.model.load_state_dict(start.model.state_dict())
 
 
 def heldout_metrics(bundle: ModelBundle, task: Any, n: int = 1000, seed: int = 12345) -> EvalResult:

@@ -30,7 +30,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     "translate-en-zh": {"steps": 3000, "lr_factor": 0.5, "config": _SMALL},
     "translate-en-fr": {"steps": 3000, "lr_factor": 0.5, "config": _SMALL},
 }
-_RECIPE_FLAGS = ("steps", "batch_size", "warmup", "lr_factor", "label_smoothing", "eval_every", "eval_n", "target_exact")
+_RECIPE_FLAGS = (
+    "steps", "batch_size", "warmup", "lr_factor", "label_smoothing", "eval_every", "eval_n", "target_exact", "init_from",
+)
 
 # One-line summaries (English, Chinese) and an input a teacher can type, per task.
 SUMMARIES: dict[str, tuple[str, str, str]] = {
@@ -91,6 +93,8 @@ def command_for(settings: TrainSettings, out: str) -> str:
     words += ["--warmup", str(settings.warmup), "--lr-factor", repr(settings.lr_factor)]
     words += ["--label-smoothing", repr(settings.label_smoothing), "--eval-every", str(settings.eval_every)]
     words += ["--eval-n", str(settings.eval_n), "--target-exact", repr(settings.target_exact)]
+    if settings.init_from is not None:
+        words += ["--init-from", settings.init_from]
     for key, value in sorted(settings.config.items()):
         words += ["--config", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
     return shlex.join(words)
@@ -168,8 +172,9 @@ def card_markdown(card: dict[str, Any], bundle: ModelBundle) -> str:
 class ProgressBar:
     """A one-line progress bar on stderr, redrawn with a carriage return a few times a second."""
 
-    def __init__(self, stream: Any = sys.stderr, every: float = 0.5) -> None:
-        self.stream, self.every, self.last = stream, every, 0.0
+    def __init__(self, stream: Any = None, every: float = 0.5) -> None:
+        # Resolved now, not at import: a default of sys.stderr would pin whatever stream was current then.
+        self.stream, self.every, self.last = stream or sys.stderr, every, 0.0
 
     def __call__(self, p: TrainProgress) -> None:
         now = time.monotonic()
@@ -272,6 +277,7 @@ def add_commands(sub: Any) -> None:
     t.add_argument("--eval-every", type=int, default=None, help="steps between held-out checks (0: never)")
     t.add_argument("--eval-n", type=int, default=None, help="held-out examples per check")
     t.add_argument("--target-exact", type=float, default=None, help="stop once a check reaches this exact-match")
+    t.add_argument("--init-from", default=None, help="continue from this checkpoint folder's weights (same config)")
     t.add_argument("--threads", type=int, default=1, help="torch threads (default 1: the machine is shared)")
     t.add_argument(
         "--time-budget",

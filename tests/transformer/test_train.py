@@ -167,3 +167,15 @@ def test_cli_time_budget_stops_and_records_the_steps_taken(tmp_path, monkeypatch
     assert main([*argv, "--config", "d_model=16", "--config", "n_layers=1", "--config", "d_ff=32"]) == 0
     card = json.loads((out / "card.json").read_text(encoding="utf-8"))
     assert card["steps"] == 1 and card["stop_reason"] == "stopped" and "--steps 1 " in card["command"]
+
+
+def test_init_from_continues_from_a_checkpoints_weights(tmp_path):
+    from transformer.checkpoint import save_checkpoint
+
+    first = train(tiny_settings(steps=60, lr_factor=2.0), task=SHORT_COPY)
+    save_checkpoint(first.bundle, tmp_path / "stage1")
+    continued = train(tiny_settings(steps=1, lr_factor=0.01, init_from=str(tmp_path / "stage1")), task=SHORT_COPY)
+    fresh = train(tiny_settings(steps=1, lr_factor=0.01), task=SHORT_COPY)
+    assert continued.losses[0] < fresh.losses[0] - 0.5  # starts where stage 1 ended, not from scratch
+    with pytest.raises(ValueError, match="another config"):
+        train(tiny_settings(steps=1, config={**TINY, "d_ff": 32}, init_from=str(tmp_path / "stage1")), task=SHORT_COPY)
