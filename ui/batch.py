@@ -13,12 +13,13 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from transformer.batch import batch_masks, pad_batch, token_ids
 from transformer.checkpoint import ModelBundle
 from transformer.tokenizer import PAD, Tokenizer
 from ui.i18n import t
 from ui.inputs import example_text, text_box
 from ui.validation import TextCheck, check_text
-from viz.masks import MaskBatch, build_mask_batch
+from viz.masks import MaskBatch, padded_tokens
 from viz.trace import TraceData
 
 MORE_KEY = "more"  # session-state key and URL query parameter of the text area
@@ -96,13 +97,16 @@ def _report(batch: BatchCheck) -> None:
 
 
 def mask_batch(bundle: ModelBundle, traces: Sequence[TraceData]) -> MaskBatch:
-    """The padded batch of the sentences' real runs: source = tokens + <eos>, decoder input = <bos> + output."""
+    """The padded batch of the sentences' real runs and its masks, built by the model's own mask
+    functions: source = tokens + <eos>, decoder input = <bos> + output."""
+    pad = bundle.config.pad_id
+    tgt = pad_batch([token_ids(tr.tgt_tokens, bundle.target_tokenizer.index) for tr in traces], pad)  # (B, Tt)
     source = bundle.source_tokenizer
-    return build_mask_batch(
-        [trace.tgt_tokens for trace in traces],
-        bundle.target_tokenizer.index,
-        bundle.config.pad_id,
-        PAD,
-        src_tokens=[trace.src_tokens for trace in traces] if source is not None else None,
-        src_index=source.index if source is not None else None,
+    src = None if source is None else pad_batch([token_ids(tr.src_tokens, source.index) for tr in traces], pad)
+    masks = batch_masks(tgt, pad, src)
+    arrays = {name: None if mask is None else mask.numpy() for name, mask in masks._asdict().items()}
+    return MaskBatch(
+        src_tokens=padded_tokens([tr.src_tokens for tr in traces], PAD) if source is not None else (),
+        tgt_tokens=padded_tokens([tr.tgt_tokens for tr in traces], PAD),
+        **arrays,
     )

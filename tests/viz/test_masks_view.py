@@ -3,7 +3,7 @@
 import numpy as np
 import torch
 
-from transformer.config import TransformerConfig
+from transformer.config import TransformerConfig  # only to capture a real head for the display tests
 from transformer.hooks import capture
 from transformer.model import Transformer
 from viz.mask_figures import batch_heatmap, binary_heatmap
@@ -15,61 +15,35 @@ from viz.masked_scores import (
     score_steps,
     steps_figure,
 )
-from viz.masks import build_mask_batch, key_padding_matrix, pad_ids
+from viz.masks import MaskBatch, key_padding_matrix, padded_tokens
 
-INDEX = {"<pad>": 0, "<bos>": 1, "<eos>": 2, "<unk>": 3, "a": 4, "b": 5, "c": 6}
-SRC = [["a", "b", "c", "<eos>"], ["a", "<eos>"], ["c", "b", "<eos>"]]  # lengths 4, 2, 3
-TGT = [["<bos>", "a"], ["<bos>", "a", "b", "c"], ["<bos>"]]  # lengths 2, 4, 1
+SRC_REAL = np.array([[1, 1, 1, 1], [1, 1, 0, 0], [1, 1, 1, 0]], dtype=bool)  # source lengths 4, 2, 3
 
 
-def _batch():
-    return build_mask_batch(TGT, INDEX, 0, "<pad>", src_tokens=SRC, src_index=INDEX)
+def _batch() -> MaskBatch:
+    """A hand-written padded batch (the masks themselves are tested in tests/transformer/test_batch_masks.py)."""
+    tgt_real = np.array([[1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 0, 0]], dtype=bool)
+    causal = np.tril(np.ones((4, 4), dtype=bool))
+    return MaskBatch(
+        src_tokens=padded_tokens([["a", "b", "c", "<eos>"], ["a", "<eos>"], ["c", "b", "<eos>"]], "<pad>"),
+        tgt_tokens=padded_tokens([["<bos>", "a"], ["<bos>", "a", "b", "c"], ["<bos>"]], "<pad>"),
+        tgt_padding=tgt_real,
+        causal=causal,
+        decoder_self=tgt_real[:, None, :] & causal,
+        src_padding=SRC_REAL,
+        encoder_self=np.repeat(SRC_REAL[:, None, :], 4, axis=1),
+        cross=np.repeat(SRC_REAL[:, None, :], 4, axis=1),
+    )
 
 
-def test_padded_ids_and_tokens():
+def test_padded_tokens_lengths_and_the_most_padded_sentence():
     view = _batch()
-    assert view.src_ids.tolist() == [[4, 5, 6, 2], [4, 2, 0, 0], [6, 5, 2, 0]]
-    assert view.tgt_ids.tolist() == [[1, 4, 0, 0], [1, 4, 5, 6], [1, 0, 0, 0]]
     assert view.src_tokens[1] == ("a", "<eos>", "<pad>", "<pad>")
     assert view.lengths("src") == [4, 2, 3] and view.lengths("tgt") == [2, 4, 1]
-    assert view.most_padded == 1
-    assert pad_ids([["zzz", "a"]], INDEX, 0).tolist() == [[3, 4]]  # unknown symbol → <unk>
-
-
-def test_padding_causal_combined_and_cross_masks_exactly():
-    view = _batch()
-    assert view.src_padding.astype(int).tolist() == [[1, 1, 1, 1], [1, 1, 0, 0], [1, 1, 1, 0]]
-    assert view.tgt_padding.astype(int).tolist() == [[1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 0, 0]]
-    assert view.causal.astype(int).tolist() == [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]]
-    # Sentence 0: decoder input "<bos> a <pad> <pad>": padding AND causal.
-    assert view.decoder_self[0].astype(int).tolist() == [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0]]
-    assert view.decoder_self[2].astype(int).tolist() == [[1, 0, 0, 0]] * 4
-    # Cross: every decoder query (padded ones too) sees the real source keys only.
-    assert view.cross.shape == (3, 4, 4)
-    assert view.cross[1].astype(int).tolist() == [[1, 1, 0, 0]] * 4
-    assert view.encoder_self[2].astype(int).tolist() == [[1, 1, 1, 0]] * 4
+    assert view.most_padded == 1 and view.has_source and view.size == 3
+    decoder_only = MaskBatch((), view.tgt_tokens, view.tgt_padding, view.causal, view.decoder_self)
+    assert not decoder_only.has_source and decoder_only.most_padded == 2
     assert key_padding_matrix(view.tgt_padding[0]).astype(int).tolist() == [[1, 1, 0, 0]] * 4
-
-
-def test_decoder_only_batch_has_no_source_masks():
-    view = build_mask_batch([["<bos>", "a", "b"], ["<bos>"]], INDEX, 0, "<pad>")
-    assert not view.has_source and view.cross is None and view.encoder_self is None and view.src_tokens == ()
-    assert view.decoder_self[1].astype(int).tolist() == [[1, 0, 0]] * 3
-    assert view.most_padded == 1
-
-
-def test_masks_equal_what_the_model_uses_on_the_padded_batch():
-    torch.manual_seed(0)
-    model = Transformer(TransformerConfig(src_vocab_size=7, tgt_vocab_size=7, n_layers=1, d_model=16, n_heads=2,
-                                          d_ff=32, dropout=0.0)).eval()
-    view = _batch()
-    names = ["encoder.layers.0.self_attn.hook_mask", "decoder.layers.0.self_attn.hook_mask",
-             "decoder.layers.0.cross_attn.hook_mask"]
-    with torch.no_grad(), capture(model, names) as cache:
-        model(torch.from_numpy(view.src_ids), torch.from_numpy(view.tgt_ids))
-    assert np.array_equal(cache[names[0]][:, 0].numpy(), view.encoder_self)
-    assert np.array_equal(cache[names[1]][:, 0].numpy(), view.decoder_self)
-    assert np.array_equal(cache[names[2]][:, 0].numpy(), view.cross)
 
 
 def _steps_from_model():

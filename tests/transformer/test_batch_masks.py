@@ -1,0 +1,56 @@
+"""The masks of a padded batch, exactly, and the same ones the model applies (transformer/batch.py)."""
+
+import numpy as np
+import torch
+
+from transformer.batch import batch_masks, pad_batch, token_ids
+from transformer.config import TransformerConfig
+from transformer.hooks import capture
+from transformer.model import Transformer
+
+INDEX = {"<pad>": 0, "<bos>": 1, "<eos>": 2, "<unk>": 3, "a": 4, "b": 5, "c": 6}
+SRC = [["a", "b", "c", "<eos>"], ["a", "<eos>"], ["c", "b", "<eos>"]]  # lengths 4, 2, 3
+TGT = [["<bos>", "a"], ["<bos>", "a", "b", "c"], ["<bos>"]]  # lengths 2, 4, 1
+
+
+def _ids(sequences):
+    return pad_batch([token_ids(s, INDEX) for s in sequences], 0)
+
+
+def test_padding_and_unknown_symbols():
+    assert _ids(SRC).tolist() == [[4, 5, 6, 2], [4, 2, 0, 0], [6, 5, 2, 0]]
+    assert _ids(TGT).tolist() == [[1, 4, 0, 0], [1, 4, 5, 6], [1, 0, 0, 0]]
+    assert token_ids(["zzz", "a"], INDEX) == [3, 4]
+
+
+def test_padding_causal_combined_and_cross_masks_exactly():
+    m = batch_masks(_ids(TGT), 0, _ids(SRC))
+    assert m.src_padding.int().tolist() == [[1, 1, 1, 1], [1, 1, 0, 0], [1, 1, 1, 0]]
+    assert m.tgt_padding.int().tolist() == [[1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 0, 0]]
+    assert m.causal.int().tolist() == [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]]
+    # Sentence 0: decoder input "<bos> a <pad> <pad>": padding AND causal.
+    assert m.decoder_self[0].int().tolist() == [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0]]
+    assert m.decoder_self[2].int().tolist() == [[1, 0, 0, 0]] * 4
+    # Cross: every decoder query (padded ones too) sees the real source keys only.
+    assert m.cross.shape == (3, 4, 4) and m.cross[1].int().tolist() == [[1, 1, 0, 0]] * 4
+    assert m.encoder_self[2].int().tolist() == [[1, 1, 1, 0]] * 4
+
+
+def test_decoder_only_batch_has_no_source_masks():
+    m = batch_masks(pad_batch([[1, 4, 5], [1]], 0), 0)
+    assert m.src_padding is None and m.cross is None and m.encoder_self is None
+    assert m.decoder_self[1].int().tolist() == [[1, 0, 0]] * 3
+
+
+def test_masks_equal_what_the_model_applies_to_the_padded_batch():
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig(src_vocab_size=7, tgt_vocab_size=7, n_layers=1, d_model=16, n_heads=2,
+                                          d_ff=32, dropout=0.0)).eval()
+    src, tgt = _ids(SRC), _ids(TGT)
+    m = batch_masks(tgt, 0, src)
+    names = ["encoder.layers.0.self_attn.hook_mask", "decoder.layers.0.self_attn.hook_mask",
+             "decoder.layers.0.cross_attn.hook_mask"]
+    with torch.no_grad(), capture(model, names) as cache:
+        model(src, tgt)
+    for name, mask in zip(names, (m.encoder_self, m.decoder_self, m.cross), strict=True):
+        assert np.array_equal(cache[name][:, 0].numpy(), mask.numpy()), name
