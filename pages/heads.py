@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui.export import image_format_picker, npz_button, npz_bytes, show_figure
-from ui.i18n import t
+from ui.i18n import labels_of, t
 from ui.models import attention_names, get_trace
 from ui.page import show_run, start_page
 from viz.head_grid import grid_figure, grid_geometry
@@ -64,7 +64,7 @@ def _kind_picker(container, kinds: list[str]) -> str:
     if "kind" not in st.session_state and st.query_params.get("kind") in kinds:
         st.session_state["kind"] = st.query_params["kind"]
     _keep_valid("kind", kinds)
-    kind = container.selectbox(t("heads.kind"), kinds, key="kind", format_func=_kind_label)
+    kind = container.selectbox(t("heads.kind"), kinds, key="kind", format_func=labels_of({k: _kind_label(k) for k in kinds}))
     if kind == kinds[0]:
         st.query_params.pop("kind", None)
     else:
@@ -92,7 +92,7 @@ def _grids(run: Run, trace: TraceData, kinds: list[str]) -> None:
     cells = sum(shapes[k][0] * g.tq * g.tk for k, g in geometries.items())
     longest = max(max(shape[1:]) for shape in shapes.values())
     reserve = 2 * longest**2 * EXACT_BYTES_PER_CELL  # the enlarged head and the rollout
-    plan = plan_layers(max(trace.n_layers(k) for k in kinds), cells, DEFAULT_BUDGET - reserve)
+    plan = plan_layers(max(trace.n_layers(k) for k in kinds), cells, max(DEFAULT_BUDGET - reserve, DEFAULT_BUDGET / 4))
     page = 0
     if plan.paged:
         st.info(t("heads.paged", shown=plan.per_page, total=plan.n_layers))
@@ -118,7 +118,8 @@ def _metric_picture(summary: HeadSummary, kind: str) -> None:
     st.subheader(t("heads.summary_header"))
     st.caption(t("heads.summary_caption", max_entropy=f"{summary.max_entropy:.2f}"))
     _keep_valid("heads_metric", list(METRICS))
-    metric = st.selectbox(t("heads.metric_pick"), METRICS, key="heads_metric", format_func=lambda m: t(f"heads.metric_{m}"))
+    metric = st.selectbox(t("heads.metric_pick"), METRICS, key="heads_metric",
+                          format_func=labels_of({m: t(f"heads.metric_{m}") for m in METRICS}))
     zmax = summary.max_entropy if metric == "entropy" else None if metric == "distance" else 1.0
     fig = metric_figure(summary.metric(metric), title=t(f"heads.metric_{metric}"), layer_label=t("heads.layer"),
                         head_label=t("heads.head"), zmax=zmax)
@@ -166,7 +167,8 @@ def _rollout(run: Run, trace: TraceData, kinds: list[str]) -> None:
     st.markdown(t("heads.rollout_intro"))
     cols = st.columns(2)
     _keep_valid("rollout_kind", self_kinds)
-    kind = cols[0].selectbox(t("heads.kind"), self_kinds, key="rollout_kind", format_func=_kind_label)
+    kind = cols[0].selectbox(t("heads.kind"), self_kinds, key="rollout_kind",
+                                 format_func=labels_of({k: _kind_label(k) for k in self_kinds}))
     rolled = _rollout_of(run, kind, trace)  # (L, T, T)
     layers = list(range(len(rolled)))
     if st.session_state.get("rollout_layer") not in layers:

@@ -7,7 +7,7 @@ import streamlit as st
 
 from ui.batch import MAX_SENTENCES, MORE_KEY, check_batch, default_more
 from ui.charts import show_figure
-from ui.i18n import t
+from ui.i18n import current_language, labels_of, t
 from ui.inputs import example_text
 from ui.models import RANDOM_DEFAULTS, get_bundle, get_trace, random_key
 from ui.page import PageContext, start_page
@@ -41,7 +41,8 @@ def _stack_choice(hook_names: list[str], key: str) -> str:
     options = stacks(hook_names)
     if len(options) == 1:
         return options[0]
-    return st.segmented_control(t("layernorm.stack"), options, format_func=lambda s: t(f"layernorm.stack_{s}"),
+    return st.segmented_control(t("layernorm.stack"), options,
+                                format_func=labels_of({s: t(f"layernorm.stack_{s}") for s in options}),
                                 key=key, default=options[0], required=True)
 
 
@@ -61,7 +62,7 @@ def network_section(ctx: PageContext) -> None:
                                       mean_label=t("layernorm.mean"), std_label=t("layernorm.std")), "ln_overview")
 
     chosen = st.selectbox(t("layernorm.site_pick"), range(len(stats.sites)), format_func=lambda i: labels[i],
-                          key=f"ln_site_{stack}")
+                          key=f"ln_site_{stack}_{current_language()}")  # language in the key: labels follow a switch
     names_in_out = {"in": t("layernorm.input"), "out": t("layernorm.output")}
     show_figure(site_detail_figure(stats, chosen, tokens, names=names_in_out, token_title=t("layernorm.token"),
                                    mean_title=t("layernorm.mean"), std_title=t("layernorm.std")), "ln_site")
@@ -141,7 +142,8 @@ def batch_section(ctx: PageContext) -> None:
     options = [STACK_INPUT[stack]] + [s.hook_in for s in sites if s.layer is not None]
     labels = dict(zip(options, [t("layernorm.point_input")] + [site_label(s) for s in sites if s.layer is not None],
                       strict=True))
-    where = st.selectbox(t("layernorm.batch_site"), options, format_func=labels.get, key="ln_batch_site")
+    where = st.selectbox(t("layernorm.batch_site"), options, format_func=labels.get,
+                         key=f"ln_batch_site_{current_language()}")
     padded = get_padded_batch(ctx.model.key, batch.sentences, (where,))[where]
     c = Contrast.compute(padded)
     n = len(batch.sentences)

@@ -9,7 +9,7 @@ import streamlit as st
 from transformer.positional import sinusoidal_encoding
 from transformer.registry import RANDOM
 from ui.charts import show_figure
-from ui.i18n import t
+from ui.i18n import current_language, labels_of, t
 from ui.models import get_bundle, random_key
 from ui.page import PageContext, start_page
 from ui.teaching_arrays import get_padded_batch, models_with_learned_positions, position_table, stack_reading_text
@@ -101,8 +101,9 @@ def learned_section(ctx: PageContext) -> None:
     random_learned = random_key(positional="learned", d_model=ctx.bundle.config.d_model
                                 if ctx.bundle.config.d_model in (32, 64, 128, 256, 512) else 64)
     options = list(dict.fromkeys([*options, random_learned]))
-    key = st.selectbox(t("positional.learned_model"), options, key="pe_learned",
-                       format_func=lambda k: t("positional.random_learned") if k.startswith(RANDOM) else k)
+    # The language is part of the key: a keyed selectbox keeps showing its old labels after a language switch.
+    key = st.selectbox(t("positional.learned_model"), options, key=f"pe_learned_{current_language()}",
+                       format_func=labels_of({k: t("positional.random_learned") if k.startswith(RANDOM) else k for k in options}))
     bundle = get_bundle(key)
     stack = "src" if bundle.config.is_encoder_decoder else "tgt"
     table = position_table(bundle, stack)

@@ -7,7 +7,7 @@ import math
 import streamlit as st
 
 from ui.charts import show_figure
-from ui.i18n import t
+from ui.i18n import labels_of, t
 from ui.models import get_trace
 from ui.page import PageContext, show_run, start_page
 from ui.params import output_projection
@@ -31,7 +31,7 @@ def _token_option(tokens: tuple[str, ...]):
 def _pickers(kinds: list[str], n_layers: int, n_heads: int) -> tuple[str, int, int]:
     cols = st.columns(3)
     kind = cols[0].selectbox(t("step.kind"), kinds, key="kind", bind="query-params",
-                             format_func=lambda k: t(f"step.kind_{k}"))
+                             format_func=labels_of({k: t(f"step.kind_{k}") for k in kinds}))
     layer = cols[1].selectbox(t("step.layer"), list(range(n_layers)), key="layer", bind="query-params")
     head = cols[2].selectbox(t("step.head"), list(range(n_heads)), key="head", bind="query-params")
     return kind, int(layer), int(head)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
@@ -38,3 +39,12 @@ def t(key: str, **values: object) -> str:
     """The string `key` in the current language, with `{name}` placeholders filled from `values`."""
     text = catalog(current_language()).get(key) or catalog(DEFAULT_LANGUAGE).get(key) or key
     return text.format(**values) if values else text
+
+
+def labels_of(names: dict) -> Callable[[object], str]:
+    """A widget's `format_func` from labels translated now, while the script runs.
+
+    A `format_func` that called `t` later (AppTest calls it outside any run) would see the default
+    language and no longer find the option label it drew.
+    """
+    return names.__getitem__

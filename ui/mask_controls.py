@@ -15,7 +15,7 @@ import streamlit as st
 
 from transformer.checkpoint import ModelBundle
 from transformer.interventions import InterventionSpec
-from ui.i18n import current_language, t
+from ui.i18n import current_language, labels_of, t
 from viz.trace import module_path
 
 KIND_KEY, LAYER_KEY, HEAD_KEY = "kind", "layer", "head"
@@ -28,12 +28,6 @@ def kinds_of(bundle: ModelBundle) -> list[str]:
 
 def kind_name(kind: str) -> str:
     return t(f"masks.kind_{kind}")
-
-
-def labels_of(names: dict) -> object:
-    """A widget's `format_func` from labels translated now, while the script runs: a function that
-    calls `t` later (e.g. from AppTest, outside any run) would see the default language."""
-    return names.__getitem__
 
 
 RELABELLED = ("row", "kind", "causal_scope", "blocked", "block_in")  # widgets whose option labels change

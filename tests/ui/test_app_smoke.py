@@ -9,8 +9,8 @@ PAGE_FILES = [f"pages/{name}.py" for name, _ in PAGES if (ROOT / "pages" / f"{na
 
 
 def _run(page: str, lang: str, **params: str) -> AppTest:
-    at = AppTest.from_file("app.py", default_timeout=120)
-    at.query_params["lang"] = lang
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["lang"] = lang  # what the sidebar's language switch sets (AppTest ignores URL binding)
     for key, value in params.items():
         at.query_params[key] = value
     at.run()
