@@ -11,6 +11,7 @@ pointer).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -43,10 +44,13 @@ def max_pool(patterns: np.ndarray, stride: int) -> np.ndarray:
     return blocks.max(axis=(-3, -1))
 
 
+@functools.cache
 def palette() -> np.ndarray:
-    """(256, 3) uint8: ATTENTION_SCALE sampled at every quantization level."""
+    """(256, 3) uint8: ATTENTION_SCALE sampled at every quantization level (computed once: read-only)."""
     colours = plotly.colors.sample_colorscale(ATTENTION_SCALE, list(np.linspace(0.0, 1.0, LEVELS + 1)))
-    return np.array([[round(float(v)) for v in re.findall(r"[\d.]+", c)[:3]] for c in colours], dtype=np.uint8)
+    table = np.array([[round(float(v)) for v in re.findall(r"[\d.]+", c)[:3]] for c in colours], dtype=np.uint8)
+    table.setflags(write=False)
+    return table
 
 
 @dataclass(frozen=True)
@@ -140,7 +144,11 @@ def grid_figure(patterns: np.ndarray, *, first_layer: int = 0, min_stride: int =
     centre_x = [c + (geo.tile[1] - 1) / 2 for _, c in origins]
     names = {"layer": [first_layer + row for row, _ in tiles], "head": [head for _, head in tiles]}
     outline_x, outline_y = _outlines(origins, geo)
-    fig = go.Figure([
+    width, height = geo.size_px
+    hidden = {"visible": False, "fixedrange": True}
+    layout = base_layout(margin=MARGIN, width=width, height=height, template="none", hoverdistance=-1, dragmode=False,
+                         xaxis=hidden, yaxis={**hidden, "autorange": "reversed"})
+    return go.Figure([  # layout passed here, not via update_layout: several times cheaper to build
         go.Image(source=source, hoverinfo="skip"),
         go.Scatter(x=outline_x, y=outline_y, mode="lines", line={"color": FRAME_COLOR, "width": 1}, hoverinfo="skip",
                    showlegend=False),
@@ -157,9 +165,4 @@ def grid_figure(patterns: np.ndarray, *, first_layer: int = 0, min_stride: int =
             hovertemplate=[hover.format(layer=layer, head=head) + "<extra></extra>"
                            for layer, head in zip(*names.values(), strict=True)],
         ),
-    ])
-    width, height = geo.size_px
-    hidden = {"visible": False, "fixedrange": True}
-    fig.update_layout(base_layout(margin=MARGIN, width=width, height=height, template="none", hoverdistance=-1,
-                                  dragmode=False, xaxis=hidden, yaxis={**hidden, "autorange": "reversed"}))
-    return fig
+    ], layout=layout)

@@ -16,6 +16,7 @@ import zlib
 import numpy as np
 
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_MAGNITUDE = np.abs(np.arange(256, dtype=np.uint8).view(np.int8).astype(np.int16)).astype(np.uint8)  # byte → |signed|
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -26,15 +27,19 @@ def _filtered_rows(pixels: np.ndarray) -> np.ndarray:
     """Each row prefixed by its PNG filter byte; per row the filter (None, Sub, Up) with least |residual|.
 
     The minimum-sum-of-absolute-differences choice is the heuristic the PNG spec recommends.
+    Residuals are computed in uint8, whose wrap-around is exactly PNG's modulo-256 arithmetic.
     """
-    rows = pixels.astype(np.int16)  # (H, W)
-    sub = np.diff(rows, axis=1, prepend=0)  # filter 1: x - left
-    up = np.diff(rows, axis=0, prepend=0)  # filter 2: x - above
-    candidates = np.stack([rows, sub, up]) % 256  # (3, H, W) as bytes
-    signed = np.where(candidates > 127, 256 - candidates, candidates)  # |residual| read as signed bytes
-    choice = signed.sum(axis=2).argmin(axis=0)  # (H,)
+    rows = np.ascontiguousarray(pixels, dtype=np.uint8)  # (H, W)
+    candidates = np.empty((3, *rows.shape), dtype=np.uint8)  # (3, H, W) as bytes
+    candidates[0] = rows  # filter 0: x
+    candidates[1, :, 0] = rows[:, 0]  # filter 1: x - left
+    np.subtract(rows[:, 1:], rows[:, :-1], out=candidates[1, :, 1:])
+    candidates[2, 0] = rows[0]  # filter 2: x - above
+    np.subtract(rows[1:], rows[:-1], out=candidates[2, 1:])
+    cost = _MAGNITUDE[candidates].sum(axis=2, dtype=np.int64)  # (3, H): |residual| read as signed bytes
+    choice = cost.argmin(axis=0)  # (H,)
     chosen = np.take_along_axis(candidates, choice[None, :, None], axis=0)[0]  # (H, W)
-    return np.concatenate([choice[:, None], chosen], axis=1).astype(np.uint8)  # (H, 1 + W)
+    return np.concatenate([choice[:, None].astype(np.uint8), chosen], axis=1)  # (H, 1 + W)
 
 
 def encode_palette_png(indices: np.ndarray, palette: np.ndarray, level: int = 6) -> bytes:
