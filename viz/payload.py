@@ -47,6 +47,7 @@ def plan_layers(n_layers: int, cells_per_layer: int, budget: float = DEFAULT_BUD
     """Fit `n_layers` layers of `cells_per_layer` cells (all kinds, all heads) into `budget` bytes."""
     if n_layers <= 0 or cells_per_layer <= 0:
         return LayerPages(max(n_layers, 1), max(n_layers, 1))
+    budget = max(budget, 1.0)  # whatever the caller reserved elsewhere, one pooled layer is always drawn
     per_layer = grid_bytes(cells_per_layer)
     per_page = int(budget // per_layer)
     if per_page >= 1:

@@ -6,6 +6,7 @@ launches the system Chromium, and every test here skips with a clear reason wher
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -130,10 +131,8 @@ def wait_idle(page, timeout_ms: int = 180_000, start_ms: int = 3_000) -> None:
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    try:
+    with contextlib.suppress(PlaywrightTimeout):  # the run may already be over
         page.wait_for_selector(BUSY, timeout=start_ms)
-    except PlaywrightTimeout:
-        pass
     page.wait_for_selector(IDLE, timeout=timeout_ms)
     page.wait_for_selector("[data-testid=stStatusWidget]", state="detached", timeout=timeout_ms)
 

@@ -89,3 +89,22 @@ def test_chinese_ui_translates_headings_and_axes(app_page, browser_tools):
     assert page.get_by_role("heading", name="放大查看一个头").is_visible()
     assert page.locator(".st-key-head_fig g.g-xtitle text").text_content() == "键（被关注）"
     tools.screenshot(page, "heads-zh-ui-zh-text")
+
+
+
+def test_clicking_a_grid_tile_enlarges_that_head(app_page, browser_tools):
+    page, tools = app_page, browser_tools
+    grid = page.locator(".st-key-grid_encoder_0 .js-plotly-plot")  # the key's suffix counts grid clicks: none yet
+    grid.scroll_into_view_if_needed()
+    # the click targets (trace 3) in page pixels, and the [layer, head] each carries
+    targets = grid.evaluate("""el => { const t = el._fullData[3], xa = el._fullLayout.xaxis, ya = el._fullLayout.yaxis;
+        return t.x.map((x, i) => [xa.l2p(x) + xa._offset, ya.l2p(t.y[i]) + ya._offset, t.customdata[i]]); }""")
+    x, y, (layer, head) = targets[-1]  # the last layer's last head
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + x, box["y"] + y)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('head') !== null", timeout=180_000)
+    tools.wait_idle(page)
+    params = dict(part.split("=", 1) for part in page.url.split("?", 1)[1].split("&"))
+    assert (params["layer"], params["head"]) == (str(layer), str(head)), params
+    assert page.locator(".st-key-grid_encoder_1").count() == 1  # redrawn unselected, ready for the next click
+    tools.screenshot(page, "heads-zh-ui-clicked-tile")

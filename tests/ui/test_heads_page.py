@@ -107,3 +107,36 @@ def test_grid_payload_stays_compact():
             png = base64.b64decode(spec["data"][0]["source"].split(",", 1)[1])
             assert png.startswith(b"\x89PNG")
             assert len(json.dumps(spec)) < 60_000, key
+
+
+def test_past_the_payload_budget_layers_are_paged_with_a_notice(monkeypatch):
+    import viz.payload
+
+    monkeypatch.setattr(viz.payload, "DEFAULT_BUDGET", 1)  # far below one layer: one layer a page, pooled
+    at = _app("the cat sees the dog")
+    at.run()
+    assert not _errors(at), _errors(at)
+    assert any("layers are shown at a time" in info.value for info in at.info)
+    first = _charts(at)["grid_encoder_0"]
+    at.segmented_control(key="grid_page").set_value(1).run()
+    assert not _errors(at), _errors(at)
+    second = _charts(at)["grid_encoder_0"]
+    assert first["data"][2]["text"][0].startswith("L0") and second["data"][2]["text"][0].startswith("L1")
+
+
+def test_exports_work_offline_and_load_without_pickle():
+    import io
+
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from ui.export import html_bytes, npz_bytes, safe_name
+
+    page = html_bytes(go.Figure(go.Heatmap(z=[[0.0, 1.0]]))).decode("utf-8")
+    assert "<script src=\"https://cdn.plot.ly" not in page and len(page) > 1_000_000  # plotly.js is embedded
+    data = npz_bytes({"encoder.layers.0.self_attn.hook_pattern": np.eye(2)[None, None]},
+                     src_tokens=("<b>", "好"), text="<b>好")
+    with np.load(io.BytesIO(data), allow_pickle=False) as saved:
+        assert saved["src_tokens"].tolist() == ["<b>", "好"] and str(saved["text"]) == "<b>好"
+        assert saved["encoder.layers.0.self_attn.hook_pattern"].shape == (1, 1, 2, 2)
+    assert safe_name("attention-encoder-L0-H1") == "attention-encoder-L0-H1" and safe_name("a/b c") == "a-b-c"

@@ -94,3 +94,4 @@ def test_payload_plan_pages_layers_and_pools_past_the_budget():
     assert list(plan.layers(plan.n_pages - 1))[-1] == 5 and plan.layers(99) == plan.layers(plan.n_pages - 1)
     huge = plan_layers(2, 10_000_000)
     assert huge.per_page == 1 and huge.extra_stride >= 2
+    assert plan_layers(2, 1000, budget=-5).per_page == 1  # an over-reserved budget still draws something
