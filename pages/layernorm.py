@@ -46,6 +46,16 @@ def _stack_choice(hook_names: list[str], key: str) -> str:
                                 key=key, default=options[0], required=True)
 
 
+def _stack_run(ctx: PageContext, stack: str, names: tuple[str, ...]) -> tuple[dict, tuple[str, ...]]:
+    """Captured arrays and tokens of one stack. The stack that reads the text needs one forward pass;
+    an encoder-decoder's decoder reads the model's own output, so only it needs a decoding run."""
+    if stack == stack_reading_text(ctx.bundle)[0]:
+        run = get_padded_batch(ctx.model.key, (ctx.text,), names)
+        return {name: batch.values for name, batch in run.items()}, run[names[0]].tokens[0]
+    trace = get_trace(ctx.model.key, ctx.text, names)
+    return trace.arrays, trace.tgt_tokens
+
+
 @st.fragment
 def network_section(ctx: PageContext) -> None:
     """Statistics at every LayerNorm for the user's text, one norm in detail, the residual stream."""
@@ -53,9 +63,8 @@ def network_section(ctx: PageContext) -> None:
     st.markdown(t("layernorm.network_text"))
     names = list(ctx.bundle.model.hook_names)
     stack = _stack_choice(names, "ln_stack")
-    trace = get_trace(ctx.model.key, ctx.text, capture_names(names))
-    tokens = trace.src_tokens if stack == "encoder" else trace.tgt_tokens
-    stats = StackStats.compute(trace.arrays, names, stack)
+    arrays, tokens = _stack_run(ctx, stack, capture_names(names, stack))
+    stats = StackStats.compute(arrays, names, stack)
     labels = [site_label(s) for s in stats.sites]
     titles = [t("layernorm.in_mean"), t("layernorm.in_std"), t("layernorm.out_mean"), t("layernorm.out_std")]
     show_figure(stats_overview_figure(stats, tokens, labels, titles, token_title=t("layernorm.token"),
@@ -104,8 +113,7 @@ def position_section(ctx: PageContext) -> None:
     for position in ("post", "pre"):  # one forward pass of the stack that reads the text: no decoding needed
         key = random_key(norm_position=position, **common)
         pair_names = list(get_bundle(key).model.hook_names)
-        wanted = capture_names(pair_names, stack)
-        batch = get_padded_batch(key, (ctx.text,), wanted)
+        batch = get_padded_batch(key, (ctx.text,), capture_names(pair_names, stack))
         stats = StackStats.compute({name: b.values for name, b in batch.items()}, pair_names, stack)
         series[t(f"layernorm.norm_{position}")] = (stream_labels(stats), stats.stream_norm)
         finals[position] = float(stats.stream_norm[-1 if position == "post" else -2].mean())

@@ -112,7 +112,7 @@ def learned_figure(learned: np.ndarray, sinusoid: np.ndarray, titles: Sequence[s
         learned, sinusoid: (P, d_model) tables for the same positions.
         titles: four panel titles (learned, sinusoid, learned similarity, sinusoid similarity).
     """
-    fig = make_subplots(rows=2, cols=2, subplot_titles=tuple(titles), vertical_spacing=0.14, horizontal_spacing=0.1)
+    fig = make_subplots(rows=2, cols=2, subplot_titles=tuple(titles), vertical_spacing=0.2, horizontal_spacing=0.1)
     for col, table in enumerate((learned, sinusoid), start=1):
         peak = float(np.abs(table).max()) or 1.0
         fig.add_trace(go.Heatmap(
@@ -128,5 +128,5 @@ def learned_figure(learned: np.ndarray, sinusoid: np.ndarray, titles: Sequence[s
         fig.update_xaxes(title_text=y_title, row=2, col=col)
     fig.update_yaxes(autorange="reversed")
     fig.update_yaxes(title_text=y_title, col=1)
-    fig.update_layout(**base_layout(height=760, margin=MARGIN))
+    fig.update_layout(**base_layout(height=820, margin=MARGIN))
     return fig

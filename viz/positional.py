@@ -115,7 +115,7 @@ def similarity_figure(sim: np.ndarray, *, x_title: str, y_title: str, value: str
     peak = float(np.abs(sim).max()) or 1.0
     fig.add_trace(go.Heatmap(
         z=shown, x=ticks, y=ticks, colorscale=DIVERGING_SCALE, zmin=-peak, zmax=peak,
-        colorbar={"title": {"text": value, "side": "right"}, "thickness": 12, "x": 0.455, "xanchor": "left"},
+        colorbar={"thickness": 12, "x": 0.455, "xanchor": "left"},  # titled by the right panel's axis
         hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value} %{{z:.2f}}<extra></extra>",
     ), row=1, col=1)
     fig.add_trace(go.Scatter(

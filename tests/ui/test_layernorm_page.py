@@ -46,7 +46,7 @@ def test_stack_and_site_choices():
     rows = _charts(at)["ln_overview"]["layout"]["yaxis"]["ticktext"]
     assert rows == ["layer 1 · self-attention", "layer 1 · feed-forward", "layer 2 · self-attention", "layer 2 · feed-forward"]
     before = _charts(at)["ln_site"]["data"][0]["y"]
-    at.selectbox(key="ln_site_encoder").set_value(3).run()
+    at.selectbox(key="ln_site_encoder_en").set_value(3).run()
     assert _charts(at)["ln_site"]["data"][0]["y"] != before
     at.segmented_control(key="ln_stack").set_value("decoder").run()
     rows = _charts(at)["ln_overview"]["layout"]["yaxis"]["ticktext"]
@@ -73,7 +73,7 @@ def test_batch_contrast_moves_batchnorm_not_layernorm():
     assert ln_stats == 0
     names = [tr["name"] for tr in _charts(at)["ln_batch_mean"]["data"]]
     assert names[:2] == ["batch of the first 2", "batch of all 3"]
-    at.selectbox(key="ln_batch_site").set_value("encoder.layers.1.sublayer.0.norm.hook_in").run()
+    at.selectbox(key="ln_batch_site_en").set_value("encoder.layers.1.sublayer.0.norm.hook_in").run()
     assert not at.exception and list(_metrics(at).values())[-1] == 0
 
 

@@ -85,7 +85,7 @@ def test_decoder_only_shows_the_decoder_input():
 
 def test_learned_positions_offer_the_current_model():
     at = _page(r_pos="learned")
-    box = at.selectbox(key="pe_learned")
+    box = at.selectbox(key="pe_learned_en")
     assert box.value.startswith("random") and "positional=learned" in box.value
     learned = _charts(at)["pe_learned"]["data"][0]
     assert np.abs(_z(learned)).max() < 0.2  # untrained: small noise, not ±1 sinusoids

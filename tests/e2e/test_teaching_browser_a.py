@@ -1,0 +1,69 @@
+"""The Positional-encoding and LayerNorm pages in a real Chromium: every figure is drawn, nothing
+raises, in the English and the Chinese UI (with English and Chinese text); screenshots saved.
+
+The tests share one tab and run in file order.
+"""
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+PAGES = {  # url path → (English title, Chinese title, plotly figures on the page)
+    "positional": ("Positional encoding", "位置编码", 8),
+    "layernorm": ("LayerNorm", "层归一化（LayerNorm）", 7),
+}
+CHINESE = "今天天气很好"  # every character is in the random model's vocabulary
+
+
+def _figures_drawn(page, tools, n: int) -> None:
+    """Wait until `n` plotly figures are drawn and the run is over; nothing may have raised."""
+    page.wait_for_function("n => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n", arg=n,
+                           timeout=300_000)
+    tools.wait_idle(page, timeout_ms=300_000)
+    assert page.locator(".js-plotly-plot").count() == n
+    assert page.locator("[data-testid=stException]").count() == 0
+
+
+def _open(page, tools, url: str, name: str) -> None:
+    # The first run of app.py is what switches Streamlit from its pages/-folder mode to st.navigation,
+    # so a fresh server is entered at "/" before a page's own URL.
+    page.goto(f"{url}/")
+    tools.wait_idle(page, timeout_ms=300_000)
+    page.goto(f"{url}/{name}")
+    page.get_by_role("heading", name=PAGES[name][0], exact=True).wait_for(timeout=300_000)
+
+
+def _to_random_model_and_chinese(page, tools, name: str) -> None:
+    page.locator(".st-key-model").click()
+    page.get_by_role("option", name="Random weights (untrained)").click()
+    tools.wait_idle(page, timeout_ms=300_000)
+    box = page.locator(".st-key-text input")
+    box.fill(CHINESE)
+    box.press("Enter")  # a text_input commits on Enter
+    tools.wait_idle(page, timeout_ms=300_000)
+    page.locator(".st-key-lang button", has_text="简体中文").click()
+    page.get_by_role("heading", name=PAGES[name][1], exact=True).wait_for(timeout=300_000)
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_page_draws_every_figure_in_english(app_page, app_url, browser_tools, name):
+    page, tools = app_page, browser_tools
+    _open(page, tools, app_url, name)
+    _figures_drawn(page, tools, PAGES[name][2])
+    if name == "layernorm":
+        assert page.locator("[data-testid=stGraphVizChart] svg").count() == 2  # post- and pre-norm diagrams
+    tools.screenshot(page, f"{name}-en-ui-en-text")
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_page_draws_every_figure_in_chinese(app_page, app_url, browser_tools, name):
+    page, tools = app_page, browser_tools
+    _open(page, tools, app_url, name)
+    _figures_drawn(page, tools, PAGES[name][2])  # clicks during a run can land on elements being replaced
+    _to_random_model_and_chinese(page, tools, name)
+    _figures_drawn(page, tools, PAGES[name][2])
+    ticks = page.locator(".js-plotly-plot g.xtick text, .js-plotly-plot g.ytick text").all_text_contents()
+    assert set(CHINESE) & set("".join(ticks)), "the Chinese tokens label a figure's axis"
+    if name == "positional":  # a selectbox's labels follow the language switch
+        assert "随机权重" in page.locator(".st-key-pe_learned_zh input").input_value()
+    tools.screenshot(page, f"{name}-zh-ui-zh-text")
