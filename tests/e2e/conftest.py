@@ -76,7 +76,8 @@ def app_url() -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    log = (SCREENSHOTS.parent / "streamlit.log").open("w")
+    SCREENSHOTS.mkdir(exist_ok=True)
+    log = (SCREENSHOTS / "streamlit.log").open("w")  # git-ignored with the screenshots
     env = {**os.environ, "CI": "1", "BROWSER": "none"}
     server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
