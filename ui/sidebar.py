@@ -12,7 +12,7 @@ import streamlit as st
 
 from transformer.checkpoint import CheckpointError, ModelBundle
 from transformer.registry import DEFAULT_MODEL, RANDOM
-from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, labels_of, t
+from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, t
 from ui.models import RANDOM_DEFAULTS, get_bundle, random_key, shipped_models
 
 ARCHITECTURES = ["encoder-decoder", "decoder-only"]
@@ -37,22 +37,31 @@ def language_switch() -> None:
     )
 
 
+def _codes_help(prefix: str, codes: tuple[str, ...] | list[str]) -> str:
+    """What each option code means, in the UI language.
+
+    URL-bound widgets show their codes, not translated labels: a bound widget stores its label in
+    the URL, so a translated label would stop matching after a language switch and reset the choice.
+    """
+    return "  \n".join(f"`{code}`: {t(f'sidebar.{prefix}_' + code.replace('-', '_'))}" for code in codes)
+
+
 def _random_settings() -> dict[str, object]:
     """Widgets for an untrained model's config; each bound to the URL."""
     d = RANDOM_DEFAULTS
     with st.sidebar.expander(t("sidebar.random_config"), expanded=True):
         arch = st.selectbox(
             t("sidebar.architecture"), ARCHITECTURES, key="r_arch", bind="query-params",
-            format_func=labels_of({a: t(f"sidebar.arch_{a.replace('-', '_')}") for a in ARCHITECTURES}),
+            help=_codes_help("arch", ARCHITECTURES),
         )
         layers = st.slider(t("sidebar.n_layers"), 1, 6, int(d["n_layers"]), key="r_layers", bind="query-params")
         d_model = st.select_slider(t("sidebar.d_model"), [32, 64, 128, 256, 512], int(d["d_model"]), key="r_dmodel",
                                    bind="query-params")
         heads = st.select_slider(t("sidebar.n_heads"), [1, 2, 4, 8], int(d["n_heads"]), key="r_heads", bind="query-params")
         norm = st.selectbox(t("sidebar.norm_position"), ["post", "pre"], key="r_norm", bind="query-params",
-                            format_func=labels_of({n: t(f"sidebar.norm_{n}") for n in ("post", "pre")}))
+                            help=_codes_help("norm", ("post", "pre")))
         positional = st.selectbox(t("sidebar.positional"), POSITIONALS, key="r_pos",
-                                  bind="query-params", format_func=labels_of({p: t(f"sidebar.pos_{p}") for p in POSITIONALS}))
+                                  bind="query-params", help=_codes_help("pos", POSITIONALS))
         seed = st.number_input(t("sidebar.seed"), 0, 10_000, int(d["seed"]), key="r_seed", bind="query-params")
     return {"architecture": arch, "n_layers": layers, "d_model": d_model, "n_heads": heads,
             "norm_position": norm, "positional": positional, "seed": int(seed)}
@@ -65,7 +74,7 @@ def model_picker() -> ModelChoice | None:
     default = DEFAULT_MODEL if DEFAULT_MODEL in names else options[0]
     name = st.sidebar.selectbox(
         t("sidebar.model"), options, index=options.index(default), key="model", bind="query-params",
-        format_func=labels_of({n: t("sidebar.random_model") if n == RANDOM else n for n in options}),
+        help=f"`{RANDOM}`: {t('sidebar.random_model')}",
     )
     key = random_key(**_random_settings()) if name == RANDOM else name
     try:
