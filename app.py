@@ -1,7 +1,7 @@
 """Attention Atlas: `streamlit run app.py`.
 
 Sets the page config, the shared sidebar (language first, so page titles are translated) and
-the navigation; each page in pages/ renders itself.
+the navigation; each page in views/ renders itself.
 """
 
 import os
@@ -18,7 +18,7 @@ from ui.i18n import t
 from ui.sidebar import language_switch
 
 ROOT = Path(__file__).resolve().parent
-# (file in pages/, icon); a page appears once its file exists.
+# (file in views/, icon); a page appears once its file exists.
 PAGES: list[tuple[str, str]] = [
     ("heads", ":material/grid_view:"),
     ("masks", ":material/visibility_off:"),
@@ -31,8 +31,8 @@ PAGES: list[tuple[str, str]] = [
 st.set_page_config(page_title="Attention Atlas", page_icon=":material/hub:", layout="wide")
 language_switch()
 pages = [
-    st.Page(ROOT / "pages" / f"{name}.py", title=t(f"nav.{name}"), icon=icon, url_path=name, default=(i == 0))
+    st.Page(ROOT / "views" / f"{name}.py", title=t(f"nav.{name}"), icon=icon, url_path=name, default=(i == 0))
     for i, (name, icon) in enumerate(PAGES)
-    if (ROOT / "pages" / f"{name}.py").is_file()
+    if (ROOT / "views" / f"{name}.py").is_file()
 ]
 st.navigation(pages).run()

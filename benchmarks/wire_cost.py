@@ -2,7 +2,7 @@
 
 Run:  python -m benchmarks.wire_cost [--lengths 16 64 ...] [--quick]
 
-Builds one heads-page rerun (benchmarks/heads_rerun.py: the same viz calls as pages/heads.py) on
+Builds one heads-page rerun (benchmarks/heads_rerun.py: the same viz calls as views/heads.py) on
 a teacher-forced run with T tokens on both sides, and measures each figure the way Streamlit
 serializes it (`plotly.io.to_json(fig, validate=False)`, then its protobuf). Three sources of
 attention weights, because compression depends on them:

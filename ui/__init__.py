@@ -1,1 +1,1 @@
-"""Streamlit glue: the only package besides pages/ and app.py that imports streamlit."""
+"""Streamlit glue: the only package besides views/ and app.py that imports streamlit."""

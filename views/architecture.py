@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from ui.charts import show_figure
 from ui.i18n import t
@@ -50,25 +51,25 @@ def _diagram(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
     if points and (box := boxes.get(points[0].get("customdata"))) is not None:
         target = next((p for p in box.pages if (PAGES_DIR / f"{p}.py").is_file()), None)
         if target is not None:
-            st.switch_page(f"pages/{target}.py")
+            st.switch_page(f"views/{target}.py")
 
 
 def _links(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
     st.subheader(t("architecture.links"))
     labels = _labels(config)
-    cols = st.columns(len(LINKED_PAGES))
-    for col, page in zip(cols, LINKED_PAGES, strict=True):
+    for page in LINKED_PAGES:  # one row per page: the link, then what it shows (never truncated)
         parts = dict.fromkeys(labels.get(b.id) or labels[b.component]
                               for bs in stacks.values() for b in bs if page in b.pages)
-        with col:
+        link, shows = st.columns([2, 5], vertical_alignment="center")
+        with link:
             if (PAGES_DIR / f"{page}.py").is_file():
-                st.page_link(f"pages/{page}.py", label=t(f"nav.{page}"), icon=":material/arrow_forward:")
+                st.page_link(f"views/{page}.py", label=t(f"nav.{page}"), icon=":material/arrow_forward:")
             else:
                 st.markdown(f"**{t(f'nav.{page}')}** {t('architecture.link_missing')}")
-            st.caption(t("architecture.links_parts", parts=t("architecture.list_sep").join(parts)))
+        shows.caption(t("architecture.links_parts", parts=t("architecture.list_sep").join(parts)))
 
 
-def _parameters(bundle) -> None:
+def _parameters(bundle: ModelBundle) -> None:
     st.subheader(t("architecture.params"))
     st.markdown(t("architecture.params_explain"))
     groups = parameter_groups(parameter_sizes(bundle))

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-# Component → pages (file names in pages/) that show it; the first is the main one.
+# Component → pages (file names in views/) that show it; the first is the main one.
 COMPONENT_PAGES: dict[str, tuple[str, ...]] = {
     "tokens": (),
     "embedding": ("positional",),

@@ -14,7 +14,7 @@ from transformer.config import TransformerConfig
 from transformer.registry import random_bundle
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGE = "pages/architecture.py"
+PAGE = "views/architecture.py"
 
 
 def _open(architecture: str = "encoder-decoder", norm: str = "post", text: str = "hi there") -> AppTest:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "layernorm.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "views" / "layernorm.py")
 CHARTS = ["ln_overview", "ln_site", "ln_affine", "ln_stream", "ln_pair", "ln_batch_mean", "ln_s1"]
 
 

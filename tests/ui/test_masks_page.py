@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "masks.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "views" / "masks.py")
 
 
 def _open(arch: str = "encoder-decoder", *, lang: str = "en", text: str = "abcd", more: str = "ab") -> AppTest:

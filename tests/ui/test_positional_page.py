@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "positional.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "views" / "positional.py")
 CHARTS = ["pe_table", "pe_waves", "pe_wavelengths", "pe_similarity", "pe_relative", "pe_learned", "pe_tokens", "pe_norms"]
 
 

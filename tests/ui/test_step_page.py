@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGE = "pages/step_by_step.py"
+PAGE = "views/step_by_step.py"
 
 
 def _open(text: str = "hi there", architecture: str = "encoder-decoder") -> AppTest:
