@@ -25,17 +25,13 @@ def _figures_drawn(page, tools, n: int) -> None:
 
 
 def _open(page, tools, url: str, name: str) -> None:
-    # The first run of app.py is what switches Streamlit from its pages/-folder mode to st.navigation,
-    # so a fresh server is entered at "/" before a page's own URL.
-    page.goto(f"{url}/")
-    tools.wait_idle(page, timeout_ms=300_000)
     page.goto(f"{url}/{name}")
     page.get_by_role("heading", name=PAGES[name][0], exact=True).wait_for(timeout=300_000)
 
 
 def _to_random_model_and_chinese(page, tools, name: str) -> None:
     page.locator(".st-key-model").click()
-    page.get_by_role("option", name="Random weights (untrained)").click()
+    page.get_by_role("option", name="random", exact=True).click()  # the sidebar shows option codes
     tools.wait_idle(page, timeout_ms=300_000)
     box = page.locator(".st-key-text input")
     box.fill(CHINESE)
