@@ -33,7 +33,7 @@ def _submit(page, tools, text: str) -> None:
 def _use_random_model(page, tools) -> None:
     def pick() -> None:
         page.locator(".st-key-model").click()
-        page.get_by_role("option", name="Random weights (untrained)").click()
+        page.get_by_role("option", name="random", exact=True).click()  # bound widgets show option codes
 
     _after(page, tools, pick)
 
