@@ -19,8 +19,8 @@ from viz.layernorm_figures import (
     residual_figure,
     site_detail_figure,
     stats_overview_figure,
-    sublayer_dot,
 )
+from viz.norm_diagram import sublayer_diagram
 
 FEATURES_SHOWN = 24  # features in the batch-mean chart: enough to see the shifts, few enough to read
 
@@ -94,12 +94,10 @@ def position_section(ctx: PageContext) -> None:
     st.markdown(t("layernorm.position_text"))
     box = {k: t(f"layernorm.box_{k}") for k in ("x", "sublayer", "norm", "add", "out")}
     cols = st.columns(2)
-    for col, position in zip(cols, ("post", "pre"), strict=True):
-        with col:
-            st.markdown(f"**{t(f'layernorm.norm_{position}')}**")
-            st.latex(r"x + \mathrm{Sublayer}(x) \;\to\; \mathrm{LayerNorm}" if position == "post"
-                     else r"x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))")
-            st.graphviz_chart(sublayer_dot(position, box), width="content")
+    cols[0].latex(r"\mathrm{LayerNorm}(x + \mathrm{Sublayer}(x))")
+    cols[1].latex(r"x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))")
+    titles = {p: t(f"layernorm.norm_{p}") for p in ("post", "pre")}
+    show_figure(sublayer_diagram(box, titles), "ln_diagram")
 
     config = ctx.bundle.config
     layers = st.slider(t("layernorm.pair_layers"), 1, 12, max(6, config.n_layers), key="ln_pair_layers",

@@ -99,32 +99,10 @@ def residual_figure(series: Mapping[str, tuple[Sequence[str], np.ndarray]], *, d
     longest = max((list(labels) for labels, _ in series.values()), key=len, default=[])
     fig.add_trace(reference_line(longest, float(np.sqrt(d_model)), reference_label))
     fig.update_layout(**base_layout(height=440, legend=TOP_LEGEND,
-                                    margin={**TOP_LEGEND_MARGIN, "b": 130}))
+                                    margin={**TOP_LEGEND_MARGIN, "l": 110, "b": 150}))  # rotated labels reach left and down
     fig.update_xaxes(type="category", tickangle=-45)
     fig.update_yaxes(title_text=y_title, rangemode="tozero", showgrid=True, gridcolor="#eee")
     return fig
-
-
-def sublayer_dot(norm_position: str, labels: Mapping[str, str]) -> str:
-    """Graphviz source of one residual sublayer with its LayerNorm, post-norm (the paper) or pre-norm.
-
-    Args:
-        labels: translated box names for keys "x", "sublayer", "norm", "add", "out".
-    """
-    q = {k: v.replace("\\", "\\\\").replace('"', '\\"') for k, v in labels.items()}
-    order = ["sublayer", "add", "norm"] if norm_position == "post" else ["norm", "sublayer", "add"]
-    lines = [
-        "digraph { rankdir=BT; bgcolor=transparent; nodesep=0.5; ranksep=0.35;",  # bottom to top, like the paper's Figure 1
-        'node [fontname="Noto Sans CJK SC", fontsize=16, shape=box, style="rounded,filled", width=1.6, height=0.45];',
-        'edge [arrowsize=0.9, penwidth=1.4];',
-        f'x [label="{q["x"]}", shape=plaintext, style=""]; out [label="{q["out"]}", shape=plaintext, style=""];',
-        f'sublayer [label="{q["sublayer"]}", fillcolor="#dbe9f6"]; norm [label="{q["norm"]}", fillcolor="#fde2b8"];',
-        f'add [label="{q["add"]}", shape=circle, fillcolor="#eeeeee", width=0.6];',
-        "x -> " + " -> ".join(order) + " -> out;",
-        "x:e -> add:e [style=dashed, constraint=false];",
-        "}",
-    ]
-    return "\n".join(lines)
 
 
 def gain_bias_figure(gain: np.ndarray, bias: np.ndarray, *, gain_label: str, bias_label: str, x_title: str) -> go.Figure:

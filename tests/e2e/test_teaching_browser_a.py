@@ -10,7 +10,7 @@ pytestmark = pytest.mark.e2e
 
 PAGES = {  # url path → (English title, Chinese title, plotly figures on the page)
     "positional": ("Positional encoding", "位置编码", 8),
-    "layernorm": ("LayerNorm", "层归一化（LayerNorm）", 7),
+    "layernorm": ("LayerNorm", "层归一化（LayerNorm）", 8),
 }
 CHINESE = "今天天气很好"  # every character is in the random model's vocabulary
 
@@ -46,8 +46,6 @@ def test_page_draws_every_figure_in_english(app_page, app_url, browser_tools, na
     page, tools = app_page, browser_tools
     _open(page, tools, app_url, name)
     _figures_drawn(page, tools, PAGES[name][2])
-    if name == "layernorm":
-        assert page.locator("[data-testid=stGraphVizChart] svg").count() == 2  # post- and pre-norm diagrams
     tools.screenshot(page, f"{name}-en-ui-en-text")
 
 

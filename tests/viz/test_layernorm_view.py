@@ -10,7 +10,8 @@ from transformer.hooks import capture
 from transformer.model import Transformer
 from viz.batchnorm_contrast import Contrast, PaddedBatch, batch_mean_figure, batch_stats, sentence_one_figure
 from viz.layernorm import StackStats, capture_names, norm_sites, remove_affine, stacks, token_stats
-from viz.layernorm_figures import residual_figure, stats_overview_figure, sublayer_dot
+from viz.layernorm_figures import residual_figure, stats_overview_figure
+from viz.norm_diagram import sublayer_diagram
 
 PAD, BOS, EOS = 0, 1, 2
 
@@ -139,6 +140,10 @@ def test_figures_label_sites_and_escape_tokens():
     points = ["input", *labels]
     res = residual_figure({"pre": (points, stats.stream_norm)}, d_model=32, y_title="n", reference_label="√d")
     assert list(res.data[1].x) == points and res.data[-1].y == (np.sqrt(32), np.sqrt(32))
-    dot = sublayer_dot("post", {"x": "x", "sublayer": 'say "hi"', "norm": "N", "add": "+", "out": "o"})
-    assert 'say \\"hi\\"' in dot and "sublayer -> add -> norm" in dot
-    assert "norm -> sublayer -> add" in sublayer_dot("pre", {"x": "x", "sublayer": "S", "norm": "N", "add": "+", "out": "o"})
+    labels = {"x": "x", "sublayer": "S", "norm": "N", "add": "+", "out": "o"}
+    diagram = sublayer_diagram(labels, {"post": "POST", "pre": "PRE"})
+    texts = [a.text for a in diagram.layout.annotations if a.text]
+    assert texts.count("N") == 2 and texts.count("S") == 2 and "<b>POST</b>" in texts
+    post_norm, pre_norm = (a.y for a in diagram.layout.annotations if a.text == "N")
+    post_sub, pre_sub = (a.y for a in diagram.layout.annotations if a.text == "S")
+    assert post_norm > post_sub and pre_norm < pre_sub  # after the sublayer in post-norm, before it in pre-norm
