@@ -17,10 +17,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz.figure_parts import TOP_LEGEND, TOP_LEGEND_MARGIN
+from viz.figure_parts import TOP_LEGEND, TOP_LEGEND_MARGIN, style_token_panels
 from viz.layernorm import token_stats
 from viz.style import QUALITATIVE, base_layout
-from viz.tokens import axis, hover_labels
+from viz.tokens import hover_labels
 
 EPS = 1e-5
 
@@ -150,9 +150,4 @@ def sentence_one_figure(c: Contrast, feature: int, names: Sequence[str], titles:
                                      showlegend=False, marker=style, line={"color": QUALITATIVE[i], "dash": dash, "width": 1},
                                      customdata=hover, hovertemplate=f"%{{customdata}}<br>{names[i]}: %{{y:.3f}}<extra></extra>"),
                           row=1, col=2)
-    for col in (1, 2):
-        fig.update_xaxes(**axis(tokens, token_title, max_labels=30), row=1, col=col)
-        fig.update_yaxes(showgrid=True, gridcolor="#eee", zerolinecolor="#999", row=1, col=col)
-    fig.update_layout(**base_layout(height=380, margin=TOP_LEGEND_MARGIN,
-                                    legend=TOP_LEGEND))
-    return fig
+    return style_token_panels(fig, tokens, token_title, max_labels=30)

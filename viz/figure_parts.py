@@ -13,6 +13,9 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
+from viz.style import base_layout
+from viz.tokens import axis
+
 MARGIN = {"l": 70, "r": 20, "t": 50, "b": 70}  # room for tick labels and axis titles
 TOP_LEGEND_MARGIN = {**MARGIN, "t": 110}  # a legend (up to two rows) above the subplot titles
 TOP_LEGEND = {"orientation": "h", "yref": "container", "y": 0.99, "yanchor": "top", "x": 0}
@@ -25,3 +28,12 @@ def reference_line(x: Sequence, y: float, name: str, **trace: object) -> go.Scat
     xs = list(x)
     return go.Scatter(x=[xs[0], xs[-1]] if xs else [], y=[y, y], mode="lines", name=name, hoverinfo="name",
                       line={"dash": "dash", "color": "#555", "width": 2}, **trace)
+
+
+def style_token_panels(fig: go.Figure, tokens: Sequence[str], token_title: str, *, max_labels: int = 40) -> go.Figure:
+    """Two side-by-side panels over the same tokens: token axes, a light grid, the legend on top."""
+    for col in (1, 2):
+        fig.update_xaxes(**axis(tokens, token_title, max_labels=max_labels), row=1, col=col)
+        fig.update_yaxes(showgrid=True, gridcolor="#eee", zerolinecolor="#999", row=1, col=col)
+    fig.update_layout(**base_layout(height=380, margin=TOP_LEGEND_MARGIN, legend=TOP_LEGEND))
+    return fig

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz.figure_parts import MARGIN, TOP_LEGEND, TOP_LEGEND_MARGIN, reference_line
+from viz.figure_parts import MARGIN, TOP_LEGEND, TOP_LEGEND_MARGIN, reference_line, style_token_panels
 from viz.layernorm import StackStats
 from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
 from viz.tokens import axis, hover_labels
@@ -69,12 +69,7 @@ def site_detail_figure(stats: StackStats, site: int, tokens: Sequence[str], *, n
                 showlegend=col == 1, line={"color": color, "width": 2}, marker={"symbol": symbol, "size": 9},
                 customdata=hover, hovertemplate=f"%{{customdata}}<br>{names[key]}: %{{y:.3f}}<extra></extra>",
             ), row=1, col=col)
-    for col in (1, 2):
-        fig.update_xaxes(**axis(tokens, token_title, max_labels=40), row=1, col=col)
-        fig.update_yaxes(showgrid=True, gridcolor="#eee", zerolinecolor="#999", row=1, col=col)
-    fig.update_layout(**base_layout(height=380, margin=TOP_LEGEND_MARGIN,
-                                    legend=TOP_LEGEND))
-    return fig
+    return style_token_panels(fig, tokens, token_title)
 
 
 def residual_figure(series: Mapping[str, tuple[Sequence[str], np.ndarray]], *, d_model: int, y_title: str,
