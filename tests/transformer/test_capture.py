@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 import torch
@@ -124,16 +122,6 @@ GOLDEN_ENCODER_DECODER_POST = [
     "generator.hook_logits",
 ]
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_intra_op_thread() -> Iterator[None]:
-    """Tiny matmuls on a shared 2-core machine: a second OpenMP worker only adds contention."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _config(**changes) -> TransformerConfig:

@@ -6,7 +6,6 @@ import json
 import random
 import struct
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,16 +23,6 @@ CONFIG = TransformerConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32, dropout=0
 SRC = torch.tensor([[4, 5, 6, 2], [7, 8, 2, 0]])
 TGT = torch.tensor([[1, 9, 10], [1, 11, 0]])
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_intra_op_thread() -> Iterator[None]:
-    """Tiny matmuls on a shared 2-core machine: a second OpenMP worker only adds contention."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _logits(bundle) -> torch.Tensor:

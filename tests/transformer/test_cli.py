@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from transformer.__main__ import main
 from transformer.config import TransformerConfig
@@ -19,16 +17,6 @@ from transformer.registry import random_bundle
 REPO = Path(__file__).resolve().parents[2]
 TEXT = "Hi 你好 <b>x</b>"
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_intra_op_thread() -> Iterator[None]:
-    """Tiny matmuls on a shared 2-core machine: a second OpenMP worker only adds contention."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")

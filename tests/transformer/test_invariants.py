@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -17,16 +16,6 @@ from transformer.positional import sinusoidal_encoding
 PAD, BOS = 0, 1
 VOCAB = 20
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_intra_op_thread() -> Iterator[None]:
-    """Tiny matmuls on a shared 2-core machine: a second OpenMP worker only adds contention."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 VARIANTS = {
     "enc-dec-post-sinusoidal": {},
