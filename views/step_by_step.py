@@ -7,7 +7,8 @@ import math
 import streamlit as st
 
 from ui.charts import show_figure
-from ui.i18n import labels_of, t
+from ui.i18n import t
+from ui.mask_controls import head_picker, relabel_when_changed
 from ui.models import get_trace
 from ui.page import PageContext, show_run, start_page
 from ui.params import output_projection
@@ -26,15 +27,6 @@ MULTIHEAD = (r"\mathrm{MultiHead}(Q,K,V)=\mathrm{Concat}(\mathrm{head}_1,\dots,\
 
 def _token_option(tokens: tuple[str, ...]):
     return lambda i: f"{i}: {tokens[i] if tokens[i].strip() else '␣'}"
-
-
-def _pickers(kinds: list[str], n_layers: int, n_heads: int) -> tuple[str, int, int]:
-    cols = st.columns(3)
-    kind = cols[0].selectbox(t("step.kind"), kinds, key="kind", bind="query-params",
-                             format_func=labels_of({k: t(f"step.kind_{k}") for k in kinds}))
-    layer = cols[1].selectbox(t("step.layer"), list(range(n_layers)), key="layer", bind="query-params")
-    head = cols[2].selectbox(t("step.head"), list(range(n_heads)), key="head", bind="query-params")
-    return kind, int(layer), int(head)
 
 
 def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int) -> None:
@@ -111,11 +103,12 @@ def _multihead(trace: TraceData, ctx: PageContext, kind: str, layer: int, query:
 ctx = start_page("step")
 if ctx is not None and ctx.text is not None:
     config = ctx.bundle.config
-    kinds = ["encoder", "decoder", "cross"] if config.is_encoder_decoder else ["decoder"]
     st.header(t("step.section_steps"))
     st.latex(ATTENTION)
     st.markdown(t("step.explain_steps"))
-    kind, layer, head = _pickers(kinds, config.n_layers, config.n_heads)
+    # the same kind/layer/head picker (and URL keys) as the Masks and Attention-heads pages
+    relabel_when_changed(("step", ctx.text, st.session_state.get("kind")), keys=("kind", "query"))
+    kind, layer, head = head_picker(ctx.bundle)
     trace = get_trace(ctx.model.key, ctx.text, step_hook_names(kind, layer))
     queries = trace.query_tokens(kind)
     query = st.selectbox(t("step.query"), list(range(len(queries))), index=len(queries) // 2, key="query",

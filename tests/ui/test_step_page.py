@@ -51,6 +51,7 @@ def test_renders_every_figure_for_random_models(architecture):
 
 def test_picking_head_and_query_shows_that_query_and_head():
     at = _open("abcdef")
+    at.selectbox(key="kind").set_value("encoder").run()  # the shared picker starts on the decoder's self-attention
     before = _charts(at)["chart_step_scores"]
     at.selectbox(key="head").set_value(2).run()
     at.selectbox(key="query").set_value(1).run()
