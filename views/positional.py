@@ -21,6 +21,7 @@ from viz.positional import (
     position_stride,
     similarity,
     similarity_figure,
+    square_stride,
     wavelength_figure,
 )
 from viz.relative_position import RelativeCheck, relative_figure
@@ -70,7 +71,7 @@ def table_section(model_d: int) -> None:
 
     st.subheader(t("positional.similarity_title"))
     st.markdown(t("positional.similarity_text", half=d_model // 2))
-    sim_stride = position_stride(max_pos, max_pos)
+    sim_stride = square_stride(max_pos)
     show_figure(similarity_figure(similarity(pe), x_title=pos_axis, y_title=pos_axis, value=t("positional.dot"),
                                   offset_title=t("positional.offset_axis"), stride=sim_stride), "pe_similarity")
 

@@ -9,6 +9,7 @@ a number. Builders take the table as a NumPy array (the page computes it with
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,7 +19,7 @@ from plotly.subplots import make_subplots
 from viz.figure_parts import MARGIN, TOP_LEGEND, TOP_LEGEND_MARGIN, reference_line
 from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
 
-MAX_HEATMAP_CELLS = 120_000  # float32 cells cost ~5.4 bytes in the figure JSON: about 650 kB at most
+MAX_HEATMAP_CELLS = 80_000  # float32 cells cost ~7 bytes in the figure JSON: about 560 kB at most
 
 
 def wavelengths(d_model: int) -> np.ndarray:
@@ -33,6 +34,11 @@ def position_stride(n_positions: int, n_dims: int, max_cells: int = MAX_HEATMAP_
     Only positions are thinned: thinning dimensions would drop every cosine (odd) column.
     """
     return max(1, -(-n_positions * n_dims // max_cells))
+
+
+def square_stride(n: int, max_cells: int = MAX_HEATMAP_CELLS) -> int:
+    """Every k-th row and column of an (n, n) heatmap, so that it stays within `max_cells`."""
+    return max(1, math.ceil(n / math.sqrt(max_cells)))
 
 
 def pe_heatmap(pe: np.ndarray, *, x_title: str, y_title: str, value: str, stride: int = 1) -> go.Figure:

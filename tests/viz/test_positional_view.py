@@ -20,6 +20,7 @@ from viz.positional import (
     position_stride,
     similarity,
     similarity_figure,
+    square_stride,
     wavelength_figure,
     wavelengths,
 )
@@ -85,9 +86,10 @@ def test_similarity_depends_only_on_the_distance():
         assert sim[p, q] == pytest.approx(sim[0, 7], abs=1e-4)
     omega = angular_frequencies(32)
     assert sim[5, 12] == pytest.approx(np.cos(omega * 7).sum(), abs=1e-4)
-    fig = similarity_figure(sim, x_title="p", y_title="q", value="v", offset_title="k",
-                            stride=position_stride(60, 60))
+    fig = similarity_figure(sim, x_title="p", y_title="q", value="v", offset_title="k", stride=square_stride(60))
     assert _decode(fig.to_plotly_json()["data"][0]["z"]).shape == (60, 60)
+    k = square_stride(1024)
+    assert k > 1 and (-(-1024 // k)) ** 2 <= MAX_HEATMAP_CELLS < (-(-1024 // (k - 1))) ** 2
 
 
 @pytest.mark.parametrize(("d_model", "n_pos", "k"), [(16, 50, 1), (64, 100, 5), (512, 100, 17), (512, 600, 50)])
