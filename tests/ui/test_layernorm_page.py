@@ -42,13 +42,13 @@ def test_every_figure_renders(lang):
 
 def test_stack_and_site_choices():
     at = _page()
-    rows = _charts(at)["ln_overview"]["layout"]["yaxis"]["ticktext"]
+    rows = _charts(at)["ln_overview"]["data"][0]["y"]
     assert rows == ["layer 1 · self-attention", "layer 1 · feed-forward", "layer 2 · self-attention", "layer 2 · feed-forward"]
     before = _charts(at)["ln_site"]["data"][0]["y"]
     at.selectbox(key="ln_site_encoder_en").set_value(3).run()
     assert _charts(at)["ln_site"]["data"][0]["y"] != before
     at.segmented_control(key="ln_stack").set_value("decoder").run()
-    rows = _charts(at)["ln_overview"]["layout"]["yaxis"]["ticktext"]
+    rows = _charts(at)["ln_overview"]["data"][0]["y"]
     assert "layer 1 · cross-attention" in rows and len(rows) == 6
 
 
@@ -86,7 +86,7 @@ def test_variants(settings):
     at = _page(**settings)
     charts = _charts(at)
     assert list(charts) == CHARTS
-    rows = charts["ln_overview"]["layout"]["yaxis"]["ticktext"]
+    rows = charts["ln_overview"]["data"][0]["y"]
     if settings.get("r_arch") == "decoder-only":
         assert not at.get("button_group") or all(b.key != "ln_stack" for b in at.get("button_group"))
         assert all("cross" not in r for r in rows)

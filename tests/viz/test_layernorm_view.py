@@ -134,9 +134,9 @@ def test_figures_label_sites_and_escape_tokens():
     labels = [f"site {i}" for i in range(len(stats.sites))]
     fig = stats_overview_figure(stats, ["<b>", "a", "<eos>"], labels, ["1", "2", "3", "4"], token_title="t",
                                 mean_label="m", std_label="s")
-    assert fig.layout.yaxis.ticktext == tuple(labels)
-    assert isinstance(fig.to_plotly_json()["layout"]["yaxis"]["tickvals"], list)  # typed arrays are not drawn as ticks
-    assert "&lt;b&gt;" in fig.layout.xaxis3.ticktext
+    assert list(fig.data[0].y) == labels and fig.layout.yaxis.type == "category"
+    assert list(fig.data[0].x) == ["0: &lt;b&gt;", "1: a", "2: &lt;eos&gt;"]  # unique: repeated tokens stay apart
+    assert "&lt;b&gt;" in fig.layout.xaxis3.ticktext and isinstance(fig.to_plotly_json()["layout"]["xaxis3"]["tickvals"], list)
     points = ["input", *labels]
     res = residual_figure({"pre": (points, stats.stream_norm)}, d_model=32, y_title="n", reference_label="√d")
     assert list(res.data[1].x) == points and res.data[-1].y == (np.sqrt(32), np.sqrt(32))
