@@ -67,7 +67,7 @@ def network_section(ctx: PageContext) -> None:
     stats = StackStats.compute(arrays, names, stack)
     labels = [site_label(s) for s in stats.sites]
     titles = [t("layernorm.in_mean"), t("layernorm.in_std"), t("layernorm.out_mean"), t("layernorm.out_std")]
-    show_figure(stats_overview_figure(stats, tokens, labels, titles, token_title=t("layernorm.token"),
+    show_figure(stats_overview_figure(stats, tokens, labels, titles,
                                       mean_label=t("layernorm.mean"), std_label=t("layernorm.std")), "ln_overview")
 
     chosen = st.selectbox(t("layernorm.site_pick"), range(len(stats.sites)), format_func=lambda i: labels[i],

@@ -20,7 +20,7 @@ STD_SCALE = "Viridis"  # sequential, colour-blind safe; 0 is dark so "no spread"
 
 
 def stats_overview_figure(stats: StackStats, tokens: Sequence[str], site_labels: Sequence[str],
-                          titles: Sequence[str], *, token_title: str, mean_label: str, std_label: str) -> go.Figure:
+                          titles: Sequence[str], *, mean_label: str, std_label: str) -> go.Figure:
     """2×2 heatmaps (norm site × token): input mean, input std / output mean, output std.
 
     Means share one diverging scale centred on 0, standard deviations one sequential scale from 0,
@@ -31,7 +31,7 @@ def stats_overview_figure(stats: StackStats, tokens: Sequence[str], site_labels:
     # Categorical axes named by unique strings ("3: the", site names): hover text then needs no
     # per-cell customdata arrays, which cost more than the numbers at 250 tokens × 19 norms.
     columns = hover_labels(tokens)
-    token_axis = axis(tokens, token_title, max_labels=40)
+    token_axis = axis(tokens, "", max_labels=40)  # untitled: the panel titles say "per token", and a title hides rotated labels
     token_axis.update(type="category", tickvals=[columns[i] for i in token_axis["tickvals"]])
     peak_mean = float(max(np.abs(stats.in_mean).max(), np.abs(stats.out_mean).max())) or 1.0
     peak_std = float(max(stats.in_std.max(), stats.out_std.max())) or 1.0
@@ -42,8 +42,7 @@ def stats_overview_figure(stats: StackStats, tokens: Sequence[str], site_labels:
             z=z.astype(np.float32), x=columns, y=list(site_labels), coloraxis=color,
             hovertemplate=f"%{{x}}<br>%{{y}}<br>{label} %{{z:.3f}}<extra></extra>",
         ), row=row, col=col)
-        fig.update_xaxes(**{**token_axis, "title": {"text": token_axis["title"]["text"] if row == 2 else ""}},
-                         showticklabels=row == 2, row=row, col=col)
+        fig.update_xaxes(**token_axis, showticklabels=row == 2, row=row, col=col)
         fig.update_yaxes(type="category", autorange="reversed", row=row, col=col)
     fig.update_layout(**base_layout(
         height=max(480, 200 + 2 * 26 * len(site_labels)), margin={**MARGIN, "l": 190},  # room for site names

@@ -132,7 +132,7 @@ def test_figures_label_sites_and_escape_tokens():
     arrays = _run(model, [[4, 5, EOS]], capture_names(model.hook_names))
     stats = StackStats.compute(arrays, model.hook_names, "encoder")
     labels = [f"site {i}" for i in range(len(stats.sites))]
-    fig = stats_overview_figure(stats, ["<b>", "a", "<eos>"], labels, ["1", "2", "3", "4"], token_title="t",
+    fig = stats_overview_figure(stats, ["<b>", "a", "<eos>"], labels, ["1", "2", "3", "4"],
                                 mean_label="m", std_label="s")
     assert list(fig.data[0].y) == labels and fig.layout.yaxis.type == "category"
     assert list(fig.data[0].x) == ["0: &lt;b&gt;", "1: a", "2: &lt;eos&gt;"]  # unique: repeated tokens stay apart
