@@ -95,17 +95,25 @@ def random_text(n_symbols: int, seed: int = 0) -> str:
     return "".join(chars)
 
 
-def interleaved_medians(fns: dict[str, Callable[[], object]], repeats: int, warmup: int = 1) -> dict[str, float]:
-    """Median seconds of each function, run in turn (a, b, a, b, ...) so drift hits both alike."""
+def interleaved_medians(fns: dict[str, Callable[[], object]], repeats: int, warmup: int = 1,
+                        min_seconds: float = 0.0, max_rounds: int = 200) -> dict[str, float]:
+    """Median seconds of each function, run in turn (a, b, a, b, ...) so drift hits both alike.
+
+    At least `repeats` rounds, and more (up to `max_rounds`) until `min_seconds` have passed: fast
+    calls get many samples, so a burst of load from elsewhere moves the median less.
+    """
     for _ in range(warmup):
         for fn in fns.values():
             fn()
     times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeats):
+    began = time.perf_counter()
+    rounds = 0
+    while rounds < repeats or (time.perf_counter() - began < min_seconds and rounds < max_rounds):
         for name, fn in fns.items():
             start = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - start)
+        rounds += 1
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 

@@ -1,11 +1,12 @@
-"""One rerun of the heads page (pages/heads.py) as direct calls, split into stages, plus its inputs.
+"""One rerun of the heads page (views/heads.py) as direct calls, split into stages, plus its inputs.
 
 The page script runs `main()` on import, so its steps are repeated here with the same `viz`
-functions, in the same order and with the same arguments (keep in step with pages/heads.py):
+functions, in the same order and with the same arguments (keep in step with views/heads.py):
 grids of every kind (planned within the byte budget), the enlarged head, the per-head metric
-picture, and the rollout. Serialization is what `st.plotly_chart` does to each figure:
-`fig.to_dict()` (plotly.tools.return_figure_from_figure_or_data), `plotly.io.to_json(...,
-validate=False)`, the md5 of the spec for the element id, and the protobuf bytes that go on the wire.
+picture, and the rollout; grids, statistics and rollout are cached per run, as the page does.
+Serialization is what `st.plotly_chart` does to each figure: `fig.to_dict()`
+(plotly.tools.return_figure_from_figure_or_data), `plotly.io.to_json(..., validate=False)`, the md5
+of the spec for the element id, and the protobuf bytes that go on the wire.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import random
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
 import plotly.graph_objects as go
 import plotly.io
 import torch
@@ -101,40 +101,50 @@ def wire(spec: str) -> bytes:
     return PlotlyChart(spec=spec, config="{}").SerializeToString()
 
 
-def heads_rerun(trace: TraceData, kind: str | None = None, layer: int = 0, head: int = 0) -> Rerun:
-    """Everything pages/heads.py computes and draws on one rerun (model run excluded: it is cached)."""
-    run = Rerun()
+def heads_rerun(trace: TraceData, memo: dict | None = None, kind: str | None = None, layer: int = 0,
+                head: int = 0) -> Rerun:
+    """Everything views/heads.py computes and draws on one rerun (model run excluded: it is cached).
+
+    The page caches grid figures, per-head statistics and rollout per run: pass the same `memo` to
+    a second call to time a rerun on the same text (those come from the memo; every figure is
+    still serialized, as Streamlit does on every rerun).
+    """
+    run, memo = Rerun(), {} if memo is None else memo
     kinds = trace.kinds()
     kind = kind or kinds[0]
+
+    def cached(key: tuple, stage: str, build):
+        if key not in memo:
+            memo[key] = run.stage(stage, build)
+        return memo[key]
 
     def plan():
         shapes = {k: trace.pattern(k, 0).shape for k in kinds}  # kind → (H, Tq, Tk)
         geometries = {k: grid_geometry(1, *shape) for k, shape in shapes.items()}
         cells = sum(shapes[k][0] * g.tq * g.tk for k, g in geometries.items())
         reserve = 2 * max(max(s[1:]) for s in shapes.values()) ** 2 * EXACT_BYTES_PER_CELL
-        return plan_layers(max(trace.n_layers(k) for k in kinds), cells, DEFAULT_BUDGET - reserve)
+        return plan_layers(max(trace.n_layers(k) for k in kinds), cells, max(DEFAULT_BUDGET - reserve, DEFAULT_BUDGET / 4))
 
     layer_plan = run.stage("view-model", plan)
     layers = layer_plan.layers(0)
     for k in kinds:
-        patterns = run.stage("view-model", lambda k=k: trace.patterns(k)[layers.start:layers.stop])  # (L, H, Tq, Tk)
-        fig = run.stage("figures", lambda p=patterns: grid_figure(
-            p, first_layer=layers.start, min_stride=layer_plan.extra_stride, tile_label="L{layer} H{head}",
-            hover="Layer {layer}, head {head}: click to enlarge"))
-        n_layers, n_heads, tq, tk = patterns.shape
-        geo = grid_geometry(n_layers, n_heads, tq, tk, min_stride=layer_plan.extra_stride)
-        run.add(f"grid_{k}", fig, int(np.prod(patterns.shape)), n_layers * n_heads * geo.tq * geo.tk)
+        fig = cached(("grid", k), "figures", lambda k=k: grid_figure(
+            trace.patterns(k)[layers.start:layers.stop], first_layer=layers.start, min_stride=layer_plan.extra_stride,
+            tile_label="L{layer} H{head}", hover="Layer {layer}, head {head}: click to enlarge"))
+        n_heads, tq, tk = trace.pattern(k, 0).shape
+        geo = grid_geometry(len(layers), n_heads, tq, tk, min_stride=layer_plan.extra_stride)
+        run.add(f"grid_{k}", fig, len(layers) * n_heads * tq * tk, len(layers) * n_heads * geo.tq * geo.tk)
     text = HeatmapText(title=f"{kind} attention, layer {layer}, head {head}")
     one = trace.pattern(kind, layer)[head]  # (Tq, Tk)
     fig = run.stage("figures", lambda: head_figure(one, trace.query_tokens(kind), trace.key_tokens(kind), text))
     run.add("head", fig, one.size)
-    summary = run.stage("view-model", lambda: summarize(trace.patterns(kind)))
+    summary = cached(("summary", kind), "view-model", lambda: summarize(trace.patterns(kind)))
     metric = METRICS[0]  # the page's default choice
     zmax = summary.max_entropy if metric == "entropy" else None if metric == "distance" else 1.0
     fig = run.stage("figures", lambda: metric_figure(summary.metric(metric), title=metric, zmax=zmax))
     run.add("metric", fig, summary.metric(metric).size)
     self_kind = next(k for k in kinds if k != "cross")
-    rolled = run.stage("view-model", lambda: rollout(trace.patterns(self_kind)))  # (L, T, T)
+    rolled = cached(("rollout", self_kind), "view-model", lambda: rollout(trace.patterns(self_kind)))  # (L, T, T)
     tokens = trace.query_tokens(self_kind)
     fig = run.stage("figures", lambda: matrix_figure(rolled[-1], tokens, tokens, HeatmapText(title="rollout")))
     run.add("rollout", fig, rolled[-1].size)

@@ -5,8 +5,14 @@ Run:  python -m benchmarks.server_time [--lengths 16 64 128 ...] [--repeats N] [
 - model: what `ui.models.get_trace` does on a cache miss: greedy decoding with the app's budget
   (an untrained model rarely says <eos>, so its output runs to min(2·T + 14, max_len − 1) tokens:
   Tt below), then one captured pass of the attention patterns, as NumPy (`TraceData`). Timed once.
-- view-model, figures, serialize: everything else pages/heads.py does on a rerun with the run
-  cached (benchmarks/heads_rerun.py: the same viz calls), median of `--repeats`.
+  Decoding recomputes the whole prefix at every step (cost ∝ Tt²); the projection is what it would
+  cost if each step fed only its new token (Tt − 1 one-token steps + the captured pass).
+- view-model, figures, serialize: everything else views/heads.py does after a new text's model
+  run (benchmarks/heads_rerun.py: the same viz calls), median of `--repeats`, on a run with T
+  tokens on both sides (an untrained model's output length is arbitrary: Tt above can be 1 or
+  max_len, and T × T for every kind is the case the target names); "same-text rerun"
+  is a later rerun (another head picked, a language switch), where the page's per-run caches
+  hold the grids, statistics and rollout and only the small figures are rebuilt and all re-sent.
 - AppTest: a whole-page rerun through `streamlit.testing.v1.AppTest` with the run cached (script
   execution, widgets, every element's protobuf; no browser), for reference.
 Target: at T = 128 on the base config (48 heads a kind), everything but the model ≤ 300 ms.
@@ -19,9 +25,14 @@ import statistics
 from pathlib import Path
 from urllib.parse import quote
 
-from benchmarks.common import BASE, BASE_QUERY, CONFIGS, SMALL, arguments, header, ms, print_table, random_text, timed
-from benchmarks.heads_rerun import heads_rerun, pattern_names
+import torch
+
+from benchmarks.common import (BASE, BASE_QUERY, CONFIGS, SMALL, arguments, header, interleaved_medians, ms, print_table,
+                               random_text, timed)
+from benchmarks.heads_rerun import heads_rerun, pattern_names, square_trace
+from transformer.checkpoint import ModelBundle
 from transformer.decoding import trace_text
+from transformer.hooks import capture
 from transformer.registry import random_bundle
 from viz.trace import TraceData
 
@@ -30,18 +41,48 @@ SMALL_QUERY = {"model": "random"}  # the sidebar's default random model is the s
 APP_MAX_TOKENS = 512  # the app's random models: max_len 512 (ui.models.RANDOM_DEFAULTS), 511 characters + <eos>
 
 
+def decoding_split(bundle: ModelBundle, trace: TraceData) -> tuple[float, float]:
+    """(seconds of the one captured pass, seconds of one decoder step for a single new token).
+
+    Greedy decoding reruns the decoder over the whole prefix at every step, so its cost grows as
+    Tt²; a step that fed only the newest token (a key/value cache) would cost about the second
+    number, so (Tt − 1) × it + the pass is what the model part could shrink to.
+    """
+    symbols = len(bundle.target_tokenizer) - 4  # ids 0-3 are specials (0 is padding)
+    src = torch.tensor([[4 + i % symbols for i in range(len(trace.src_tokens))]]) if trace.src_tokens else None  # (1, Ts)
+    tgt = torch.tensor([[4 + i % symbols for i in range(len(trace.tgt_tokens))]])  # (1, Tt)
+    model = bundle.model
+    with torch.no_grad():
+        memory = model.encode(src) if src is not None else None
+
+        def captured_pass() -> None:
+            with capture(model, pattern_names(bundle)):
+                model(src, tgt)
+
+        def one_token() -> None:
+            model.generator(model.decode(tgt[:, -1:], memory, src)[:, -1])
+
+        medians = interleaved_medians({"pass": captured_pass, "step": one_token}, repeats=3)
+    return medians["pass"], medians["step"]
+
+
 def direct_rows(label: str, lengths: list[int], repeats: int) -> list[list[object]]:
     bundle = random_bundle(CONFIGS[label])
     rows = []
     for length in lengths:
         text = random_text(length - 1, seed=length)  # + <eos> = T source tokens
         model_s, trace = timed(lambda t=text: TraceData.from_trace(trace_text(bundle, t, names=pattern_names(bundle))))
-        heads_rerun(trace)  # warm-up: plotly's first figure loads its validators, as a running server has done
-        runs = [heads_rerun(trace) for _ in range(repeats)]
+        pass_s, step_s = decoding_split(bundle, trace)
+        steps = len(trace.tgt_tokens) - 1
+        square = square_trace(bundle, length, seed=length)  # T × T for every kind, whatever the output length
+        heads_rerun(square)  # warm-up: plotly's first figure loads its validators, as a running server has done
+        runs = [heads_rerun(square) for _ in range(repeats)]
         stage = {name: statistics.median(r.seconds[name] for r in runs) for name in runs[0].seconds}
         rest = statistics.median(r.total_seconds for r in runs)
-        rows.append([label, length, len(trace.tgt_tokens), ms(model_s), ms(stage["view-model"]), ms(stage["figures"]),
-                     ms(stage["serialize"]), ms(rest)])
+        memo: dict = {}
+        same = statistics.median(heads_rerun(square, memo).total_seconds for _ in range(repeats + 1))
+        rows.append([label, length, len(trace.tgt_tokens), ms(model_s), ms(pass_s), ms(steps * step_s + pass_s),
+                     ms(stage["view-model"]), ms(stage["figures"]), ms(stage["serialize"]), ms(rest), ms(same)])
     return rows
 
 
@@ -74,8 +115,10 @@ def main() -> None:
     repeats = 1 if args.quick else args.repeats
     header("Server time of one heads-page rerun (direct calls; model timed once, the rest median of reruns)")
     rows = [row for label in labels for row in direct_rows(label, lengths, repeats)]
-    print_table(["config", "T (source)", "Tt (decoder)", "model ms", "view-model ms", "figures ms", "serialize ms",
-                 "all but model ms"], rows)
+    print_table(["config", "T (source)", "Tt (decoder)", "model ms", "of which captured pass ms",
+                 "model with a KV cache ms (projected)", "view-model ms", "figures ms", "serialize ms", "all but model ms",
+                 "same-text rerun ms"],
+                rows)
     if not args.no_apptest:
         print("Whole page through AppTest (in-process; the run cached after the first):\n")
         rows = [row for label in labels for row in apptest_rows(label, lengths, repeats)]
