@@ -9,15 +9,19 @@ the rest are typed one per line, bound to the URL, and checked like the main tex
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
+import torch
+from torch import Tensor
 
 from transformer.batch import batch_masks, pad_batch, token_ids
 from transformer.checkpoint import ModelBundle
+from transformer.hooks import capture
 from transformer.tokenizer import PAD, Tokenizer
 from ui.i18n import t
 from ui.inputs import example_text, text_box
+from ui.models import get_bundle, get_trace
 from ui.validation import TextCheck, check_text
 from viz.masks import MaskBatch, padded_tokens
 from viz.trace import TraceData
@@ -96,17 +100,46 @@ def _report(batch: BatchCheck) -> None:
         st.error(t("masks.too_few", min=MIN_SENTENCES, max=MAX_SENTENCES))
 
 
-def mask_batch(bundle: ModelBundle, traces: Sequence[TraceData]) -> MaskBatch:
-    """The padded batch of the sentences' real runs and its masks, built by the model's own mask
-    functions: source = tokens + <eos>, decoder input = <bos> + output."""
+def padded_ids(bundle: ModelBundle, traces: Sequence[TraceData]) -> tuple[Tensor | None, Tensor]:
+    """The sentences' real runs as one padded batch: source = tokens + <eos> (B, Ts) or None for a
+    decoder-only model, decoder input = <bos> + output (B, Tt)."""
     pad = bundle.config.pad_id
     tgt = pad_batch([token_ids(tr.tgt_tokens, bundle.target_tokenizer.index) for tr in traces], pad)  # (B, Tt)
     source = bundle.source_tokenizer
     src = None if source is None else pad_batch([token_ids(tr.src_tokens, source.index) for tr in traces], pad)
-    masks = batch_masks(tgt, pad, src)
+    return src, tgt
+
+
+def mask_batch(bundle: ModelBundle, traces: Sequence[TraceData]) -> MaskBatch:
+    """The padded batch of the sentences' real runs and its masks, built by the model's own mask
+    functions."""
+    src, tgt = padded_ids(bundle, traces)
+    masks = batch_masks(tgt, bundle.config.pad_id, src)
     arrays = {name: None if mask is None else mask.numpy() for name, mask in masks._asdict().items()}
     return MaskBatch(
-        src_tokens=padded_tokens([tr.src_tokens for tr in traces], PAD) if source is not None else (),
+        src_tokens=padded_tokens([tr.src_tokens for tr in traces], PAD) if src is not None else (),
         tgt_tokens=padded_tokens([tr.tgt_tokens for tr in traces], PAD),
         **arrays,
     )
+
+
+@st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
+def get_batch_row(model_key: str, sentences: tuple[str, ...], row: int, names: tuple[str, ...]) -> TraceData:
+    """Sentence `row` as one teacher-forced pass of the whole padded batch records it.
+
+    A sentence run alone is a batch of one and has no padding, so its scores would never show the
+    padding mask. In the batch its row is padded to the longest sentence: the <pad> keys of its
+    encoder and cross (and decoder) scores are blocked (−∞) and get weight 0, while its real cells
+    hold the same numbers as the run alone (padding changes nothing the mask lets through).
+    """
+    bundle = get_bundle(model_key)
+    traces = [get_trace(model_key, sentence, names=()) for sentence in sentences]
+    src, tgt = padded_ids(bundle, traces)
+    with torch.no_grad(), capture(bundle.model, names) as cache:
+        bundle.model(src, tgt)
+    arrays = {name: array[row : row + 1] for name, array in cache.numpy().items()}  # batch dimension kept
+    for array in arrays.values():
+        array.setflags(write=False)
+    view = mask_batch(bundle, traces)
+    src_tokens = view.src_tokens[row] if view.has_source else ()
+    return replace(traces[row], arrays=arrays, src_tokens=src_tokens, tgt_tokens=view.tgt_tokens[row])

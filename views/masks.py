@@ -4,7 +4,7 @@ an ablated head) with the model's output before and after."""
 
 import streamlit as st
 
-from ui.batch import mask_batch, sentence_batch
+from ui.batch import get_batch_row, mask_batch, sentence_batch
 from ui.i18n import t
 from ui.mask_controls import head_picker, intervention_controls, kind_name, labels_of, relabel_when_changed
 from ui.mask_view import compare_patterns, mask_matrices, show_batch, show_outputs, show_steps
@@ -37,15 +37,15 @@ row = st.selectbox(t("masks.row"), list(range(view.size)), index=view.most_padde
                    format_func=labels_of({i: f"{i + 1}: {s}" for i, s in enumerate(batch.sentences)}))
 mask_matrices(view, row)
 
-# 3. One head: scores → masked scores → softmax, for the chosen sentence alone.
+# 3. One head: scores → masked scores → softmax, for the chosen sentence as the padded batch runs it.
 st.header(t("masks.scores_header"))
 st.markdown(t("masks.scores_explain"))
 kind, layer, head = head_picker(ctx.bundle)
 names = score_hook_names(kind, layer)
-before = get_trace(ctx.model.key, batch.sentences[row], names=names)
-show_steps(before, kind, layer, head)
+show_steps(get_batch_row(ctx.model.key, batch.sentences, row, names), kind, layer, head)
 
 # 4. Interventions, for this call only; the shared model is never changed.
+before = get_trace(ctx.model.key, batch.sentences[row], names=names)
 st.header(t("masks.interventions_header"))
 st.markdown(t("masks.interventions_explain"))
 if ctx.bundle.config.is_encoder_decoder:

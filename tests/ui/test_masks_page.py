@@ -73,6 +73,22 @@ def test_three_sentences_of_different_lengths_show_padding_and_masks():
     assert (np.triu(combined, 1) == 0).all()
 
 
+def test_scores_of_a_short_sentence_show_its_padding_blocked_and_its_real_cells_unchanged():
+    """Block 3 runs the chosen row inside the padded batch: its <pad> keys are −∞ and weigh 0, and its
+    real cells are the numbers the sentence gets alone (block 4's "before" run)."""
+    at = _open(text="abcdef", more="abc\na")
+    at.selectbox(key="row").set_value(2).run()  # "a": a, <eos> and five <pad>
+    at.selectbox(key="kind").set_value("encoder").run()
+    at.toggle(key="ablate").set_value(True).run()  # any experiment, so block 4 draws the "before" pattern
+    steps = _figure(at, "score_steps_encoder_0_0")["data"]
+    assert steps[2]["text"][0][2:] == ["−∞"] * 5 and steps[2]["text"][0][:2] == ["", ""]
+    batched = _array(steps[3]["z"])  # softmax panel
+    assert batched.shape == (7, 7) and (batched[:, 2:] == 0).all()
+    alone = _array(_figure(at, "pattern_before_encoder_0_0")["data"][0]["z"])  # (2, 2)
+    assert alone.shape == (2, 2)
+    np.testing.assert_allclose(batched[:2, :2], alone, atol=1e-6)
+
+
 def test_too_few_sentences_get_a_translated_error():
     at = _open(text="abc", more="")
     assert at.error and "2 to 4" in at.error[0].value and not at.get("plotly_chart")
