@@ -9,6 +9,8 @@ import streamlit as st
 from transformer.checkpoint import ModelBundle
 from ui.i18n import t
 from ui.inputs import text_box
+from ui.models import UNTRAINED_NEW_TOKENS, is_untrained
+from ui.reference import ReferenceCheck, check_reference
 from ui.sidebar import ModelChoice, model_picker
 from ui.validation import TextCheck
 from viz.trace import TraceData
@@ -28,6 +30,22 @@ class PageContext:
         return self.check.text
 
 
+def show_reference(check: ReferenceCheck | None) -> None:
+    """The task's right output and the verdict, or a warning that the text has no right output."""
+    if check is None:
+        return
+    if check.expected is None:
+        st.warning(t("input.out_of_grammar"), icon=":material/help:")
+        return
+    if check.correct:
+        st.success(t("input.correct"), icon=":material/check_circle:")
+    else:
+        st.error(t("input.wrong"), icon=":material/cancel:")
+        st.markdown(f"**{t('input.expected')}**")
+        st.code(check.expected, language=None, wrap_lines=True)
+    st.caption(t("input.heldout" if check.heldout else "input.maybe_seen"))
+
+
 def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
     """Title and intro from catalog `section` ("<section>.title", "<section>.intro"), the model and text.
 
@@ -45,12 +63,15 @@ def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
     return PageContext(choice, check)
 
 
-def show_run(trace: TraceData) -> None:
-    """The model's output and its tokens, shown literally (never as markdown or HTML)."""
+def show_run(trace: TraceData, bundle: ModelBundle) -> None:
+    """The model's output (and whether it is right) and its tokens, shown literally (never as markdown or HTML)."""
     cols = st.columns(2)
     with cols[0]:
         st.markdown(f"**{t('input.output')}**")
         st.code(trace.output_text or "∅", language=None, wrap_lines=True)
+        show_reference(check_reference(bundle, trace))
+        if is_untrained(bundle) and len(trace.output_tokens) >= UNTRAINED_NEW_TOKENS:
+            st.caption(t("input.untrained_cap", n=UNTRAINED_NEW_TOKENS))
     with cols[1]:
         if trace.src_tokens:
             st.markdown(f"**{t('input.tokens_src')}**")

@@ -89,7 +89,7 @@ if ctx is not None and ctx.text is not None:
     st.latex(NORM[config.norm_position])
     st.markdown(t(f"architecture.explain_{config.norm_position}"))
     trace = get_trace(ctx.model.key, ctx.text, architecture_hook_names(config.is_encoder_decoder, config.norm_position))
-    show_run(trace)
+    show_run(trace, ctx.bundle)
     stacks = architecture_boxes(config.is_encoder_decoder, config.norm_position,
                                 {name: a.shape for name, a in trace.arrays.items()})
     src = t("architecture.shapes_src", n=len(trace.src_tokens)) if trace.src_tokens else ""

@@ -196,7 +196,7 @@ def main() -> None:
     names = attention_names(ctx.bundle)
     with st.spinner(t("heads.running")):
         trace = get_trace(ctx.model.key, ctx.text, names)
-    show_run(trace)
+    show_run(trace, ctx.bundle)
     kinds = trace.kinds()
     if not kinds:
         st.warning(t("heads.no_attention"))

@@ -113,7 +113,7 @@ if ctx is not None and ctx.text is not None:
     queries = trace.query_tokens(kind)
     query = st.selectbox(t("step.query"), list(range(len(queries))), index=len(queries) // 2, key="query",
                          bind="query-params", format_func=_token_option(queries))
-    show_run(trace)
+    show_run(trace, ctx.bundle)
     _steps(trace, kind, layer, head, int(query))
     _scaling(config.d_k if config.d_k in D_K_OPTIONS else 64)
     _multihead(trace, ctx, kind, layer, int(query))
