@@ -77,7 +77,8 @@ def main() -> None:
         torch.manual_seed(0)
         model = Transformer(config).eval()
         for length in lengths:
-            repeats = 1 if args.quick else args.repeats if length <= 256 or config is CONFIGS[SMALL] else max(3, args.repeats // 2)
+            long_base = length > 256 and config is not CONFIGS[SMALL]  # seconds a run: fewer repeats
+            repeats = 1 if args.quick else max(3, args.repeats // 2) if long_base else args.repeats
             rows.append([label, length, *measure(model, length, repeats)])
     print_table(["config", "T", "plain ms", "capture-all ms", "ratio", "kept (all)", "patterns-only ms", "ratio",
                  "kept (patterns)"], rows)

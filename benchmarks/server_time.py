@@ -3,8 +3,9 @@
 Run:  python -m benchmarks.server_time [--lengths 16 64 128 ...] [--repeats N] [--no-apptest] [--quick]
 
 - model: what `ui.models.get_trace` does on a cache miss: greedy decoding with the app's budget
-  (an untrained model rarely says <eos>, so its output runs to min(2·T + 14, max_len − 1) tokens:
-  Tt below), then one captured pass of the attention patterns, as NumPy (`TraceData`). Timed once.
+  for untrained models (they rarely say <eos>, so the output runs to `UNTRAINED_NEW_TOKENS`: Tt
+  below), then one captured pass of the attention patterns, as NumPy (`TraceData`). Timed once.
+  (Before that cap the budget was a trained model's min(2·T + 16, max_len − 1): 59.5 s at T = 512.)
   Decoding recomputes the whole prefix at every step (cost ∝ Tt²); the projection is what it would
   cost if each step fed only its new token (Tt − 1 one-token steps + the captured pass).
 - view-model, figures, serialize: everything else views/heads.py does after a new text's model
@@ -27,13 +28,25 @@ from urllib.parse import quote
 
 import torch
 
-from benchmarks.common import (BASE, BASE_QUERY, CONFIGS, SMALL, arguments, header, interleaved_medians, ms, print_table,
-                               random_text, timed)
+from benchmarks.common import (
+    BASE,
+    BASE_QUERY,
+    CONFIGS,
+    SMALL,
+    arguments,
+    header,
+    interleaved_medians,
+    ms,
+    print_table,
+    random_text,
+    timed,
+)
 from benchmarks.heads_rerun import heads_rerun, pattern_names, square_trace
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import trace_text
 from transformer.hooks import capture
 from transformer.registry import random_bundle
+from ui.models import UNTRAINED_NEW_TOKENS
 from viz.trace import TraceData
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -71,7 +84,8 @@ def direct_rows(label: str, lengths: list[int], repeats: int) -> list[list[objec
     rows = []
     for length in lengths:
         text = random_text(length - 1, seed=length)  # + <eos> = T source tokens
-        model_s, trace = timed(lambda t=text: TraceData.from_trace(trace_text(bundle, t, names=pattern_names(bundle))))
+        model_s, trace = timed(lambda t=text: TraceData.from_trace(
+            trace_text(bundle, t, names=pattern_names(bundle), max_new_tokens=UNTRAINED_NEW_TOKENS)))
         pass_s, step_s = decoding_split(bundle, trace)
         steps = len(trace.tgt_tokens) - 1
         square = square_trace(bundle, length, seed=length)  # T × T for every kind, whatever the output length

@@ -56,6 +56,10 @@ RANDOM_DEFAULTS: dict[str, object] = {
 }
 
 
+def is_untrained(bundle: ModelBundle) -> bool:
+    return bundle.card.get("task") == RANDOM
+
+
 def shipped_models() -> list[str]:
     return [info.name for info in list_models()]
 
@@ -79,6 +83,9 @@ def _parse_random_key(key: str) -> tuple[TransformerConfig, int]:
     return TransformerConfig.from_dict(settings), seed
 
 
+UNTRAINED_NEW_TOKENS = 32
+
+
 @st.cache_resource(max_entries=8, show_spinner=False)
 def get_bundle(model_key: str) -> ModelBundle:
     """A shipped model by name, or a random one by `random_key(...)`; loaded once per process."""
@@ -95,9 +102,15 @@ def get_trace(
     names: tuple[str, ...] | None = None,
     interventions: tuple[InterventionSpec, ...] = (),
 ) -> TraceData:
-    """Run the model on `text` (greedy decoding + one captured pass); cached per arguments."""
+    """Run the model on `text` (greedy decoding + one captured pass); cached per arguments.
+
+    An untrained model's output is noise, so it decodes at most `UNTRAINED_NEW_TOKENS`: the budget
+    a trained model gets (about twice the input) cost a minute at 512 tokens on the base config,
+    since every decoding step reruns the decoder over the whole prefix, to make more noise.
+    """
     bundle = get_bundle(model_key)
-    trace = trace_text(bundle, text, names=names, interventions=build_interventions(interventions))
+    budget = UNTRAINED_NEW_TOKENS if is_untrained(bundle) else None
+    trace = trace_text(bundle, text, names=names, interventions=build_interventions(interventions), max_new_tokens=budget)
     return TraceData.from_trace(trace)
 
 
