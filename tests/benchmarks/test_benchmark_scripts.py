@@ -1,5 +1,6 @@
 """Every benchmark script runs with `--quick` and prints a Markdown table (never a timing assertion)."""
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ def _run(name: str) -> str:
 
 def _has_table(stdout: str) -> bool:
     lines = stdout.splitlines()
-    return any(line.startswith("| ") and nxt.startswith("| ---") for line, nxt in zip(lines, lines[1:], strict=False))
+    return any(line.startswith("| ") and nxt.startswith("| ---") for line, nxt in itertools.pairwise(lines))
 
 
 @pytest.mark.parametrize("name", IN_PROCESS)

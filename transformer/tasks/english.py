@@ -9,8 +9,10 @@ runs that backwards for text a person typed, so the app can show the reference t
 
 from __future__ import annotations
 
+import random
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 IRREGULAR_PLURALS = {
     "child": "children",
@@ -91,6 +93,52 @@ class Sentence:
     place: str | None = None
     time: str | None = None
 
+
+
+@dataclass(frozen=True)
+class Shares:
+    """How often a sampled sentence has each optional part (each a probability)."""
+
+    plural: float
+    adjective: float  # when the noun has an adjective it goes with
+    place: float
+    time: float
+
+
+def choose_sentence(
+    rng: random.Random,
+    *,
+    subjects: Sequence[str],
+    verbs: Sequence[str],
+    objects: Mapping[str, Sequence[Any]],
+    adjectives: Mapping[str, Sequence[Any]],
+    determiners: Mapping[bool, Sequence[str]],
+    places: Sequence[str],
+    times: Sequence[str],
+    shares: Shares,
+) -> Sentence:
+    """Draw the choices of one sentence, the same way for every target language.
+
+    `objects[verb]` are the nouns and masses the verb takes (a mass has `containers`);
+    `adjectives[noun]` the adjectives that go with a countable noun (absent for masses);
+    `determiners[plural]` the determiners by number. Objects and adjectives only need an `.en`.
+    The draws happen in a fixed order, so a seed gives the same sentences in every version.
+    """
+    verb = rng.choice(verbs)
+    thing = rng.choice(objects[verb])
+    plural = rng.random() < shares.plural
+    fitting = adjectives.get(thing.en, []) if not hasattr(thing, "containers") else []
+    return Sentence(
+        subject=rng.choice(subjects),
+        verb=verb,
+        determiner=rng.choice(determiners[plural]),
+        noun=thing.en,
+        plural=plural,
+        adjective=rng.choice(fitting).en if fitting and rng.random() < shares.adjective else None,
+        container=rng.choice(thing.containers) if hasattr(thing, "containers") else None,
+        place=rng.choice(places) if rng.random() < shares.place else None,
+        time=rng.choice(times) if rng.random() < shares.time else None,
+    )
 
 @dataclass(frozen=True)
 class EnglishLexicon:

@@ -27,14 +27,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from transformer.tasks import lexicon_zh as lex
-from transformer.tasks.english import EnglishLexicon, Sentence, english_noun, english_plural, english_verb, indefinite_article
+from transformer.tasks.english import (
+    EnglishLexicon,
+    Sentence,
+    Shares,
+    choose_sentence,
+    english_noun,
+    english_plural,
+    english_verb,
+    indefinite_article,
+)
 from transformer.tasks.phrase import Phrase, arrange, combine
 from transformer.tasks.words import NotInGrammar, WordTask, lookup, words_of
 
-PLURAL_SHARE = 0.4  # objects counted with two..nine rather than a/one/this/that
-ADJECTIVE_SHARE = 0.4  # objects with an adjective, when the noun has a compatible one
-PLACE_SHARE = 0.5
-TIME_SHARE = 0.5
+# plural: objects counted with two..nine rather than a/one/this/that;
+# adjective: objects with an adjective, when the noun has a compatible one
+SHARES = Shares(plural=0.4, adjective=0.4, place=0.5, time=0.5)
 
 ENGLISH_ORDER = ("subject", "verb", "object", "place", "time")
 CHINESE_ORDER = ("subject", "time", "place", "verb", "object")
@@ -55,6 +63,10 @@ _DETERMINER_WORDS = {False: tuple(lex.SINGULAR_DETERMINERS), True: tuple(lex.PLU
 # What goes with what: a verb takes the nouns and masses sharing one of its tags, a noun the adjectives.
 _OBJECTS: dict[str, list[Object]] = {v.en: [o for o in (*lex.NOUNS, *lex.MASSES) if o.tags & v.tags] for v in lex.VERBS}
 _ADJECTIVES: dict[str, list[lex.Word]] = {n.en: [a for a in lex.ADJECTIVES if a.tags & n.tags] for n in lex.NOUNS}
+_SUBJECT_WORDS = tuple(s.en for s in lex.SUBJECTS)
+_VERB_WORDS = tuple(v.en for v in lex.VERBS)
+_PLACE_WORDS = _PLACE_NAMES
+_TIME_WORDS = tuple(time for time, *_ in lex.TIMES)
 
 
 def _determiner(sentence: Sentence, next_word: str) -> Phrase:
@@ -108,20 +120,9 @@ class EnglishToChinese(WordTask):
     )
 
     def choose(self, rng: random.Random) -> Sentence:
-        verb = rng.choice(lex.VERBS)
-        thing = rng.choice(_OBJECTS[verb.en])
-        plural = rng.random() < PLURAL_SHARE
-        adjectives = _ADJECTIVES[thing.en] if isinstance(thing, lex.Noun) else []
-        return Sentence(
-            subject=rng.choice(lex.SUBJECTS).en,
-            verb=verb.en,
-            determiner=rng.choice(_DETERMINER_WORDS[plural]),
-            noun=thing.en,
-            plural=plural,
-            adjective=rng.choice(adjectives).en if adjectives and rng.random() < ADJECTIVE_SHARE else None,
-            container=rng.choice(thing.containers) if isinstance(thing, lex.Mass) else None,
-            place=rng.choice(_PLACE_NAMES) if rng.random() < PLACE_SHARE else None,
-            time=rng.choice(lex.TIMES)[0] if rng.random() < TIME_SHARE else None,
+        return choose_sentence(
+            rng, subjects=_SUBJECT_WORDS, verbs=_VERB_WORDS, objects=_OBJECTS, adjectives=_ADJECTIVES,
+            determiners=_DETERMINER_WORDS, places=_PLACE_WORDS, times=_TIME_WORDS, shares=SHARES,
         )
 
     def render(self, sentence: Sentence) -> Phrase:
