@@ -5,14 +5,10 @@ The tests share one tab and run in file order.
 """
 
 import pytest
+from teaching_pages import CHINESE, PAGES  # tests/e2e/teaching_pages.py
 
 pytestmark = pytest.mark.e2e
-
-PAGES = {  # url path → (English title, Chinese title, plotly figures on the page)
-    "positional": ("Positional encoding", "位置编码", 8),
-    "layernorm": ("LayerNorm", "层归一化（LayerNorm）", 8),
-}
-CHINESE = "今天天气很好"  # every character is in the random model's vocabulary
+HERE = ("positional", "layernorm")
 
 
 def _figures_drawn(page, tools, n: int) -> None:
@@ -41,7 +37,7 @@ def _to_random_model_and_chinese(page, tools, name: str) -> None:
     page.get_by_role("heading", name=PAGES[name][1], exact=True).wait_for(timeout=300_000)
 
 
-@pytest.mark.parametrize("name", list(PAGES))
+@pytest.mark.parametrize("name", HERE)
 def test_page_draws_every_figure_in_english(app_page, app_url, browser_tools, name):
     page, tools = app_page, browser_tools
     _open(page, tools, app_url, name)
@@ -49,7 +45,7 @@ def test_page_draws_every_figure_in_english(app_page, app_url, browser_tools, na
     tools.screenshot(page, f"{name}-en-ui-en-text")
 
 
-@pytest.mark.parametrize("name", list(PAGES))
+@pytest.mark.parametrize("name", HERE)
 def test_page_draws_every_figure_in_chinese(app_page, app_url, browser_tools, name):
     page, tools = app_page, browser_tools
     _open(page, tools, app_url, name)

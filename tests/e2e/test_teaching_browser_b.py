@@ -9,14 +9,10 @@ The tests share one tab and run in file order.
 from urllib.parse import urlencode
 
 import pytest
+from teaching_pages import CHINESE, PAGES  # tests/e2e/teaching_pages.py
 
 pytestmark = pytest.mark.e2e
 
-PAGES = {  # url path → (English title, Chinese title, plotly figures on the page)
-    "step_by_step": ("Attention, step by step", "注意力，一步一步", 6),
-    "architecture": ("Architecture overview", "模型结构总览", 1),
-}
-CHINESE = "今天天气很好"  # every character is in the random model's vocabulary
 TALL = {"width": 1400, "height": 6000}  # the whole page in view: Streamlit draws charts as they scroll in
 SHARED = {"lang": "简体中文", "model": "random", "text": CHINESE}  # what a teacher's copied link carries
 

@@ -7,10 +7,8 @@ model, some sessions with interventions. Expected values are computed sequential
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 import torch
 
 from transformer.config import TransformerConfig
@@ -24,18 +22,6 @@ REPEATS = 15
 PATTERNS = [f"{p}.layers.{i}.{a}.hook_pattern" for p, a in (("encoder", "self_attn"), ("decoder", "self_attn"),
                                                              ("decoder", "cross_attn")) for i in range(2)]
 NAMES = [*PATTERNS, "generator.hook_logits"]
-
-
-@pytest.fixture(autouse=True)
-def _one_intra_op_thread() -> Iterator[None]:
-    """As the app does with OMP_NUM_THREADS: without it, 10 threads x 2 OpenMP workers on 2 cores
-    spin against each other and this file takes 5x longer."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _model() -> Transformer:
