@@ -28,7 +28,9 @@ PAGES: list[tuple[str, str]] = [
     ("architecture", ":material/account_tree:"),
 ]
 
-st.set_page_config(page_title="Attention Atlas", page_icon=":material/hub:", layout="wide")
+# A local favicon (a causal attention pattern): a ":material/…" page icon is fetched from Google's
+# font server by the browser, and the app must work offline.
+st.set_page_config(page_title="Attention Atlas", page_icon=str(ROOT / "assets" / "favicon.png"), layout="wide")
 language_switch()
 pages = [
     st.Page(ROOT / "views" / f"{name}.py", title=t(f"nav.{name}"), icon=icon, url_path=name, default=(i == 0))

@@ -2,10 +2,11 @@
 
 Run:  python -m benchmarks.server_time [--lengths 16 64 128 ...] [--repeats N] [--no-apptest] [--quick]
 
-- model: what `ui.models.get_trace` does on a cache miss: greedy decoding with the app's budget
-  for untrained models (they rarely say <eos>, so the output runs to `UNTRAINED_NEW_TOKENS`: Tt
-  below), then one captured pass of the attention patterns, as NumPy (`TraceData`). Timed once.
-  (Before that cap the budget was a trained model's min(2·T + 16, max_len − 1): 59.5 s at T = 512.)
+- model: what `ui.models.get_trace` does on a cache miss for an untrained model: one teacher-forced
+  captured pass of the attention patterns (the decoder reads <bos> + the text: Tt = T), as NumPy
+  (`TraceData`). Timed once. `--generate` times what it did before: greedy decoding with a trained
+  model's budget (an untrained model rarely says <eos>, so Tt = min(2·T + 16, max_len − 1)) and
+  then the captured pass: 59.5 s at T = 512 on the base config.
   Decoding recomputes the whole prefix at every step (cost ∝ Tt²); the projection is what it would
   cost if each step fed only its new token (Tt − 1 one-token steps + the captured pass).
 - view-model, figures, serialize: everything else views/heads.py does after a new text's model
@@ -46,7 +47,6 @@ from transformer.checkpoint import ModelBundle
 from transformer.decoding import trace_text
 from transformer.hooks import capture
 from transformer.registry import random_bundle
-from ui.models import UNTRAINED_NEW_TOKENS
 from viz.trace import TraceData
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -79,13 +79,13 @@ def decoding_split(bundle: ModelBundle, trace: TraceData) -> tuple[float, float]
     return medians["pass"], medians["step"]
 
 
-def direct_rows(label: str, lengths: list[int], repeats: int) -> list[list[object]]:
+def direct_rows(label: str, lengths: list[int], repeats: int, generate: bool = False) -> list[list[object]]:
     bundle = random_bundle(CONFIGS[label])
     rows = []
     for length in lengths:
         text = random_text(length - 1, seed=length)  # + <eos> = T source tokens
         model_s, trace = timed(lambda t=text: TraceData.from_trace(
-            trace_text(bundle, t, names=pattern_names(bundle), max_new_tokens=UNTRAINED_NEW_TOKENS)))
+            trace_text(bundle, t, names=pattern_names(bundle), generate=generate)))
         pass_s, step_s = decoding_split(bundle, trace)
         steps = len(trace.tgt_tokens) - 1
         square = square_trace(bundle, length, seed=length)  # T × T for every kind, whatever the output length
@@ -95,7 +95,7 @@ def direct_rows(label: str, lengths: list[int], repeats: int) -> list[list[objec
         rest = statistics.median(r.total_seconds for r in runs)
         memo: dict = {}
         same = statistics.median(heads_rerun(square, memo).total_seconds for _ in range(repeats + 1))
-        rows.append([label, length, len(trace.tgt_tokens), ms(model_s), ms(pass_s), ms(steps * step_s + pass_s),
+        rows.append([label, length, len(trace.tgt_tokens), ms(model_s), ms(pass_s), ms(steps * step_s + pass_s) if generate else "—",
                      ms(stage["view-model"]), ms(stage["figures"]), ms(stage["serialize"]), ms(rest), ms(same)])
     return rows
 
@@ -123,12 +123,14 @@ def main() -> None:
     parser = arguments(__doc__, lengths=(16, 64, 128, 256, 512))
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-apptest", action="store_true", help="skip the whole-page AppTest reference")
+    parser.add_argument("--generate", action="store_true",
+                        help="time greedy decoding with a trained model's budget, as the app ran untrained models before")
     args = parser.parse_args()
     labels = [SMALL] if args.quick else [SMALL, BASE]
     lengths = [16] if args.quick else args.lengths
     repeats = 1 if args.quick else args.repeats
     header("Server time of one heads-page rerun (direct calls; model timed once, the rest median of reruns)")
-    rows = [row for label in labels for row in direct_rows(label, lengths, repeats)]
+    rows = [row for label in labels for row in direct_rows(label, lengths, repeats, args.generate)]
     print_table(["config", "T (source)", "Tt (decoder)", "model ms", "of which captured pass ms",
                  "model with a KV cache ms (projected)", "view-model ms", "figures ms", "serialize ms", "all but model ms",
                  "same-text rerun ms"],

@@ -36,6 +36,7 @@ class Trace:
     cache: ActivationCache
     truncated: bool  # the input was longer than the model accepts and was cut
     unknown: list[str]  # input symbols the vocabulary lacks (encoded as <unk>)
+    teacher_forced: bool = False  # the decoder read the text itself; the output is one prediction per position
 
 
 @torch.no_grad()
@@ -70,12 +71,18 @@ def trace_text(
     names: Iterable[str] | None = None,
     interventions: Mapping[str, Intervention | Iterable[Intervention]] | None = None,
     max_new_tokens: int | None = None,
+    generate: bool = True,
 ) -> Trace:
     """Run `bundle` on `text`: decode greedily (under `interventions`), then capture one pass.
 
     Encoder-decoder: the source is the text's tokens + <eos>; the decoder starts from <bos>.
     Decoder-only: the decoder starts from <bos> + the text's tokens and continues it.
     Input longer than the model's maximum length is truncated (`Trace.truncated`).
+
+    `generate=False` is teacher forcing, as in training: nothing is decoded; the decoder reads
+    <bos> + the text's tokens in one pass, and the output is its most likely next token at every
+    position. The app uses it for untrained models, whose generated tokens would be noise made
+    one at a time (every step reruns the decoder over the whole prefix: a minute at 512 tokens).
     """
     model, config = bundle.model, bundle.config
     reader = bundle.source_tokenizer or bundle.target_tokenizer
@@ -92,17 +99,22 @@ def trace_text(
         prefix = torch.tensor([[BOS_ID]])  # (1, 1)
     else:
         src, prefix = None, torch.tensor([[BOS_ID, *ids]])
-    if max_new_tokens is None:  # the tasks' outputs are never much longer than their inputs
-        max_new_tokens = 2 * len(ids) + 16 if config.is_encoder_decoder else 64
-    budget = min(max_new_tokens, config.max_len - prefix.shape[1])
-    with intervene(model, interventions):
-        ys = greedy_decode(model, src, prefix, budget)  # (1, Tp + n)
-    out = ys[0, prefix.shape[1] :].tolist()
-    if EOS_ID in out:
-        out = out[: out.index(EOS_ID)]
-    tgt_in = torch.tensor([prefix[0].tolist() + out])[:, : config.max_len]  # (1, Tt): what the decoder read
+    if generate:
+        if max_new_tokens is None:  # the tasks' outputs are never much longer than their inputs
+            max_new_tokens = 2 * len(ids) + 16 if config.is_encoder_decoder else 64
+        budget = min(max_new_tokens, config.max_len - prefix.shape[1])
+        with intervene(model, interventions):
+            ys = greedy_decode(model, src, prefix, budget)  # (1, Tp + n)
+        out = ys[0, prefix.shape[1] :].tolist()
+        if EOS_ID in out:
+            out = out[: out.index(EOS_ID)]
+        tgt_in = torch.tensor([prefix[0].tolist() + out])[:, : config.max_len]  # (1, Tt): what the decoder read
+    else:
+        tgt_in = torch.tensor([[BOS_ID, *ids]])[:, : config.max_len]  # (1, Tt): <bos> + the text
     with torch.no_grad(), capture(model, names, interventions) as cache:
-        model(src, tgt_in)
+        logits = model(src, tgt_in)  # (1, Tt, vocab)
+    if not generate:
+        out = logits[0].argmax(dim=-1).tolist()  # the next token predicted after each position
     target = bundle.target_tokenizer
     return Trace(
         text=text,
@@ -113,4 +125,5 @@ def trace_text(
         cache=cache,
         truncated=truncated,
         unknown=unknown,
+        teacher_forced=not generate,
     )

@@ -9,7 +9,6 @@ import streamlit as st
 from transformer.checkpoint import ModelBundle
 from ui.i18n import t
 from ui.inputs import text_box
-from ui.models import UNTRAINED_NEW_TOKENS, is_untrained
 from ui.reference import ReferenceCheck, check_reference
 from ui.sidebar import ModelChoice, model_picker
 from ui.validation import TextCheck
@@ -70,8 +69,8 @@ def show_run(trace: TraceData, bundle: ModelBundle) -> None:
         st.markdown(f"**{t('input.output')}**")
         st.code(trace.output_text or "∅", language=None, wrap_lines=True)
         show_reference(check_reference(bundle, trace))
-        if is_untrained(bundle) and len(trace.output_tokens) >= UNTRAINED_NEW_TOKENS:
-            st.caption(t("input.untrained_cap", n=UNTRAINED_NEW_TOKENS))
+        if trace.teacher_forced:
+            st.caption(t("input.teacher_forced"))
     with cols[1]:
         if trace.src_tokens:
             st.markdown(f"**{t('input.tokens_src')}**")

@@ -50,6 +50,8 @@ st.header(t("masks.interventions_header"))
 st.markdown(t("masks.interventions_explain"))
 if ctx.bundle.config.is_encoder_decoder:
     hideable = before.src_tokens
+elif before.teacher_forced:  # decoder-only reading the text: all of it is the prompt
+    hideable = before.tgt_tokens
 else:  # decoder-only: the prompt (<bos> + the text), not the generated tokens
     hideable = before.tgt_tokens[: len(before.tgt_tokens) - len(before.output_tokens)]
 choice = intervention_controls(ctx.bundle, kind, layer, head, hideable)

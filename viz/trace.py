@@ -30,6 +30,7 @@ class TraceData:
     arrays: dict[str, np.ndarray] = field(repr=False)
     truncated: bool = False
     unknown: tuple[str, ...] = ()
+    teacher_forced: bool = False  # see transformer.decoding.trace_text(generate=False)
 
     @classmethod
     def from_trace(cls, trace) -> TraceData:  # trace: transformer.decoding.Trace
@@ -45,6 +46,7 @@ class TraceData:
             arrays=arrays,
             truncated=trace.truncated,
             unknown=tuple(trace.unknown),
+            teacher_forced=trace.teacher_forced,
         )
 
     def kinds(self) -> list[str]:

@@ -18,6 +18,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -118,6 +119,9 @@ def app_page(chromium, app_url):  # app_url: the server must be up before a tab 
     context = chromium.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
     tab = context.new_page()
     tab.set_default_timeout(120_000)  # generous: a shared CI machine can be slow
+    tab.outside = []  # every request not for the app's own server: the app must work offline
+    tab.on("request", lambda r: tab.outside.append(r.url)
+           if urlsplit(r.url).hostname not in ("127.0.0.1", "localhost", None) and not r.url.startswith("data:") else None)
     try:
         yield tab
     finally:

@@ -108,3 +108,9 @@ def test_clicking_a_grid_tile_enlarges_that_head(app_page, browser_tools):
     assert (params["layer"], params["head"]) == (str(layer), str(head)), params
     assert page.locator(".st-key-grid_encoder_1").count() == 1  # redrawn unselected, ready for the next click
     tools.screenshot(page, "heads-zh-ui-clicked-tile")
+
+
+def test_nothing_is_fetched_from_outside_the_machine(app_page):
+    """Every page load, run and click above stayed on the app's own server (no fonts, icons or
+    scripts from the internet: the favicon once came from Google's font server)."""
+    assert app_page.outside == [], sorted(set(app_page.outside))

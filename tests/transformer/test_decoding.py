@@ -178,3 +178,19 @@ def test_unknown_symbols_are_listed() -> None:
     assert trace.unknown == ["猫", "x", "🚀"]
     assert trace.src_tokens == ["a", "b", "<unk>", "c", "<unk>", "<unk>", " ", "<unk>", "<eos>"]
     assert trace_text(bundle, "abc", max_new_tokens=3).unknown == []
+
+
+@pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])
+def test_teacher_forcing_reads_the_text_in_one_pass_and_predicts_every_position(architecture: str) -> None:
+    config = TransformerConfig(architecture=architecture, n_layers=2, d_model=16, n_heads=2, d_ff=32, max_len=8)
+    bundle = random_bundle(config, seed=2, symbols="abcdefghij")
+    trace = trace_text(bundle, "abcdefghij", generate=False)  # truncated to 7 symbols
+    assert trace.teacher_forced and trace.truncated
+    assert trace.tgt_tokens == ["<bos>", *"abcdefg"]
+    tgt = torch.tensor([bundle.target_tokenizer.encode("abcdefg", bos=True)])  # (1, 8)
+    src = torch.tensor([bundle.source_tokenizer.encode("abcdefg", eos=True)]) if bundle.source_tokenizer else None
+    with torch.no_grad():
+        expected = bundle.model(src, tgt)[0].argmax(-1).tolist()  # (8,)
+    assert trace.output_tokens == bundle.target_tokenizer.symbols(expected)
+    assert trace.cache["decoder.layers.1.self_attn.hook_pattern"].shape == (1, 2, 8, 8)
+    assert not trace_text(bundle, "abc").teacher_forced

@@ -47,6 +47,7 @@ def test_renders_for_random_models(architecture):
         assert charts[key]["data"][0]["source"].startswith("data:image/png;base64,")
     assert {"head_fig", "heads_metric_fig", "rollout_fig"} <= set(charts)
     assert at.dataframe, "the sortable per-head table is shown"
+    assert any("teacher forcing" in c.value for c in at.caption), "an untrained model reads the text; the page says so"
 
 
 def test_picking_layer_and_head_changes_the_enlarged_figure():
