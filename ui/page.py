@@ -12,6 +12,7 @@ from ui.inputs import text_box
 from ui.reference import ReferenceCheck, check_reference
 from ui.sidebar import ModelChoice, model_picker
 from ui.validation import TextCheck
+from viz.tokens import visible_token
 from viz.trace import TraceData
 
 
@@ -74,6 +75,6 @@ def show_run(trace: TraceData, bundle: ModelBundle) -> None:
     with cols[1]:
         if trace.src_tokens:
             st.markdown(f"**{t('input.tokens_src')}**")
-            st.code(" · ".join(trace.src_tokens), language=None, wrap_lines=True)
+            st.code(" · ".join(map(visible_token, trace.src_tokens)), language=None, wrap_lines=True)
         st.markdown(f"**{t('input.tokens_tgt')}**")
-        st.code(" · ".join(trace.tgt_tokens), language=None, wrap_lines=True)
+        st.code(" · ".join(map(visible_token, trace.tgt_tokens)), language=None, wrap_lines=True)

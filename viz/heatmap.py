@@ -16,7 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz.style import ATTENTION_SCALE, BASE_FONT_SIZE, TICK_FONT_SIZE, base_layout
-from viz.tokens import axis, hover_labels
+from viz.tokens import axis, hover_labels, text_width_px
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,14 @@ class HeatmapText:
 def _hovertemplate(text: HeatmapText, fmt: str) -> str:
     x, y, value = (html.escape(s) for s in (text.x_title, text.y_title, text.value))
     return f"{y}: %{{y}}<br>{x}: %{{x}}<br>{value}: %{{z:{fmt}}}<extra></extra>"
+
+
+LABEL_PAD = 44  # px beside the tick labels: the axis title (BASE_FONT_SIZE) and the gaps around it
+
+
+def _shown(tokens: Sequence[str], axis_dict: dict) -> list[str]:
+    """The tokens an axis labels (every k-th past `axis`'s label budget)."""
+    return [tokens[i] for i in axis_dict["tickvals"]]
 
 
 def size_px(tq: int, tk: int, *, cell_px: float = 40.0, max_px: int = 760, min_px: int = 520) -> tuple[int, int]:
@@ -55,15 +63,21 @@ def matrix_figure(values: np.ndarray, query_tokens: Sequence[str], key_tokens: S
     width, height = size_px(tq, tk)
     tick_font = {"size": TICK_FONT_SIZE}
     title_room = 34 if text.title else 0
+    x_axis, y_axis = axis(key_tokens, text.x_title), axis(query_tokens, text.y_title)
+    # Margins sized from the labels here rather than plotly's automargin, which measures them in the
+    # browser and then draws the figure again; x labels stand upright (-90°) once any is wider than a cell.
+    cell = (width - 150) / tk
+    x_room = max(text_width_px(tok, TICK_FONT_SIZE) for tok in _shown(key_tokens, x_axis))
+    upright = x_room > cell - 2
     layout = base_layout(
         title={"text": html.escape(text.title), "x": 0.0, "xanchor": "left", "y": 0.995, "yref": "container",
                "yanchor": "top", "font": {"size": BASE_FONT_SIZE + 1}} if text.title else None,
         width=width, height=height + title_room, template="none",
-        margin={"l": 10, "r": 10, "t": 20 + title_room, "b": 10},
-        xaxis={**axis(key_tokens, text.x_title), "type": "category", "tickfont": tick_font,
-               "automargin": True},
-        yaxis={**axis(query_tokens, text.y_title), "type": "category", "autorange": "reversed", "tickfont": tick_font,
-               "automargin": True},
+        margin={"l": round(LABEL_PAD + max(text_width_px(tok, TICK_FONT_SIZE) for tok in _shown(query_tokens, y_axis))),
+                "r": 10, "t": 20 + title_room,
+                "b": round(LABEL_PAD + (x_room if upright else TICK_FONT_SIZE * 1.3))},
+        xaxis={**x_axis, "type": "category", "tickfont": tick_font, "tickangle": -90 if upright else 0},
+        yaxis={**y_axis, "type": "category", "autorange": "reversed", "tickfont": tick_font},
     )
     return go.Figure(go.Heatmap(  # layout passed here, not via update_layout: several times cheaper to build
         z=values, x=hover_labels(key_tokens), y=hover_labels(query_tokens), zmin=zmin, zmax=zmax,

@@ -16,7 +16,8 @@ def residual_attention(patterns: np.ndarray) -> np.ndarray:
     """(L, H, T, T) weights → (L, T, T) head-averaged attention plus the residual identity, rows summing to 1."""
     if patterns.shape[-1] != patterns.shape[-2]:
         raise ValueError(f"rollout needs self-attention (square patterns), got {patterns.shape[-2:]}")
-    mixed = np.asarray(patterns, dtype=np.float64).mean(axis=1) + np.eye(patterns.shape[-1])  # (L, T, T)
+    # (L, T, T); averaging in float64 without first copying every head to float64
+    mixed = np.asarray(patterns).mean(axis=1, dtype=np.float64) + np.eye(patterns.shape[-1])
     return mixed / mixed.sum(axis=-1, keepdims=True)
 
 

@@ -9,14 +9,30 @@ so cells sit at integer positions and labels go in `tickvals`/`ticktext`.
 from __future__ import annotations
 
 import html
+import unicodedata
 from collections.abc import Sequence
 
 _VISIBLE = {" ": "␣", "\t": "⇥", "\n": "↵"}
 
 
+def text_width_px(text: str, font_px: float) -> float:
+    """Estimated drawn width of `text`: wide characters (CJK, fullwidth, most emoji) one em, others 0.62 em.
+
+    Good enough to reserve room for tick labels without asking the browser, which plotly's
+    `automargin` does by measuring every label and drawing the figure a second time.
+    """
+    ems = sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else 0.62 for ch in visible_token(text))
+    return ems * font_px
+
+
+def visible_token(token: str) -> str:
+    """A token with whitespace made visible: " " → "␣", tab → "⇥", newline → "↵" (else unchanged)."""
+    return _VISIBLE.get(token, token)
+
+
 def escape_token(token: str) -> str:
     """A token as safe, visible plotly text: HTML-escaped, with whitespace made visible."""
-    return html.escape(_VISIBLE.get(token, token), quote=True)
+    return html.escape(visible_token(token), quote=True)
 
 
 def axis_labels(tokens: Sequence[str]) -> list[str]:

@@ -88,6 +88,11 @@ def test_markup_in_the_input_is_shown_literally():
     assert any("<b>x</b>" in block.value or "< · b · >" in block.value for block in at.code)
 
 
+def test_spaces_are_visible_in_the_token_lists():
+    at = _random(_app("a b"))
+    assert any(block.value.startswith("a · ␣ · b") for block in at.code), [b.value for b in at.code]
+
+
 def test_switching_to_chinese_translates_the_page():
     at = _app("the cat sees the dog")
     at.run()

@@ -56,3 +56,17 @@ def test_exact_payload_of_a_long_head_is_bounded():
     pattern = _pattern(3, 256, 256)
     size = len(head_figure(pattern, [str(i) for i in range(256)], [str(i) for i in range(256)]).to_json())
     assert size / pattern.size < 6.5  # float32 base64: ~5.6 bytes a cell plus labels
+
+
+def test_margins_make_room_for_the_widest_label_without_automargin():
+    """Plotly's automargin measures labels in the browser and draws twice; the margins are set here."""
+    short = head_figure(np.full((3, 3), 1 / 3, dtype=np.float32), list("abc"), list("abc"))
+    words = ["a", "library", "extraordinarily"]
+    long = head_figure(np.full((3, 3), 1 / 3, dtype=np.float32), words, words)
+    hanzi = head_figure(np.full((3, 3), 1 / 3, dtype=np.float32), ["图书馆里"] * 3, ["图书馆里"] * 3)
+    for fig in (short, long, hanzi):
+        assert not fig.layout.xaxis.automargin and not fig.layout.yaxis.automargin
+    assert long.layout.margin.l > short.layout.margin.l + 80  # 15 Latin letters ≈ 130 px at 14 px
+    assert hanzi.layout.margin.l > short.layout.margin.l + 45  # 4 wide characters ≈ 56 px
+    assert short.layout.xaxis.tickangle == 0 and long.layout.xaxis.tickangle == -90  # upright once wider than a cell
+    assert long.layout.margin.b > short.layout.margin.b + 80
