@@ -20,9 +20,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
-from tests.e2e.conftest import CHROMIUM_ARGS, _free_port, _healthy, chromium_path
+from tests.e2e.conftest import CHROMIUM_ARGS, _free_port, _healthy, chromium_path, track_outside
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 600  # no single measurement may take longer (a hung page fails the script, not the machine)
@@ -124,9 +124,7 @@ def chromium_page(width: int = 1400, height: int = 1000) -> Iterator[object]:
             context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
             page = context.new_page()
             page.set_default_timeout(TIMEOUT_S * 1000)
-            page.outside = []
-            page.on("request", lambda r: page.outside.append(r.url)
-                    if urlsplit(r.url).hostname not in ("127.0.0.1", None) and not r.url.startswith("data:") else None)
+            track_outside(page)
             yield page
         finally:
             browser.close()

@@ -54,8 +54,9 @@ SMALL_QUERY = {"model": "random"}  # the sidebar's default random model is the s
 APP_MAX_TOKENS = 512  # the app's random models: max_len 512 (ui.models.RANDOM_DEFAULTS), 511 characters + <eos>
 
 
-def decoding_split(bundle: ModelBundle, trace: TraceData) -> tuple[float, float]:
-    """(seconds of the one captured pass, seconds of one decoder step for a single new token).
+def decoding_split(bundle: ModelBundle, trace: TraceData, step: bool = True) -> tuple[float, float]:
+    """(seconds of the one captured pass, seconds of one decoder step for a single new token, or
+    NaN with `step=False`: a teacher-forced run has no decoding to project).
 
     Greedy decoding reruns the decoder over the whole prefix at every step, so its cost grows as
     Tt²; a step that fed only the newest token (a key/value cache) would cost about the second
@@ -75,8 +76,8 @@ def decoding_split(bundle: ModelBundle, trace: TraceData) -> tuple[float, float]
         def one_token() -> None:
             model.generator(model.decode(tgt[:, -1:], memory, src)[:, -1])
 
-        medians = interleaved_medians({"pass": captured_pass, "step": one_token}, repeats=3)
-    return medians["pass"], medians["step"]
+        medians = interleaved_medians({"pass": captured_pass, **({"step": one_token} if step else {})}, repeats=3)
+    return medians["pass"], medians.get("step", float("nan"))
 
 
 def direct_rows(label: str, lengths: list[int], repeats: int, generate: bool = False) -> list[list[object]]:
@@ -86,7 +87,7 @@ def direct_rows(label: str, lengths: list[int], repeats: int, generate: bool = F
         text = random_text(length - 1, seed=length)  # + <eos> = T source tokens
         model_s, trace = timed(lambda t=text: TraceData.from_trace(
             trace_text(bundle, t, names=pattern_names(bundle), generate=generate)))
-        pass_s, step_s = decoding_split(bundle, trace)
+        pass_s, step_s = decoding_split(bundle, trace, step=generate)
         steps = len(trace.tgt_tokens) - 1
         square = square_trace(bundle, length, seed=length)  # T × T for every kind, whatever the output length
         heads_rerun(square)  # warm-up: plotly's first figure loads its validators, as a running server has done

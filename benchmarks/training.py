@@ -39,10 +39,10 @@ def card_row(source: str, card: dict, wall_s: float | None = None) -> list[objec
 def stage_commands(card: dict) -> list[list[str]]:
     """The training command of every stage on the card (a fine-tuning stage starts from the one
     before it), as argument lists for `python -m transformer`, without --out/--init-from/--target-exact."""
-    commands = [stage["command"] for stage in card.get("stages", [])] or [card["command"]]
+    commands = [stage["command"] for stage in card.get("stages", [])] or card["command"].split("&&")
     stages = []
     for command in commands:
-        words = shlex.split(command.split("&&")[-1])[3:]  # drop "python -m transformer"
+        words = shlex.split(command)[3:]  # drop "python -m transformer"
         for flag in ("--out", "--init-from", "--target-exact", "--threads", "--eval-n"):
             if flag in words:
                 i = words.index(flag)

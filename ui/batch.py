@@ -140,6 +140,6 @@ def get_batch_row(model_key: str, sentences: tuple[str, ...], row: int, names: t
     arrays = {name: array[row : row + 1] for name, array in cache.numpy().items()}  # batch dimension kept
     for array in arrays.values():
         array.setflags(write=False)
-    view = mask_batch(bundle, traces)
-    src_tokens = view.src_tokens[row] if view.has_source else ()
-    return replace(traces[row], arrays=arrays, src_tokens=src_tokens, tgt_tokens=view.tgt_tokens[row])
+    src_tokens = padded_tokens([tr.src_tokens for tr in traces], PAD)[row] if src is not None else ()
+    return replace(traces[row], arrays=arrays, src_tokens=src_tokens,
+                   tgt_tokens=padded_tokens([tr.tgt_tokens for tr in traces], PAD)[row])

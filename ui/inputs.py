@@ -6,6 +6,7 @@ import streamlit as st
 
 from transformer.checkpoint import ModelBundle
 from ui.i18n import t
+from ui.reference import model_task
 from ui.safe import md_literal
 from ui.validation import TextCheck, check_text
 
@@ -34,14 +35,8 @@ def text_box(bundle: ModelBundle) -> TextCheck:
                              help=t("input.help"))
     cols[1].button(t("input.example"), on_click=_use_example, args=(example,), width="stretch")
     reader = bundle.source_tokenizer or bundle.target_tokenizer
-    task = None
-    try:
-        from transformer.tasks import get_task
-
-        task = get_task(str(bundle.card.get("task", "")))
-    except (ImportError, ValueError):
-        pass
-    check = check_text(raw or "", reader, bundle.config.max_len - 1, getattr(task, "suggest", None))
+    task = model_task(bundle)
+    check = check_text(raw or "", reader, bundle.config.max_len - 1, task.suggest if task else None)
     _report(check)
     return check
 

@@ -35,18 +35,18 @@ def _hovertemplate(text: HeatmapText, fmt: str) -> str:
 
 
 LABEL_PAD = 44  # px beside the tick labels: the axis title (BASE_FONT_SIZE) and the gaps around it
+LABEL_ROOM = 140  # px of a figure's width and height left for tick labels and the colour bar
 
 
-def _shown(tokens: Sequence[str], axis_dict: dict) -> list[str]:
-    """The tokens an axis labels (every k-th past `axis`'s label budget)."""
-    return [tokens[i] for i in axis_dict["tickvals"]]
+def _widest_label(tokens: Sequence[str], axis_dict: dict) -> float:
+    """Estimated px width of the widest label an axis shows (every k-th token past `axis`'s budget)."""
+    return max(text_width_px(tokens[i], TICK_FONT_SIZE) for i in axis_dict["tickvals"])
 
 
 def size_px(tq: int, tk: int, *, cell_px: float = 40.0, max_px: int = 760, min_px: int = 520) -> tuple[int, int]:
     """(width, height) giving square cells: big cells for short inputs, at most `max_px` for long ones."""
     cell = min(cell_px, max_px / max(tq, tk))
-    label_room = 140  # tick labels and colour bar
-    return max(min_px, int(tk * cell) + label_room), max(min_px, int(tq * cell) + label_room)
+    return max(min_px, int(tk * cell) + LABEL_ROOM), max(min_px, int(tq * cell) + LABEL_ROOM)
 
 
 def matrix_figure(values: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str], text: HeatmapText, *,
@@ -66,14 +66,13 @@ def matrix_figure(values: np.ndarray, query_tokens: Sequence[str], key_tokens: S
     x_axis, y_axis = axis(key_tokens, text.x_title), axis(query_tokens, text.y_title)
     # Margins sized from the labels here rather than plotly's automargin, which measures them in the
     # browser and then draws the figure again; x labels stand upright (-90°) once any is wider than a cell.
-    cell = (width - 150) / tk
-    x_room = max(text_width_px(tok, TICK_FONT_SIZE) for tok in _shown(key_tokens, x_axis))
-    upright = x_room > cell - 2
+    x_room = _widest_label(key_tokens, x_axis)
+    upright = x_room > (width - LABEL_ROOM) / tk - 2  # wider than a cell
     layout = base_layout(
         title={"text": html.escape(text.title), "x": 0.0, "xanchor": "left", "y": 0.995, "yref": "container",
                "yanchor": "top", "font": {"size": BASE_FONT_SIZE + 1}} if text.title else None,
         width=width, height=height + title_room, template="none",
-        margin={"l": round(LABEL_PAD + max(text_width_px(tok, TICK_FONT_SIZE) for tok in _shown(query_tokens, y_axis))),
+        margin={"l": round(LABEL_PAD + _widest_label(query_tokens, y_axis)),
                 "r": 10, "t": 20 + title_room,
                 "b": round(LABEL_PAD + (x_room if upright else TICK_FONT_SIZE * 1.3))},
         xaxis={**x_axis, "type": "category", "tickfont": tick_font, "tickangle": -90 if upright else 0},

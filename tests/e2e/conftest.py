@@ -112,6 +112,13 @@ def chromium() -> Iterator[object]:
             browser.close()
 
 
+def track_outside(page) -> None:
+    """Collect in `page.outside` every request not for the app's own server: the app must work offline."""
+    page.outside = []
+    page.on("request", lambda r: page.outside.append(r.url)
+            if urlsplit(r.url).hostname not in ("127.0.0.1", "localhost", None) and not r.url.startswith("data:") else None)
+
+
 @pytest.fixture(scope="module")
 def app_page(chromium, app_url):  # app_url: the server must be up before a tab opens
     """A 1400×1000 browser tab with its own Streamlit session, shared by the tests of one module
@@ -119,9 +126,7 @@ def app_page(chromium, app_url):  # app_url: the server must be up before a tab 
     context = chromium.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
     tab = context.new_page()
     tab.set_default_timeout(120_000)  # generous: a shared CI machine can be slow
-    tab.outside = []  # every request not for the app's own server: the app must work offline
-    tab.on("request", lambda r: tab.outside.append(r.url)
-           if urlsplit(r.url).hostname not in ("127.0.0.1", "localhost", None) and not r.url.startswith("data:") else None)
+    track_outside(tab)
     try:
         yield tab
     finally:

@@ -34,7 +34,7 @@ from transformer.tasks.english import (
     indefinite_article,
 )
 from transformer.tasks.phrase import Phrase, arrange, combine
-from transformer.tasks.words import NotInGrammar, WordTask, lookup, words_of
+from transformer.tasks.words import NotInGrammar, WordTask, fitting_adjective, lookup, words_of
 
 SHARES = Shares(plural=0.35, adjective=0.5, place=0.5, time=0.35)
 
@@ -107,9 +107,7 @@ def _object(sentence: Sentence, verb: lex.Verb) -> Phrase:
     noun = _noun(thing, sentence.plural)
     if sentence.adjective is None:
         return combine([_determiner(sentence, thing.gender, noun.source[0]), noun])
-    adjective = next((a for a in _ADJECTIVES[thing.en] if a.en == sentence.adjective), None)
-    if adjective is None:
-        raise NotInGrammar(f"{sentence.adjective!r} does not go with {thing.en!r}")
+    adjective = fitting_adjective(_ADJECTIVES, thing.en, sentence.adjective)
     modifier = Phrase.of(adjective.en, _adjective_form(adjective, thing.gender, sentence.plural))
     return combine([_determiner(sentence, thing.gender, adjective.en), modifier, noun], target_order=[0, 2, 1])
 

@@ -38,7 +38,7 @@ from transformer.tasks.english import (
     indefinite_article,
 )
 from transformer.tasks.phrase import Phrase, arrange, combine
-from transformer.tasks.words import NotInGrammar, WordTask, lookup, words_of
+from transformer.tasks.words import NotInGrammar, WordTask, fitting_adjective, lookup, words_of
 
 # plural: objects counted with two..nine rather than a/one/this/that;
 # adjective: objects with an adjective, when the noun has a compatible one
@@ -97,9 +97,7 @@ def _object(sentence: Sentence, verb: lex.Word) -> Phrase:
     en_noun = english_noun(thing.en, sentence.plural)
     parts = [_determiner(sentence, sentence.adjective or en_noun), Phrase.unaligned(thing.measure)]
     if sentence.adjective is not None:
-        adjective = next((a for a in _ADJECTIVES[thing.en] if a.en == sentence.adjective), None)
-        if adjective is None:
-            raise NotInGrammar(f"{sentence.adjective!r} does not go with {thing.en!r}")
+        adjective = fitting_adjective(_ADJECTIVES, thing.en, sentence.adjective)
         parts.append(Phrase((adjective.en,), (adjective.zh, ADJECTIVE_PARTICLE), (0, None)))
     return combine([*parts, Phrase.of(en_noun, thing.zh)])
 

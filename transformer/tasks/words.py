@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from abc import abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
@@ -30,6 +30,14 @@ def lookup(table: Mapping[str, T], key: str | None, what: str) -> T:
     if key is None or key not in table:
         raise NotInGrammar(f"{what} {key!r} is not in the lexicon")
     return table[key]
+
+
+def fitting_adjective(adjectives: Mapping[str, Sequence[T]], noun: str, word: str) -> T:
+    """The adjective `word` among those that go with `noun` (each has an `.en`), or NotInGrammar."""
+    found = next((a for a in adjectives[noun] if a.en == word), None)  # type: ignore[attr-defined]
+    if found is None:
+        raise NotInGrammar(f"{word!r} does not go with {noun!r}")
+    return found
 
 
 @dataclass(frozen=True, kw_only=True)
