@@ -7,11 +7,18 @@ tiny scatter traces: the "L0 H1" labels, and one invisible point per tile centre
 names the tile and whose click selects it (plotly heatmaps and images cannot be clicked-to-select;
 with `hoverdistance=-1` the nearest centre wins, and on a regular grid that is the tile under the
 pointer).
+
+Options a page can turn on: `stretch` scales each tile to its own largest weight (at 100+
+tokens every weight is near 1/T and a fixed 0–1 scale looks blank); `importance`/`marked` put a
+thick orange outline and a ★ on the heads whose removal changes the output, with the importance
+in the tile hover; `query_axis`/`key_axis` list in each tile's hover where its first rows look
+most, naming decoder rows by the token they write (viz/tokens.py `TokenAxis`).
 """
 
 from __future__ import annotations
 
 import functools
+import html
 import math
 import re
 from dataclasses import dataclass
@@ -21,16 +28,28 @@ import plotly.colors
 import plotly.graph_objects as go
 
 from viz.png import data_uri, encode_palette_png
-from viz.style import ATTENTION_SCALE, base_layout
+from viz.style import ATTENTION_SCALE, MARK_COLOR, base_layout
+from viz.tokens import Labels, as_axis
 
 LEVELS = 255  # weights map to palette indices 0..255 (gaps are 0: white)
 FRAME_COLOR = "#9a9a9a"  # a thin outline, so a tile whose edge is 0 (white) still shows where it ends
 MARGIN = {"l": 4, "r": 4, "t": 4, "b": 4}
+MARK = " ★"  # after an important head's tile label: marked without relying on colour
+PEAK_ROWS = 8  # rows listed in a tile's hover ("今天: today"), so the hover stays on screen
 
 
 def quantize(weights: np.ndarray) -> np.ndarray:
     """Weights in [0, 1] → uint8 0..LEVELS (vectorised; never Python lists)."""
     return np.rint(np.clip(weights, 0.0, 1.0) * LEVELS).astype(np.uint8)
+
+
+def stretch_tiles(tiles: np.ndarray) -> np.ndarray:
+    """(..., tq, tk) tiles each divided by its own largest value, so its peak is the darkest colour.
+
+    An all-zero tile stays zero. What head_figure's stretch does for one head, per tile.
+    """
+    peak = tiles.max(axis=(-2, -1), keepdims=True)  # (..., 1, 1)
+    return np.divide(tiles, peak, out=np.zeros(tiles.shape, dtype=np.float32), where=peak > 0)
 
 
 def max_pool(patterns: np.ndarray, stride: int) -> np.ndarray:
@@ -106,9 +125,10 @@ def grid_geometry(n_layers: int, n_heads: int, tq: int, tk: int, *, min_stride: 
                         max(1, math.ceil(label_px / scale)), scale)
 
 
-def mosaic(patterns: np.ndarray, geometry: GridGeometry) -> np.ndarray:
+def mosaic(patterns: np.ndarray, geometry: GridGeometry, stretch: bool = False) -> np.ndarray:
     """(L, H, Tq, Tk) weights → (rows, cols) uint8 palette indices, gaps and label bands 0 (white)."""
-    tiles = quantize(max_pool(patterns, geometry.stride))  # (L, H, tq, tk)
+    pooled = max_pool(patterns, geometry.stride)  # (L, H, tq, tk)
+    tiles = quantize(stretch_tiles(pooled) if stretch else pooled)  # (L, H, tq, tk)
     tiles = tiles.repeat(geometry.zoom, axis=-2).repeat(geometry.zoom, axis=-1)  # (L, H, tq·zoom, tk·zoom)
     height, width = geometry.tile
     image = np.zeros(geometry.shape, dtype=np.uint8)
@@ -119,50 +139,98 @@ def mosaic(patterns: np.ndarray, geometry: GridGeometry) -> np.ndarray:
     return image
 
 
-def _outlines(origins: list[tuple[int, int]], geo: GridGeometry) -> tuple[np.ndarray, np.ndarray]:
-    """One polyline around every tile (NaN breaks the line between tiles): a single cheap trace."""
+def _outlines(origins: list[tuple[int, int]], geo: GridGeometry, pad: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """One polyline around every tile, `pad` image pixels outside it (NaN breaks the line between tiles)."""
     x, y = [], []
     for r, c in origins:
-        top, left, bottom, right = r - 0.5, c - 0.5, r + geo.tile[0] - 0.5, c + geo.tile[1] - 0.5
+        top, left = r - 0.5 - pad, c - 0.5 - pad
+        bottom, right = r + geo.tile[0] - 0.5 + pad, c + geo.tile[1] - 0.5 + pad
         x += [left, right, right, left, left, np.nan]
         y += [top, top, bottom, bottom, top, np.nan]
     return np.array(x, dtype=np.float32), np.array(y, dtype=np.float32)
 
 
+def peak_lines(patterns: np.ndarray, query_axis: Labels, key_axis: Labels, template: str = "{query}: {key}",
+               max_rows: int = PEAK_ROWS) -> list[list[str]]:
+    """Per tile, one hover line per query row (the first `max_rows`): the row and the key it weights most.
+
+    Rows are named by `query_axis`'s long labels ("我 → 今天" for decoder rows), keys by theirs; escaped.
+    Returns an (L, H) nested list of "<br>"-joinable lines.
+    """
+    queries, keys = as_axis(query_axis).long_labels(), as_axis(key_axis).long_labels()
+    n_rows = min(max_rows, patterns.shape[-2])
+    peaks = patterns[..., :n_rows, :].argmax(axis=-1)  # (L, H, rows)
+    more = ["…"] if patterns.shape[-2] > n_rows else []
+    return [[[template.format(query=queries[i], key=keys[k]) for i, k in enumerate(head)] + more for head in layer]
+            for layer in peaks.tolist()]
+
+
+def _tile_hovers(names: dict[str, list[int]], hover: str, notes: list[list[str]]) -> list[str]:
+    """Each tile's hover: the tile's name, then its extra lines (importance, where rows look)."""
+    return ["<br>".join([hover.format(layer=layer, head=head), *lines]) + "<extra></extra>"
+            for layer, head, lines in zip(names["layer"], names["head"], notes, strict=True)]
+
+
 def grid_figure(patterns: np.ndarray, *, first_layer: int = 0, min_stride: int = 1, tile_label: str = "L{layer} H{head}",
-                hover: str = "L{layer} H{head}", width_px: int = 1000) -> go.Figure:
+                hover: str = "L{layer} H{head}", width_px: int = 1000, stretch: bool = False,
+                importance: np.ndarray | None = None, marked: np.ndarray | None = None,
+                importance_hover: str = "{importance:.0%}", query_axis: Labels | None = None,
+                key_axis: Labels | None = None, peak_template: str = "{query}: {key}") -> go.Figure:
     """Small multiples of (L, H, Tq, Tk) `patterns` whose layer numbers start at `first_layer`.
 
     `tile_label` and `hover` are (translated) templates with {layer} and {head}; each scatter
     point's `customdata` is [layer, head], so a click tells the page which head to enlarge.
+    `stretch` scales each tile to its own peak. `importance` (L, H) (e.g. the share of outputs
+    that change without the head) goes in the tile hover through `importance_hover`; `marked`
+    (L, H) bool (default: importance > 0) outlines those tiles and adds ★ to their labels.
+    `query_axis` and `key_axis` add where each tile's first rows look most to its hover.
     """
     n_layers, n_heads, tq, tk = patterns.shape
     geo = grid_geometry(n_layers, n_heads, tq, tk, min_stride=min_stride, width_px=width_px)
-    source = data_uri(encode_palette_png(mosaic(patterns, geo), palette()))
+    source = data_uri(encode_palette_png(mosaic(patterns, geo, stretch), palette()))
     tiles = [(row, head) for row in range(n_layers) for head in range(n_heads)]
     origins = [geo.origin(row, head) for row, head in tiles]
     centre_x = [c + (geo.tile[1] - 1) / 2 for _, c in origins]
     names = {"layer": [first_layer + row for row, _ in tiles], "head": [head for _, head in tiles]}
+    if marked is None:
+        marked = np.zeros((n_layers, n_heads), dtype=bool) if importance is None else np.asarray(importance) > 0
+    marked = np.asarray(marked, dtype=bool)
+    if marked.shape != (n_layers, n_heads) or (importance is not None and np.shape(importance) != (n_layers, n_heads)):
+        raise ValueError(f"importance and marked must be ({n_layers}, {n_heads}), one value per tile shown")
+    notes: list[list[str]] = [[] for _ in tiles]
+    if importance is not None:
+        for note, (row, head) in zip(notes, tiles, strict=True):
+            note.append(html.escape(importance_hover.format(importance=float(importance[row, head]))))
+    if query_axis is not None and key_axis is not None:
+        peaks = peak_lines(patterns, query_axis, key_axis, peak_template)
+        for note, (row, head) in zip(notes, tiles, strict=True):
+            note.extend(peaks[row][head])
     outline_x, outline_y = _outlines(origins, geo)
     width, height = geo.size_px
     hidden = {"visible": False, "fixedrange": True}
     layout = base_layout(margin=MARGIN, width=width, height=height, template="none", hoverdistance=-1, dragmode=False,
                          xaxis=hidden, yaxis={**hidden, "autorange": "reversed"})
-    return go.Figure([  # layout passed here, not via update_layout: several times cheaper to build
+    labels = [tile_label.format(layer=layer, head=head) + (MARK if marked[row, head] else "")
+              for (row, head), layer in zip(tiles, names["layer"], strict=True)]
+    traces = [
         go.Image(source=source, hoverinfo="skip"),
         go.Scatter(x=outline_x, y=outline_y, mode="lines", line={"color": FRAME_COLOR, "width": 1}, hoverinfo="skip",
                    showlegend=False),
         go.Scatter(  # labels, in the band above each tile
             x=centre_x, y=[r - (geo.band + 1) / 2 for r, _ in origins], mode="text", hoverinfo="skip",
-            text=[tile_label.format(layer=layer, head=head) for layer, head in zip(*names.values(), strict=True)],
-            textfont={"size": 13}, showlegend=False,
+            text=labels, textfont={"size": 13}, showlegend=False,
         ),
         go.Scatter(  # click targets: one per tile centre
             x=centre_x, y=[r + (geo.tile[0] - 1) / 2 for r, _ in origins], mode="markers",
             marker={"size": 1, "opacity": 0}, showlegend=False,
             hoverlabel={"bgcolor": "white", "bordercolor": FRAME_COLOR, "font": {"color": "#1d0f5e"}},
             customdata=[list(pair) for pair in zip(*names.values(), strict=True)],  # plain lists: a click reports them as is
-            hovertemplate=[hover.format(layer=layer, head=head) + "<extra></extra>"
-                           for layer, head in zip(*names.values(), strict=True)],
+            hovertemplate=_tile_hovers(names, hover, notes),
         ),
-    ], layout=layout)
+    ]
+    if marked.any():  # a thick outline around important tiles, drawn over the thin frame
+        mark_x, mark_y = _outlines([o for o, (row, head) in zip(origins, tiles, strict=True) if marked[row, head]], geo,
+                                   pad=1.5 / geo.scale)
+        traces.insert(2, go.Scatter(x=mark_x, y=mark_y, mode="lines", line={"color": MARK_COLOR, "width": 4},
+                                    hoverinfo="skip", showlegend=False))
+    return go.Figure(traces, layout=layout)  # layout passed here, not via update_layout: several times cheaper to build

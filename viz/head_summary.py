@@ -6,44 +6,72 @@ For every layer × head, averaged over query positions:
 - weight on the same position (i → i);
 - weight on the first token (i → 0), a common "resting place" for heads with nothing to do;
 - mean distance Σ_j p_ij |i − j|: how far a head reaches.
-Positions are compared by index, which for cross-attention means "the source token at the same
-index" (a reversal model's cross-attention reaches the mirrored index instead).
+Positions are compared by index, which means something only when queries and keys index the
+same sequence. Across two languages (cross-attention) "the source word at the same index" is
+no word in particular, so a cross-attention summary drops those metrics and, when the task's
+gold word alignment is known, reports instead
+- alignment: the share of aligned rows whose largest weight is on the gold source word
+(viz/alignment.py). `metrics_for(kind, ...)` tells the page which metrics a kind has.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 
+from viz.alignment import Alignment, alignment_score
 from viz.style import ATTENTION_SCALE, base_layout
 
-METRICS = ("entropy", "previous", "same", "first", "distance")
+SELF_METRICS = ("entropy", "previous", "same", "first", "distance")  # self-attention: one sequence, indices comparable
+CROSS_METRICS = ("entropy", "first")  # cross-attention: nothing that compares a target index with a source index
+ALIGNMENT = "alignment"
+METRICS = SELF_METRICS  # what a summary of self-attention (or of `kind=None`) has; pages should ask `summary.metrics`
+ALL_METRICS = (*SELF_METRICS, ALIGNMENT)  # every metric name (each needs a `heads.metric_<name>` catalog entry)
+
+
+def metrics_for(kind: str | None, has_alignment: bool = False) -> tuple[str, ...]:
+    """The metrics that mean something for an attention kind ("encoder", "decoder", "cross").
+
+    `kind=None` keeps the index metrics for any patterns (the caller vouches they are self-attention).
+    """
+    if kind == "cross":
+        return (*CROSS_METRICS, ALIGNMENT) if has_alignment else CROSS_METRICS
+    return SELF_METRICS
 
 
 @dataclass(frozen=True)
 class HeadSummary:
-    """Per-head statistics, each (L, H); NaN where a metric is undefined (e.g. previous with one query)."""
+    """Per-head statistics, each (L, H), in display order; NaN where undefined (e.g. previous with one query)."""
 
-    entropy: np.ndarray
-    previous: np.ndarray
-    same: np.ndarray
-    first: np.ndarray
-    distance: np.ndarray
+    values: Mapping[str, np.ndarray]
     max_entropy: float  # log2(Tk): the entropy of a head that spreads evenly over every key
 
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The metrics this summary has (ask for no others)."""
+        return tuple(self.values)
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        """`summary.entropy` etc., as before the metric set depended on the kind."""
+        values = self.__dict__.get("values", {})
+        if name in values:
+            return values[name]
+        raise AttributeError(f"{type(self).__name__} has no metric {name!r}")
+
     def metric(self, name: str) -> np.ndarray:
-        if name not in METRICS:
-            raise KeyError(f"unknown metric {name!r}; one of {METRICS}")
-        return getattr(self, name)
+        if name not in self.values:
+            raise KeyError(f"unknown metric {name!r}; one of {self.metrics}")
+        return self.values[name]
 
     def rows(self) -> list[dict[str, float | int]]:
         """One dict per head ({"layer", "head", metric...}), in layer-major order, for a table."""
-        n_layers, n_heads = self.entropy.shape
+        n_layers, n_heads = self.metric("entropy").shape
         return [
-            {"layer": layer, "head": head, **{m: float(self.metric(m)[layer, head]) for m in METRICS}}
+            {"layer": layer, "head": head, **{m: float(self.values[m][layer, head]) for m in self.metrics}}
             for layer in range(n_layers) for head in range(n_heads)
         ]
 
@@ -57,21 +85,29 @@ def _mean_diagonal(patterns: np.ndarray, offset: int) -> np.ndarray:
     return patterns[..., queries, queries - offset].mean(axis=-1)
 
 
-def summarize(patterns: np.ndarray) -> HeadSummary:
-    """Statistics of (L, H, Tq, Tk) attention weights (rows summing to 1)."""
-    p = np.asarray(patterns, dtype=np.float32)  # float32, as captured: at 48 × 512² each temporary is 50 MB, not 100
+def _index_metrics(p: np.ndarray) -> dict[str, np.ndarray]:
+    """previous, same and distance: the metrics that compare a query's index with a key's."""
     tq, tk = p.shape[-2:]
+    distance = np.abs(np.arange(tq)[:, None] - np.arange(tk)[None, :])  # (Tq, Tk)
+    return {"previous": _mean_diagonal(p, 1), "same": _mean_diagonal(p, 0),
+            "distance": (p * distance).sum(axis=-1).mean(axis=-1)}
+
+
+def summarize(patterns: np.ndarray, kind: str | None = None, alignment: Alignment | None = None) -> HeadSummary:
+    """Statistics of (L, H, Tq, Tk) attention weights (rows summing to 1), the set `metrics_for(kind)` names.
+
+    `alignment` (gold source position per decoder row) adds the alignment score to a cross-attention summary.
+    """
+    p = np.asarray(patterns, dtype=np.float32)  # float32, as captured: at 48 × 512² each temporary is 50 MB, not 100
     with np.errstate(divide="ignore", invalid="ignore"):
         plogp = np.where(p > 0, p * np.log2(p), 0.0)  # 0 log 0 = 0: masked keys add nothing
-    distance = np.abs(np.arange(tq)[:, None] - np.arange(tk)[None, :])  # (Tq, Tk)
-    return HeadSummary(
-        entropy=-plogp.sum(axis=-1).mean(axis=-1),
-        previous=_mean_diagonal(p, 1),
-        same=_mean_diagonal(p, 0),
-        first=p[..., 0].mean(axis=-1),
-        distance=(p * distance).sum(axis=-1).mean(axis=-1),
-        max_entropy=float(np.log2(tk)),
-    )
+    computed = {"entropy": -plogp.sum(axis=-1).mean(axis=-1), "first": p[..., 0].mean(axis=-1)}
+    names = metrics_for(kind, alignment is not None)
+    if "previous" in names:
+        computed.update(_index_metrics(p))
+    if ALIGNMENT in names:
+        computed[ALIGNMENT] = alignment_score(p, alignment)
+    return HeadSummary(values={name: computed[name] for name in names}, max_entropy=float(np.log2(p.shape[-1])))
 
 
 def metric_figure(values: np.ndarray, *, title: str, layer_label: str = "Layer", head_label: str = "Head",

@@ -4,7 +4,8 @@ Masks are binary, so they get a two-colour discrete scale (allowed = blue, block
 `style.MASK_COLORS`) with a two-entry colour bar as legend, and the cell text says "1" or "0" so
 the matrix still reads on a washed-out projector or for a colour-blind viewer. Axes are
 categorical over unique "3: tok" names (repeated tokens stay distinct, and hover names the
-position without per-cell strings); ticks show the escaped tokens (`viz.tokens`).
+position without per-cell strings); ticks show the escaped tokens (`viz.tokens`). Query rows may
+be a decoder `TokenAxis` (named by the token each position writes) wherever tokens are accepted.
 Figures are sized for a given width (`width_hint`): the page shows them stretched to their column.
 """
 
@@ -17,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz.style import MASK_COLORS, TICK_FONT_SIZE, base_layout
-from viz.tokens import axis, escape_token, hover_labels
+from viz.tokens import Labels, axis, axis_labels, escape_token, hover_labels
 
 MIN_TEXT_CELL = 26  # px: narrower cells get no cell text (hover still gives the value)
 PAD_GREY, TOKEN_BLUE = "#b0b0b0", "#dbe9f6"
@@ -62,8 +63,8 @@ def hovertemplate(y_title: str, x_title: str, value: str) -> str:
 def binary_heatmap(
     allowed: np.ndarray,
     *,
-    row_tokens: Sequence[str],
-    col_tokens: Sequence[str],
+    row_tokens: Labels,
+    col_tokens: Labels,
     title: str,
     x_title: str,
     y_title: str,
@@ -74,7 +75,7 @@ def binary_heatmap(
 
     Args:
         allowed: (Tq, Tk) boolean, True = may attend.
-        row_tokens / col_tokens: raw tokens labelling the axes (escaped here).
+        row_tokens / col_tokens: raw tokens labelling the axes (escaped here), or a `TokenAxis`.
         legend: translated (allowed, blocked) labels for the colour-bar legend.
     """
     allowed = np.asarray(allowed, dtype=bool)
@@ -145,8 +146,13 @@ def batch_heatmap(
     return fig
 
 
+def _plain_ticks(labels: Labels) -> list[str]:
+    """The tick labels an axis shows, unescaped: what their drawn width depends on."""
+    return [html.unescape(label) for label in axis_labels(labels)]
+
+
 def matrix_layout(
-    fig: go.Figure, title: str, x_title: str, y_title: str, rows: Sequence[str], cols: Sequence[str],
+    fig: go.Figure, title: str, x_title: str, y_title: str, rows: Labels, cols: Labels,
     width_hint: int, n_panels: int = 1, panel_gap: int = 0, top: int = 95,
 ) -> float:
     """Token ticks on both axes (first query on top) and a height giving near-square cells.
@@ -154,13 +160,14 @@ def matrix_layout(
     Returns:
         the cell width in px at `width_hint`, so callers know whether cell text fits.
     """
-    rotate = len(cols) > 6 or max((text_px(c) for c in cols), default=0) > 40
-    left, bottom = label_room(rows, cols, rotate)
-    cell = cell_px(len(cols), (width_hint - left - 20 - panel_gap * (n_panels - 1)) / n_panels)
+    row_ticks, col_ticks = _plain_ticks(rows), _plain_ticks(cols)
+    rotate = len(col_ticks) > 6 or max((text_px(c) for c in col_ticks), default=0) > 40
+    left, bottom = label_room(row_ticks, col_ticks, rotate)
+    cell = cell_px(len(col_ticks), (width_hint - left - 20 - panel_gap * (n_panels - 1)) / n_panels)
     fig.update_layout(
         **base_layout(
             title={"text": html.escape(title), "x": 0, "xanchor": "left"},
-            height=int(top + cell * len(rows) + bottom),
+            height=int(top + cell * len(row_ticks) + bottom),
             margin={"l": 10, "r": 10, "t": top, "b": 10},
             template="none",
         ),

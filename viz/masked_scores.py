@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from viz.mask_figures import MIN_TEXT_CELL, hovertemplate, matrix_layout
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, TICK_FONT_SIZE
-from viz.tokens import hover_labels
+from viz.tokens import Labels, hover_labels
 from viz.trace import module_path
 
 SCORE_HOOKS = ("hook_scores", "hook_mask", "hook_masked_scores", "hook_pattern")
@@ -108,8 +108,8 @@ def panel_traces(values: np.ndarray, *, x: Sequence[str], y: Sequence[str], zran
 def steps_figure(
     steps: ScoreSteps,
     *,
-    row_tokens: Sequence[str],
-    col_tokens: Sequence[str],
+    row_tokens: Labels,
+    col_tokens: Labels,
     titles: tuple[str, str, str],
     x_title: str,
     y_title: str,
@@ -121,6 +121,7 @@ def steps_figure(
     """Three panels sharing the query axis: scores | masked scores (grey −∞) | softmax weights.
 
     Scores and masked scores share one diverging colour scale centred on 0; weights use 0..1.
+    `row_tokens` may be a decoder `TokenAxis` (rows named by the token each position writes).
     """
     x, y = hover_labels(col_tokens), hover_labels(row_tokens)
     fig = go.Figure()
@@ -158,7 +159,7 @@ def steps_figure(
     return fig
 
 
-def pattern_figure(pattern: np.ndarray, *, row_tokens: Sequence[str], col_tokens: Sequence[str], title: str,
+def pattern_figure(pattern: np.ndarray, *, row_tokens: Labels, col_tokens: Labels, title: str,
                    x_title: str, y_title: str, weight_label: str, width_hint: int = 480) -> go.Figure:
     """One head's weights on the 0..1 scale with exact values on hover; zero weights read "0"."""
     fig = go.Figure()

@@ -11,12 +11,12 @@ small enough to read; the window is centred on the key the query attends to most
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from viz.tokens import hover_labels
+from viz.tokens import Labels, hover_labels
 from viz.trace import module_path
 
 STEP_HOOKS = ("hook_q", "hook_k", "hook_v", "hook_scores", "hook_mask", "hook_pattern", "hook_z", "hook_out")
@@ -128,12 +128,17 @@ def build_step_view(
     layer: int,
     head: int,
     query: int,
-    query_tokens: Sequence[str],
-    key_tokens: Sequence[str],
+    query_tokens: Labels,
+    key_tokens: Labels,
     max_keys: int = MAX_KEYS,
     max_dims: int = MAX_DIMS,
 ) -> StepView:
-    """Everything the step-by-step figures show for query position `query` of one head."""
+    """Everything the step-by-step figures show for query position `query` of one head.
+
+    For decoder queries pass a `viz.tokens.TokenAxis` (`attention_axes`): the query is then named
+    "3: 我 → 今天", by what it reads and writes; the page's query picker uses `option_label` of the
+    same axis, so both name the row alike.
+    """
     a = _head_arrays(arrays, kind, layer, head)
     n_keys, d_k = a["k"].shape
     allowed_row = a["allowed"][query]  # (Tk,)

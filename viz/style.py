@@ -16,6 +16,8 @@ ATTENTION_SCALE = [  # white → light blue → indigo: 0 is blank, 1 is darkest
 ]
 DIVERGING_SCALE = "RdBu_r"  # negative blue, positive red, 0 white; distinguishable for red–green deficiency
 MASK_COLORS = {"allowed": "#2b6cb0", "blocked": "#f2f2f2"}
+ALIGNMENT_COLOR = "#D55E00"  # Okabe–Ito vermillion: gold-alignment outlines, apart from the white-to-indigo scale
+MARK_COLOR = "#E69F00"  # Okabe–Ito orange: the outline of an important head's tile in the grid
 QUALITATIVE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]  # Okabe–Ito
 
 FONT_FAMILY = "Noto Sans, Noto Sans CJK SC, WenQuanYi Zen Hei, Microsoft YaHei, PingFang SC, sans-serif"

@@ -4,6 +4,13 @@ Plotly renders a subset of HTML in tick and hover text (<b>, <a href>, <span sty
 token typed as "<b>x</b>" must be escaped or it would be drawn bold — or worse, become a link.
 Repeated tokens ("the", "l" in "hello") would collapse into one category on a categorical axis,
 so cells sit at integer positions and labels go in `tickvals`/`ticktext`.
+
+Decoder query rows are named by what they write. Row i of decoder self- and cross-attention is
+computed from decoder input token i and produces output token i + 1; labelled by its input, the
+alignment head of a translator looks shifted by one word (row "我" attends "today" because it
+writes "今天"). A `TokenAxis` carries both: the written token is the label, the input token goes
+alongside where there is room ("我 → 今天") and always in the hover. Every figure with a query
+axis accepts a `TokenAxis` wherever it accepts a token list, so there is one choice, made here.
 """
 
 from __future__ import annotations
@@ -11,8 +18,13 @@ from __future__ import annotations
 import html
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
+
+from viz.style import TICK_FONT_SIZE
 
 _VISIBLE = {" ": "␣", "\t": "⇥", "\n": "↵"}
+READS_WRITES = " → "  # "我 → 今天": the position reads 我 and writes 今天
+ROOM_PX = 150.0  # widest tick label (px at the tick font) for which the input token still goes alongside
 
 
 def text_width_px(text: str, font_px: float) -> float:
@@ -35,21 +47,102 @@ def escape_token(token: str) -> str:
     return html.escape(visible_token(token), quote=True)
 
 
-def axis_labels(tokens: Sequence[str]) -> list[str]:
+@dataclass(frozen=True)
+class TokenAxis:
+    """The labels of one attention axis, one per position.
+
+    `tokens` name the positions: for a decoder query axis, the token each position writes (its
+    prediction). `reads`, when given, are the tokens the positions read (the decoder's input),
+    shown alongside as "reads → writes". Labels come out escaped, ready for plotly.
+    """
+
+    tokens: tuple[str, ...]
+    reads: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tokens", tuple(self.tokens))
+        if self.reads is not None:
+            object.__setattr__(self, "reads", tuple(self.reads))
+            if len(self.reads) != len(self.tokens):
+                raise ValueError(f"{len(self.reads)} input tokens do not match {len(self.tokens)} written tokens")
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def short_labels(self) -> list[str]:
+        """Escaped main labels (the written token on a decoder query axis)."""
+        return [escape_token(tok) for tok in self.tokens]
+
+    def long_labels(self) -> list[str]:
+        """Escaped labels with the input token alongside: "我 → 今天" (= short labels without `reads`)."""
+        if self.reads is None:
+            return self.short_labels()
+        return [f"{escape_token(r)}{READS_WRITES}{escape_token(w)}" for r, w in zip(self.reads, self.tokens, strict=True)]
+
+    def plain_long(self, i: int) -> str:
+        """Position i's long label, unescaped (for widths and for widgets that show plain text)."""
+        if self.reads is None:
+            return visible_token(self.tokens[i])
+        return f"{visible_token(self.reads[i])}{READS_WRITES}{visible_token(self.tokens[i])}"
+
+    def tick_labels(self, room_px: float = ROOM_PX) -> list[str]:
+        """Long labels if the widest fits in `room_px`, else the short ones (one choice for the whole axis)."""
+        if self.reads is None:
+            return self.short_labels()
+        widest = max((text_width_px(self.plain_long(i), TICK_FONT_SIZE) for i in range(len(self))), default=0.0)
+        return self.long_labels() if widest <= room_px else self.short_labels()
+
+    def hover_labels(self) -> list[str]:
+        """Unique escaped "3: 我 → 今天" names (the index tells repeated tokens apart): hover and categories."""
+        return [f"{i}: {label}" for i, label in enumerate(self.long_labels())]
+
+    def option_label(self, i: int) -> str:
+        """Plain "3: 我 → 今天" for a picker (Streamlit shows widget options as text: no escaping)."""
+        return f"{i}: {self.plain_long(i)}"
+
+
+Labels = Sequence[str] | TokenAxis
+"""What figure functions accept for an axis: raw tokens (encoder, keys) or a `TokenAxis`."""
+
+
+def as_axis(labels: Labels) -> TokenAxis:
+    """A `TokenAxis` as is; raw tokens as an axis named by themselves."""
+    return labels if isinstance(labels, TokenAxis) else TokenAxis(tuple(labels))
+
+
+def decoder_query_axis(inputs: Sequence[str], next_tokens: Sequence[str]) -> TokenAxis:
+    """Decoder query rows named by the token each writes (`next_tokens[i]`), reading `inputs[i]`."""
+    return TokenAxis(tuple(next_tokens), tuple(inputs))
+
+
+def attention_axes(kind: str, src_tokens: Sequence[str], tgt_tokens: Sequence[str],
+                   next_tokens: Sequence[str]) -> tuple[TokenAxis, TokenAxis]:
+    """(query axis, key axis) of an attention kind ("encoder", "decoder", "cross").
+
+    Keys are always named by the token they read: key j of decoder self-attention is the input
+    token at j. Only decoder queries are named by what they write.
+    """
+    if kind == "encoder":
+        return TokenAxis(tuple(src_tokens)), TokenAxis(tuple(src_tokens))
+    queries = decoder_query_axis(tgt_tokens, next_tokens)
+    return queries, TokenAxis(tuple(tgt_tokens if kind == "decoder" else src_tokens))
+
+
+def axis_labels(tokens: Labels) -> list[str]:
     """Escaped labels, one per position (duplicates allowed: positions, not names, place cells)."""
-    return [escape_token(tok) for tok in tokens]
+    return as_axis(tokens).tick_labels()
 
 
-def hover_labels(tokens: Sequence[str]) -> list[str]:
+def hover_labels(tokens: Labels) -> list[str]:
     """"3: hello" style labels that tell repeated tokens apart in hover text."""
-    return [f"{i}: {escape_token(tok)}" for i, tok in enumerate(tokens)]
+    return as_axis(tokens).hover_labels()
 
 
-def axis(tokens: Sequence[str], title: str = "", max_labels: int = 64) -> dict:
+def axis(tokens: Labels, title: str = "", max_labels: int = 64) -> dict:
     """A plotly axis dict placing `tokens` at 0..T-1; past `max_labels`, every k-th label is shown."""
-    step = max(1, -(-len(tokens) // max_labels))
-    positions = list(range(0, len(tokens), step))
     labels = axis_labels(tokens)
+    step = max(1, -(-len(labels) // max_labels))
+    positions = list(range(0, len(labels), step))
     return {
         "tickmode": "array",
         "tickvals": positions,
