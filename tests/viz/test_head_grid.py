@@ -5,9 +5,11 @@ import base64
 import numpy as np
 import pytest
 
-from viz.head_grid import LEVELS, grid_figure, grid_geometry, max_pool, mosaic, quantize
+from viz.head_grid import LEVELS, grid_figure, grid_geometry, max_pool, mosaic, peak_lines, quantize, stretch_tiles
 from viz.payload import DEFAULT_BUDGET, plan_layers
 from viz.png import decode_palette_png, encode_palette_png
+from viz.style import MARK_COLOR
+from viz.tokens import decoder_query_axis
 
 
 def _patterns(seed: int, n_layers: int, n_heads: int, tq: int, tk: int, sharpness: float = 2.0) -> np.ndarray:
@@ -95,3 +97,53 @@ def test_payload_plan_pages_layers_and_pools_past_the_budget():
     huge = plan_layers(2, 10_000_000)
     assert huge.per_page == 1 and huge.extra_stride >= 2
     assert plan_layers(2, 1000, budget=-5).per_page == 1  # an over-reserved budget still draws something
+
+
+def _tile(fig, geometry, row: int, head: int) -> np.ndarray:
+    """The palette indices of one tile, one per cell, read back from the figure's PNG."""
+    image = decode_palette_png(base64.b64decode(fig.data[0].source.split(",", 1)[1]))
+    r, c = geometry.origin(row, head)
+    height, width = geometry.tile
+    return image[r:r + height:geometry.zoom, c:c + width:geometry.zoom]
+
+
+def test_stretch_scales_each_tile_to_its_own_peak():
+    patterns = np.full((1, 2, 4, 100), 0.01, dtype=np.float32)  # 100 keys: every weight near 1/T
+    patterns[0, 1, :, 0] = 0.02
+    geometry = grid_geometry(1, 2, 4, 100)
+    plain, stretched = grid_figure(patterns), grid_figure(patterns, stretch=True)
+    assert _tile(plain, geometry, 0, 0).max() <= 3  # near white: the blank grid of long inputs
+    assert (_tile(stretched, geometry, 0, 0) == LEVELS).all()  # a uniform tile: all at its own peak
+    assert _tile(stretched, geometry, 0, 1)[:, 0].tolist() == [LEVELS] * 4 and _tile(stretched, geometry, 0, 1)[0, 1] == 128
+    assert not stretch_tiles(np.zeros((1, 1, 2, 2))).any()  # an all-zero tile stays blank
+
+
+def test_important_heads_are_outlined_starred_and_their_importance_hovers():
+    importance = np.array([[0.0, 0.35], [0.0, 0.0]])
+    fig = grid_figure(_patterns(6, 2, 2, 4, 4), importance=importance, importance_hover="<i>changes</i> {importance:.0%}")
+    labels = next(t for t in fig.data if getattr(t, "mode", None) == "text")
+    assert list(labels.text) == ["L0 H0", "L0 H1 ★", "L1 H0", "L1 H1"]
+    marks = [t for t in fig.data if getattr(t, "mode", None) == "lines" and t.line.color == MARK_COLOR]
+    assert len(marks) == 1 and np.isnan(marks[0].x).sum() == 1  # one outline: one tile marked
+    hovers = fig.data[-1].hovertemplate
+    assert hovers[1].startswith("L0 H1<br>&lt;i&gt;changes&lt;/i&gt; 35%") and "0%" in hovers[0]
+    plain = grid_figure(_patterns(6, 2, 2, 4, 4))
+    assert not any(getattr(t, "mode", None) == "lines" and t.line.color == MARK_COLOR for t in plain.data)
+    assert "★" not in "".join(next(t for t in plain.data if getattr(t, "mode", None) == "text").text)
+
+
+def test_marked_can_be_given_apart_from_importance_and_must_match_the_tiles():
+    fig = grid_figure(_patterns(7, 1, 2, 3, 3), marked=np.array([[True, False]]))
+    assert list(next(t for t in fig.data if getattr(t, "mode", None) == "text").text) == ["L0 H0 ★", "L0 H1"]
+    with pytest.raises(ValueError, match="one value per tile"):
+        grid_figure(_patterns(7, 1, 2, 3, 3), importance=np.zeros((2, 2)))
+
+
+def test_tile_hover_names_decoder_rows_by_what_they_write():
+    patterns = np.zeros((1, 1, 3, 2), dtype=np.float32)
+    patterns[0, 0, :, :] = [[1, 0], [0, 1], [1, 0]]
+    queries = decoder_query_axis(["<bos>", "我", "今天"], ["我", "今天", "<eos>"])
+    fig = grid_figure(patterns, query_axis=queries, key_axis=["i", "<today>"])
+    hover = fig.data[-1].hovertemplate[0]
+    assert "&lt;bos&gt; → 我: i<br>我 → 今天: &lt;today&gt;<br>今天 → &lt;eos&gt;: i" in hover
+    assert peak_lines(np.zeros((1, 1, 20, 2)), [str(i) for i in range(20)], ["a", "b"])[0][0][-1] == "…"

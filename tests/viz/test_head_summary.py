@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from viz.head_summary import METRICS, metric_figure, summarize
+from viz.head_summary import METRICS, SELF_METRICS, metric_figure, metrics_for, summarize
 
 
 def test_previous_token_head():
@@ -58,3 +58,22 @@ def test_metric_figure_prints_values_with_translated_labels():
     assert fig.data[0].texttemplate == "%{z:.2f}"
     assert fig.layout.xaxis.title.text == "头" and fig.layout.yaxis.title.text == "层"
     assert "前一个词元" in fig.data[0].hovertemplate
+
+
+def test_cross_attention_drops_the_index_metrics_and_reports_alignment():
+    p = np.stack([np.eye(3)[[2, 0, 1]], np.eye(3)])[None].astype(np.float32)  # (1, 2, 3, 3): an aligner, a diagonal
+    cross = summarize(p, kind="cross", alignment=(2, 0, 1))
+    assert cross.metrics == ("entropy", "first", "alignment") == metrics_for("cross", has_alignment=True)
+    assert cross.metric("alignment").tolist() == [[1.0, 0.0]]  # the diagonal head scores nothing
+    for name in ("previous", "same", "distance"):
+        with pytest.raises(KeyError):
+            cross.metric(name)
+    assert set(cross.rows()[0]) == {"layer", "head", "entropy", "first", "alignment"}
+    assert summarize(p, kind="cross").metrics == ("entropy", "first")  # no gold alignment: no score
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder", None])
+def test_self_attention_keeps_the_index_metrics(kind):
+    s = summarize(np.full((1, 1, 3, 3), 1 / 3), kind=kind, alignment=(0, 1, 2))
+    assert s.metrics == SELF_METRICS == metrics_for(kind)
+    assert s.metric("same")[0, 0] == pytest.approx(1 / 3)

@@ -153,3 +153,18 @@ def test_figures_escape_tokens_and_print_numbers(bundle):
     fig = multihead_figure(mv, {"concat": "c", "per_head": "p", "out": "o", "head": "h{h}", "sum": "s",
                                 "captured": "m", "dim": "d"})
     assert len(fig.data) == 3
+
+
+def test_decoder_query_is_named_by_what_it_reads_and_writes(traces):
+    from viz.tokens import attention_axes
+
+    trace = traces[("cross", 1)]
+    next_tokens = (*trace.output_tokens, "<eos>")[: len(trace.tgt_tokens)]
+    next_tokens += ("<eos>",) * (len(trace.tgt_tokens) - len(next_tokens))
+    queries, keys = attention_axes("cross", trace.src_tokens, trace.tgt_tokens, next_tokens)
+    query = len(trace.tgt_tokens) - 1
+    view = build_step_view(trace.arrays, "cross", 1, 0, query, queries, keys)
+    assert view.query_label == queries.hover_labels()[query]
+    assert "→" in view.query_label and queries.option_label(query).startswith(f"{query}: ")
+    fig = qkv_figure(view, {"q": "q", "k": "k", "v": "v", "dim": "dim"})
+    assert list(fig.layout.yaxis.ticktext) == [view.query_label]
