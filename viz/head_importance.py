@@ -77,6 +77,7 @@ def importance_figure(importance: HeadImportance, *, titles: tuple[str, str], la
                           line={"color": MARK_COLOR, "width": 3}, row=1, col=col)
         axis = {"tickmode": "array", "showgrid": False, "zeroline": False, "fixedrange": True}
         fig.update_xaxes(axis, title={"text": head}, tickvals=list(range(n_heads)), row=1, col=col)
-        fig.update_yaxes(axis, title={"text": layer}, tickvals=list(range(n_layers)), autorange="reversed", row=1, col=col)
+        fig.update_yaxes(axis, title={"text": layer if col == 1 else ""}, tickvals=list(range(n_layers)),
+                         autorange="reversed", row=1, col=col)  # the right panel shares the left one's layer labels
     fig.update_layout(base_layout(template="none", height=120 + 44 * n_layers, margin={"l": 66, "r": 10, "t": 40, "b": 66}))
     return fig

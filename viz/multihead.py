@@ -10,7 +10,7 @@ head's share of the output and `concat_error` checks the whole computation again
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 
 from viz.step_figures import finish, number_heatmap
 from viz.style import TICK_FONT_SIZE
-from viz.tokens import hover_labels
+from viz.tokens import Labels, hover_labels
 from viz.trace import module_path
 
 MULTIHEAD_HOOKS = ("hook_z", "hook_out")
@@ -60,7 +60,7 @@ class MultiHeadView:
 
 
 def build_multihead_view(
-    arrays: Mapping[str, np.ndarray], kind: str, layer: int, query: int, query_tokens: Sequence[str],
+    arrays: Mapping[str, np.ndarray], kind: str, layer: int, query: int, query_tokens: Labels,
     w_o: np.ndarray, b_o: np.ndarray,
 ) -> MultiHeadView:
     path = module_path(kind, layer)

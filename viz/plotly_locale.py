@@ -31,6 +31,7 @@ PLOTLY_STRINGS = {  # catalog key → the English text plotly.js looks up (toolb
     "autoscale": "Autoscale",
     "reset_axes": "Reset axes",
     "reset": "Reset",
+    "share": "Share chart...",
     "spikelines": "Toggle Spike Lines",
     "hover_closest": "Show closest data on hover",
     "hover_compare": "Compare data on hover",
