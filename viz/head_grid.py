@@ -35,7 +35,7 @@ LEVELS = 255  # weights map to palette indices 0..255 (gaps are 0: white)
 FRAME_COLOR = "#9a9a9a"  # a thin outline, so a tile whose edge is 0 (white) still shows where it ends
 MARGIN = {"l": 4, "r": 4, "t": 4, "b": 4}
 MARK = " ★"  # after an important head's tile label: marked without relying on colour
-PEAK_ROWS = 8  # rows listed in a tile's hover ("今天: today"), so the hover stays on screen
+PEAK_ROWS = 12  # rows listed in a tile's hover ("今天: today"), so the hover stays on screen
 
 
 def quantize(weights: np.ndarray) -> np.ndarray:

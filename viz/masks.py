@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from viz.tokens import Labels, decoder_query_axis
+
 
 @dataclass(frozen=True)
 class MaskBatch:
@@ -29,6 +31,7 @@ class MaskBatch:
     src_padding: np.ndarray | None = None  # (B, Ts)
     encoder_self: np.ndarray | None = None  # (B, Ts, Ts): padding keys only
     cross: np.ndarray | None = None  # (B, Tt, Ts): decoder queries × real source keys
+    tgt_next: tuple[tuple[str, ...], ...] = ()  # (B, Tt) with pad tokens: the token each decoder position writes
 
     @property
     def size(self) -> int:
@@ -43,6 +46,13 @@ class MaskBatch:
         """The sentence with the most padding (source side if any): the most telling one to inspect."""
         lengths = self.lengths("src" if self.has_source else "tgt")
         return lengths.index(min(lengths))
+
+    def query_labels(self, row: int) -> Labels:
+        """Sentence `row`'s decoder query axis: named by the token each position writes when `tgt_next`
+        is known (viz.tokens.TokenAxis), else by the input tokens as before."""
+        if not self.tgt_next:
+            return self.tgt_tokens[row]
+        return decoder_query_axis(self.tgt_tokens[row], self.tgt_next[row])
 
     def lengths(self, side: str) -> list[int]:
         """Real (unpadded) length of each sentence on the "src" or "tgt" side."""

@@ -24,7 +24,7 @@ from viz.style import TICK_FONT_SIZE
 
 _VISIBLE = {" ": "␣", "\t": "⇥", "\n": "↵"}
 READS_WRITES = " → "  # "我 → 今天": the position reads 我 and writes 今天
-ROOM_PX = 150.0  # widest tick label (px at the tick font) for which the input token still goes alongside
+ROOM_PX = 180.0  # widest tick label (px at the tick font) for which the input token still goes alongside
 
 
 def text_width_px(text: str, font_px: float) -> float:

@@ -126,3 +126,15 @@ def test_batch_heatmap_greys_out_padding():
     assert np.asarray(trace.z).tolist() == view.src_padding.astype(int).tolist()
     assert trace.text[1][3] == "&lt;pad&gt;"
     assert list(fig.layout.yaxis.ticktext) == ["1", "2", "3"]
+
+
+def test_decoder_rows_of_a_batch_are_named_by_what_they_write():
+    view = _batch()
+    assert view.query_labels(0) == view.tgt_tokens[0]  # no next tokens given: the input tokens, as before
+    written = padded_tokens([["a", "<eos>"], ["a", "b", "c", "<eos>"], ["<eos>"]], "<pad>")
+    named = MaskBatch(**{**view.__dict__, "tgt_next": written})
+    axis = named.query_labels(1)
+    assert axis.tokens == ("a", "b", "c", "<eos>") and axis.reads == ("<bos>", "a", "b", "c")
+    fig = binary_heatmap(named.decoder_self[1], row_tokens=axis, col_tokens=named.tgt_tokens[1], title="t",
+                         x_title="k", y_title="q", legend=("1", "0"))
+    assert list(fig.data[0].y) == ["0: &lt;bos&gt; → a", "1: a → b", "2: b → c", "3: c → &lt;eos&gt;"]
