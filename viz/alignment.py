@@ -50,3 +50,12 @@ def alignment_score(patterns: np.ndarray, alignment: Alignment) -> np.ndarray:
     rows, keys = (np.array(c) for c in zip(*cells, strict=True))
     peaks = patterns[..., rows, :].argmax(axis=-1)  # (..., n_aligned)
     return (peaks == keys).mean(axis=-1).astype(np.float32)
+
+
+def best_aligned_head(scores: np.ndarray) -> tuple[int, int] | None:
+    """(layer, head) with the highest alignment score (the head a translator's page opens on), or None if all NaN."""
+    scores = np.asarray(scores, dtype=np.float64)  # (L, H)
+    if np.isnan(scores).all():
+        return None
+    layer, head = np.unravel_index(int(np.nanargmax(scores)), scores.shape)
+    return int(layer), int(head)

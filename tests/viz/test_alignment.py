@@ -11,7 +11,7 @@ from transformer.evaluate import cross_attention_alignment, make_batch
 from transformer.hooks import capture
 from transformer.registry import load_model
 from transformer.tasks import get_task
-from viz.alignment import aligned_cells, alignment_score
+from viz.alignment import aligned_cells, alignment_score, best_aligned_head
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
 from viz.trace import TraceData
@@ -39,6 +39,11 @@ def test_unaligned_rows_and_rows_past_the_alignment_are_not_counted():
 def test_scores_every_head_at_once():
     patterns = np.stack([_one_hot([0, 1], 2), _one_hot([1, 0], 2)])[None]  # (1, 2, 2, 2)
     assert alignment_score(patterns, (0, 1)).tolist() == [[1.0, 0.0]]
+
+
+def test_best_aligned_head_skips_undefined_scores():
+    assert best_aligned_head(np.array([[0.2, np.nan], [0.9, 0.5]])) == (1, 0)
+    assert best_aligned_head(np.full((2, 2), np.nan)) is None
 
 
 def test_an_alignment_of_another_sentence_raises():
