@@ -15,6 +15,8 @@ Loading trusts nothing in the folder: every file is checked and every failure be
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from transformer.tokenizer import Tokenizer
 WEIGHTS, CONFIG, VOCAB, CARD_JSON, CARD_MD = "model.safetensors", "config.json", "vocab.json", "card.json", "card.md"
 MAX_WEIGHTS_BYTES = 1 << 30  # 1 GiB: far above any model this app ships; refuses absurd files early
 MAX_JSON_BYTES = 16 << 20
+MAX_MESSAGE_CHARS = 300  # a hostile value quoted in an error stays one readable line
 
 
 class CheckpointError(ValueError):
@@ -45,10 +48,29 @@ class ModelBundle:
     source_tokenizer: Tokenizer | None = None
     card: dict[str, Any] = field(default_factory=dict)
     name: str = "model"
+    # Problems that did not stop loading (e.g. an unreadable optional card.json), for the app to show.
+    warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        problem = pad_mismatch(self.model.config, self.target_tokenizer, self.source_tokenizer)
+        if problem:
+            raise ValueError(problem)
 
     @property
     def config(self) -> TransformerConfig:
         return self.model.config
+
+
+def pad_mismatch(config: TransformerConfig, *tokenizers: Tokenizer | None) -> str | None:
+    """Why `config.pad_id` disagrees with the vocabularies' <pad>, or None if it agrees.
+
+    Tokenizers and the training/decoding code pad with <pad>; masks hide `config.pad_id`. If the
+    two differ, padding stays visible and a real symbol becomes invisible to attention.
+    """
+    for tokenizer in tokenizers:
+        if tokenizer is not None and tokenizer.pad_id != config.pad_id:
+            return f"pad_id={config.pad_id} in the config, but the vocabulary's <pad> is id {tokenizer.pad_id}; they must be equal"
+    return None
 
 
 def save_checkpoint(bundle: ModelBundle, directory: str | Path, card_md: str | None = None) -> Path:
@@ -85,27 +107,42 @@ def load_checkpoint(directory: str | Path) -> ModelBundle:
     except (ValueError, TypeError) as err:
         if isinstance(err, CheckpointError):
             raise
-        raise CheckpointError(f"{folder / CONFIG}: {err}") from None
+        raise CheckpointError(_one_line(f"{folder / CONFIG}: {err}")) from None
     vocab = _read_json(folder / VOCAB)
     target, source = _tokenizers(folder / VOCAB, vocab, config)
-    card_path = folder / CARD_JSON
-    card = _read_json(card_path) if card_path.exists() else {}
-    model = Transformer(config)
+    problem = pad_mismatch(config, target, source)
+    if problem:
+        raise CheckpointError(f"{folder / CONFIG}: {problem}")
+    card, warnings = _read_card(folder / CARD_JSON)
+    model = Transformer(config)  # sizes were bounded by the config's limits before this allocation
     model.load_state_dict(_read_weights(folder / WEIGHTS, model))
     model.eval()
-    return ModelBundle(model, target, source, card if isinstance(card, dict) else {}, folder.name)
+    return ModelBundle(model, target, source, card, folder.name, warnings)
+
+
+def _read_card(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The optional card.json; a broken one costs the card's facts, not the model: (card, warnings)."""
+    if not os.path.lexists(path):
+        return {}, []
+    try:
+        card = _read_json(path)
+    except CheckpointError as err:
+        return {}, [f"{err}; the model loads without its card"]
+    if not isinstance(card, dict):
+        return {}, [f"{path} is not a JSON object; the model loads without its card"]
+    return card, []
 
 
 def _tokenizers(path: Path, vocab: Any, config: TransformerConfig) -> tuple[Tokenizer, Tokenizer | None]:
     if not isinstance(vocab, dict) or "target" not in vocab:
         raise CheckpointError(f"{path}: expected an object with a 'target' tokenizer")
+    if config.is_encoder_decoder and "source" not in vocab:
+        raise CheckpointError(f"{path}: an encoder-decoder model needs a 'source' tokenizer")
     try:
-        target = Tokenizer.from_dict(vocab["target"])
-        source = Tokenizer.from_dict(vocab["source"]) if config.is_encoder_decoder else None
-    except KeyError:
-        raise CheckpointError(f"{path}: an encoder-decoder model needs a 'source' tokenizer") from None
-    except ValueError as err:
-        raise CheckpointError(f"{path}: {err}") from None
+        target = Tokenizer.from_dict(_tokenizer_data(vocab["target"], "target"))
+        source = Tokenizer.from_dict(_tokenizer_data(vocab["source"], "source")) if config.is_encoder_decoder else None
+    except (ValueError, TypeError, KeyError) as err:  # TypeError/KeyError: a shape from_dict did not foresee
+        raise CheckpointError(_one_line(f"{path}: {err}")) from None
     if len(target) != config.tgt_vocab_size:
         raise CheckpointError(f"{path}: target vocabulary has {len(target)} symbols, config says {config.tgt_vocab_size}")
     if source is not None and len(source) != config.src_vocab_size:
@@ -113,11 +150,54 @@ def _tokenizers(path: Path, vocab: Any, config: TransformerConfig) -> tuple[Toke
     return target, source
 
 
+def _tokenizer_data(data: Any, role: str) -> dict[str, Any]:
+    """Check the JSON types of one tokenizer entry, so a wrong type is named rather than crashing."""
+    if not isinstance(data, dict):
+        raise ValueError(f"the {role!r} tokenizer must be a JSON object, got {type(data).__name__}")
+    if not isinstance(data.get("level"), str):
+        raise ValueError(f"the {role!r} tokenizer's 'level' must be a string, got {data.get('level')!r}")
+    if not isinstance(data.get("vocab"), list) or not all(isinstance(s, str) for s in data["vocab"]):
+        raise ValueError(f"the {role!r} tokenizer's 'vocab' must be a list of strings")
+    options = data.get("options", {})
+    if not isinstance(options, dict) or not all(isinstance(v, bool) for v in options.values()):
+        raise ValueError(f"the {role!r} tokenizer's 'options' must be an object of true/false values, got {options!r}")
+    return data
+
+
+def _tied_disagree(state: dict[str, torch.Tensor], config: TransformerConfig) -> str | None:
+    """With share_embeddings the file stores one matrix under several names; they must be identical."""
+    if not config.share_embeddings:
+        return None
+    names = ["tgt_embed.lut.weight", "generator.proj.weight"] + (["src_embed.lut.weight"] if config.is_encoder_decoder else [])
+    for name in names[1:]:
+        if not torch.equal(state[name], state[names[0]]):
+            return f"share_embeddings is true but {name} differs from {names[0]}"
+    return None
+
+
+def _regular_file(path: Path) -> os.stat_result:
+    """stat of `path` if it is a regular file; a device, FIFO or folder is refused (reading one could hang)."""
+    try:
+        info = path.stat()  # follows symlinks: a link to /dev/zero is judged by /dev/zero
+    except FileNotFoundError:
+        raise CheckpointError(f"{path} is missing") from None
+    except OSError as err:
+        raise CheckpointError(f"{path} cannot be read: {err.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise CheckpointError(f"{path} is not a regular file")
+    return info
+
+
+def _one_line(message: str) -> str:
+    """Hostile values can be huge: keep the message one short line."""
+    message = " ".join(message.split())
+    return message if len(message) <= MAX_MESSAGE_CHARS else message[: MAX_MESSAGE_CHARS - 1] + "…"
+
+
 def _read_weights(path: Path, model: Transformer) -> dict[str, torch.Tensor]:
-    if not path.is_file():
-        raise CheckpointError(f"{path} is missing")
-    if path.stat().st_size > MAX_WEIGHTS_BYTES:
-        raise CheckpointError(f"{path} is {path.stat().st_size} bytes, larger than any model this app can use")
+    size = _regular_file(path).st_size
+    if size > MAX_WEIGHTS_BYTES:
+        raise CheckpointError(f"{path} is {size} bytes, larger than any model this app can use")
     try:
         state = load_file(str(path))
     except (SafetensorError, OSError, ValueError, RuntimeError) as err:
@@ -138,18 +218,23 @@ def _read_weights(path: Path, model: Transformer) -> dict[str, torch.Tensor]:
             raise CheckpointError(f"{path}: {name} has dtype {tensor.dtype}, expected {want.dtype}")
         if not torch.isfinite(tensor).all():
             raise CheckpointError(f"{path}: {name} contains NaN or infinite values")
+    problem = _tied_disagree(state, model.config)
+    if problem:
+        raise CheckpointError(f"{path}: {problem}")
     return state
 
 
 def _read_json(path: Path) -> Any:
-    if not path.is_file():
-        raise CheckpointError(f"{path} is missing")
-    if path.stat().st_size > MAX_JSON_BYTES:
+    if _regular_file(path).st_size > MAX_JSON_BYTES:
         raise CheckpointError(f"{path} is too large to be a checkpoint's JSON")
     try:
         return json.loads(path.read_text(encoding="utf-8"), parse_constant=_reject_constant)
     except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as err:
-        raise CheckpointError(f"{path} is not valid JSON: {err}") from None
+        raise CheckpointError(_one_line(f"{path} is not valid JSON: {err}")) from None
+    except RecursionError:
+        raise CheckpointError(f"{path} is nested too deeply to be a checkpoint's JSON") from None
+    except OSError as err:
+        raise CheckpointError(f"{path} cannot be read: {err.strerror}") from None
 
 
 def _reject_constant(name: str) -> float:
