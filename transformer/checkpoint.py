@@ -69,7 +69,7 @@ def pad_mismatch(config: TransformerConfig, *tokenizers: Tokenizer | None) -> st
     """
     for tokenizer in tokenizers:
         if tokenizer is not None and tokenizer.pad_id != config.pad_id:
-            return f"pad_id={config.pad_id} in the config, but the vocabulary's <pad> is id {tokenizer.pad_id}; they must be equal"
+            return f"pad_id={config.pad_id} in the config, but the vocabulary's <pad> is id {tokenizer.pad_id}; they must agree"
     return None
 
 

@@ -7,6 +7,7 @@ order), so position must be added to the token embeddings.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
@@ -65,7 +66,7 @@ class PositionalEncoding(nn.Module):
         self.hook_pe = HookPoint()  # (1, T, d_model): the encoding added (zeros for kind="none")
         self.hook_out = HookPoint()  # (B, T, d_model): embeddings + PE, the start of the residual stream
 
-    def _apply(self, fn, recurse: bool = True):  # noqa: ANN001, ANN202 (torch's signature)
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> PositionalEncoding:
         """After `.double()`, `.half()`, `.to(device)`: recompute the sinusoid in the new dtype.
 
         Casting the float32 table up would keep float32's rounding inside a float64 model; the

@@ -24,6 +24,7 @@ from transformer.tokenizer import CharTokenizer
 MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
 DEFAULT_MODEL = "translate-en-zh"
 RANDOM = "random"
+MAX_SEED = 2**64 - 1  # torch.manual_seed takes a 64-bit unsigned seed
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,12 @@ def random_bundle(
     """An untrained model with a character tokenizer; the same seed gives the same weights.
 
     The config's vocabulary sizes are replaced by the tokenizer's.
+
+    Raises:
+        ValueError: a seed outside 0..MAX_SEED (torch would say only "Overflow when unpacking long long").
     """
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be an integer from 0 to {MAX_SEED} (2**64 - 1)")
     tokenizer = CharTokenizer(default_symbols() if symbols is None else symbols)
     config = (config or TransformerConfig()).replace(src_vocab_size=len(tokenizer), tgt_vocab_size=len(tokenizer))
     generator_state = torch.random.get_rng_state()
