@@ -113,15 +113,18 @@ def load_checkpoint(directory: str | Path) -> ModelBundle:
     problem = pad_mismatch(config, target, source)
     if problem:
         raise CheckpointError(f"{folder / CONFIG}: {problem}")
-    card, warnings = _read_card(folder / CARD_JSON)
+    card, warnings = read_card(folder / CARD_JSON)
     model = Transformer(config)  # sizes were bounded by the config's limits before this allocation
     model.load_state_dict(_read_weights(folder / WEIGHTS, model))
     model.eval()
     return ModelBundle(model, target, source, card, folder.name, warnings)
 
 
-def _read_card(path: Path) -> tuple[dict[str, Any], list[str]]:
-    """The optional card.json; a broken one costs the card's facts, not the model: (card, warnings)."""
+def read_card(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The optional card.json; a broken one costs the card's facts, not the model: (card, warnings).
+
+    Never blocks: a FIFO or device is refused by type before it is opened, a huge file by size.
+    """
     if not os.path.lexists(path):
         return {}, []
     try:
@@ -201,7 +204,7 @@ def _read_weights(path: Path, model: Transformer) -> dict[str, torch.Tensor]:
     try:
         state = load_file(str(path))
     except (SafetensorError, OSError, ValueError, RuntimeError) as err:
-        raise CheckpointError(f"{path} is not a readable safetensors file (corrupt or truncated?): {err}") from None
+        raise CheckpointError(_one_line(f"{path} is not a readable safetensors file (corrupt or truncated?): {err}")) from None
     expected = model.state_dict()
     missing = sorted(set(expected) - set(state))
     unexpected = sorted(set(state) - set(expected))

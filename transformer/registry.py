@@ -7,7 +7,6 @@ trained one, and to explore configs no one has trained.
 
 from __future__ import annotations
 
-import json
 import string
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from typing import Any
 
 import torch
 
-from transformer.checkpoint import CARD_JSON, CONFIG, CheckpointError, ModelBundle, load_checkpoint
+from transformer.checkpoint import CARD_JSON, CONFIG, CheckpointError, ModelBundle, load_checkpoint, read_card
 from transformer.config import TransformerConfig
 from transformer.model import Transformer
 from transformer.tokenizer import CharTokenizer
@@ -40,11 +39,7 @@ def list_models(root: Path = MODELS_DIR) -> list[ModelInfo]:
         return []
     infos = []
     for folder in sorted(p for p in root.iterdir() if (p / CONFIG).is_file()):
-        try:
-            card = json.loads((folder / CARD_JSON).read_text(encoding="utf-8")) if (folder / CARD_JSON).is_file() else {}
-        except (OSError, ValueError):
-            card = {}
-        infos.append(ModelInfo(folder.name, folder, card if isinstance(card, dict) else {}))
+        infos.append(ModelInfo(folder.name, folder, read_card(folder / CARD_JSON)[0]))
     return infos
 
 

@@ -18,7 +18,7 @@ from safetensors.torch import load_file, save_file
 
 from transformer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from transformer.config import MAX_D_FF, MAX_D_MODEL, MAX_LAYERS, MAX_LEN, TransformerConfig
-from transformer.registry import random_bundle
+from transformer.registry import list_models, random_bundle
 
 SYMBOLS = "abcdefghij !"
 CONFIG = TransformerConfig(n_layers=1, d_model=16, n_heads=2, d_ff=32, dropout=0.0, max_len=32)
@@ -194,3 +194,14 @@ def test_tied_embeddings_round_trip_still_ties(tmp_path: Path) -> None:
     model = load_checkpoint(folder).model
     assert model.generator.proj.weight is model.tgt_embed.lut.weight is model.src_embed.lut.weight
     assert torch.isfinite(model.generator.proj.weight).all()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_listing_models_skips_a_broken_or_fifo_card(folder: Path) -> None:
+    other = save_checkpoint(random_bundle(CONFIG, seed=4, symbols=SYMBOLS), folder.parent / "other")
+    (folder / "card.json").write_text(DEEP, encoding="utf-8")
+    (other / "card.json").unlink()
+    os.mkfifo(other / "card.json")  # reading it would block forever
+    infos = list_models(folder.parent)
+    assert [(info.name, info.card) for info in infos] == [("model", {}), ("other", {})]
+    assert "not a regular file" in load_checkpoint(other).warnings[0]
