@@ -70,6 +70,14 @@ def default_symbols() -> list[str]:
         return list(string.printable[:95])
 
 
+def check_seed(seed: int) -> int:
+    """`seed` if torch.manual_seed can take it (0..MAX_SEED); otherwise a clear ValueError instead of
+    torch's "Overflow when unpacking long long"."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be an integer from 0 to {MAX_SEED} (2**64 - 1)")
+    return seed
+
+
 def random_bundle(
     config: TransformerConfig | None = None, seed: int = 0, symbols: Iterable[str] | None = None
 ) -> ModelBundle:
@@ -78,10 +86,9 @@ def random_bundle(
     The config's vocabulary sizes are replaced by the tokenizer's.
 
     Raises:
-        ValueError: a seed outside 0..MAX_SEED (torch would say only "Overflow when unpacking long long").
+        ValueError: a seed outside 0..MAX_SEED (see `check_seed`).
     """
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"seed must be an integer from 0 to {MAX_SEED} (2**64 - 1)")
+    check_seed(seed)
     tokenizer = CharTokenizer(default_symbols() if symbols is None else symbols)
     config = (config or TransformerConfig()).replace(src_vocab_size=len(tokenizer), tgt_vocab_size=len(tokenizer))
     generator_state = torch.random.get_rng_state()

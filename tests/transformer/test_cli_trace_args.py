@@ -100,3 +100,10 @@ def test_oversized_random_config_fails_fast(tmp_path: Path, capsys: pytest.Captu
     assert time.perf_counter() - start < 0.5
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "n_layers=100000" in err and "limit of 24" in err
+
+
+def test_train_refuses_an_oversized_seed_clearly() -> None:
+    from transformer.train import TrainSettings, train
+
+    with pytest.raises(ValueError, match="seed must be an integer from 0"):
+        train(TrainSettings(task="reverse", steps=1, seed=2**64))
