@@ -14,9 +14,6 @@ Loading trusts nothing in the folder: every file is checked and every failure be
 
 from __future__ import annotations
 
-import json
-import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,15 +25,10 @@ from safetensors.torch import load_file, save_file
 from transformer.config import TransformerConfig
 from transformer.model import Transformer
 from transformer.tokenizer import Tokenizer
+from transformer.untrusted_files import CheckpointError, one_line, read_card, read_json, regular_file, write_json
 
 WEIGHTS, CONFIG, VOCAB, CARD_JSON, CARD_MD = "model.safetensors", "config.json", "vocab.json", "card.json", "card.md"
 MAX_WEIGHTS_BYTES = 1 << 30  # 1 GiB: far above any model this app ships; refuses absurd files early
-MAX_JSON_BYTES = 16 << 20
-MAX_MESSAGE_CHARS = 300  # a hostile value quoted in an error stays one readable line
-
-
-class CheckpointError(ValueError):
-    """A checkpoint folder that is missing, corrupt, truncated or does not match its config."""
 
 
 @dataclass
@@ -80,12 +72,12 @@ def save_checkpoint(bundle: ModelBundle, directory: str | Path, card_md: str | N
     # clone: tied weights (share_embeddings) share storage, which safetensors refuses to write twice
     state = {k: v.detach().float().clone().contiguous() for k, v in bundle.model.state_dict().items()}
     save_file(state, str(out / WEIGHTS), metadata={"format": "attention-atlas/1"})
-    _write_json(out / CONFIG, bundle.config.to_dict())
+    write_json(out / CONFIG, bundle.config.to_dict())
     vocab = {"target": bundle.target_tokenizer.to_dict()}
     if bundle.source_tokenizer is not None:
         vocab["source"] = bundle.source_tokenizer.to_dict()
-    _write_json(out / VOCAB, vocab)
-    _write_json(out / CARD_JSON, bundle.card)
+    write_json(out / VOCAB, vocab)
+    write_json(out / CARD_JSON, bundle.card)
     if card_md is not None:
         (out / CARD_MD).write_text(card_md, encoding="utf-8")
     return out
@@ -95,20 +87,23 @@ def load_checkpoint(directory: str | Path) -> ModelBundle:
     """Load and validate a checkpoint folder; the model comes back in eval mode.
 
     Raises:
-        CheckpointError: naming the file and the problem (missing, not JSON, invalid config,
-            corrupt or truncated weights, missing/unexpected tensors, wrong shapes or dtypes,
-            non-finite values, vocabulary sizes that disagree with the config).
+        CheckpointError: naming the file and the problem (missing, not a regular file, not JSON,
+            nested too deeply, invalid config or sizes over the limits, mistyped vocabulary, pad_id
+            other than <pad>'s id, corrupt or truncated weights, missing/unexpected tensors, wrong
+            shapes or dtypes, non-finite values, tied embeddings that differ, vocabulary sizes that
+            disagree with the config). A broken optional card.json is not an error: the bundle
+            loads without it and says why in `bundle.warnings`.
     """
     folder = Path(directory)
     if not folder.is_dir():
         raise CheckpointError(f"{folder} is not a checkpoint folder")
     try:
-        config = TransformerConfig.from_dict(_read_json(folder / CONFIG))
+        config = TransformerConfig.from_dict(read_json(folder / CONFIG))
     except (ValueError, TypeError) as err:
         if isinstance(err, CheckpointError):
             raise
-        raise CheckpointError(_one_line(f"{folder / CONFIG}: {err}")) from None
-    vocab = _read_json(folder / VOCAB)
+        raise CheckpointError(one_line(f"{folder / CONFIG}: {err}")) from None
+    vocab = read_json(folder / VOCAB)
     target, source = _tokenizers(folder / VOCAB, vocab, config)
     problem = pad_mismatch(config, target, source)
     if problem:
@@ -120,22 +115,6 @@ def load_checkpoint(directory: str | Path) -> ModelBundle:
     return ModelBundle(model, target, source, card, folder.name, warnings)
 
 
-def read_card(path: Path) -> tuple[dict[str, Any], list[str]]:
-    """The optional card.json; a broken one costs the card's facts, not the model: (card, warnings).
-
-    Never blocks: a FIFO or device is refused by type before it is opened, a huge file by size.
-    """
-    if not os.path.lexists(path):
-        return {}, []
-    try:
-        card = _read_json(path)
-    except CheckpointError as err:
-        return {}, [f"{err}; the model loads without its card"]
-    if not isinstance(card, dict):
-        return {}, [f"{path} is not a JSON object; the model loads without its card"]
-    return card, []
-
-
 def _tokenizers(path: Path, vocab: Any, config: TransformerConfig) -> tuple[Tokenizer, Tokenizer | None]:
     if not isinstance(vocab, dict) or "target" not in vocab:
         raise CheckpointError(f"{path}: expected an object with a 'target' tokenizer")
@@ -145,7 +124,7 @@ def _tokenizers(path: Path, vocab: Any, config: TransformerConfig) -> tuple[Toke
         target = Tokenizer.from_dict(_tokenizer_data(vocab["target"], "target"))
         source = Tokenizer.from_dict(_tokenizer_data(vocab["source"], "source")) if config.is_encoder_decoder else None
     except (ValueError, TypeError, KeyError) as err:  # TypeError/KeyError: a shape from_dict did not foresee
-        raise CheckpointError(_one_line(f"{path}: {err}")) from None
+        raise CheckpointError(one_line(f"{path}: {err}")) from None
     if len(target) != config.tgt_vocab_size:
         raise CheckpointError(f"{path}: target vocabulary has {len(target)} symbols, config says {config.tgt_vocab_size}")
     if source is not None and len(source) != config.src_vocab_size:
@@ -178,33 +157,14 @@ def _tied_disagree(state: dict[str, torch.Tensor], config: TransformerConfig) ->
     return None
 
 
-def _regular_file(path: Path) -> os.stat_result:
-    """stat of `path` if it is a regular file; a device, FIFO or folder is refused (reading one could hang)."""
-    try:
-        info = path.stat()  # follows symlinks: a link to /dev/zero is judged by /dev/zero
-    except FileNotFoundError:
-        raise CheckpointError(f"{path} is missing") from None
-    except OSError as err:
-        raise CheckpointError(f"{path} cannot be read: {err.strerror}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise CheckpointError(f"{path} is not a regular file")
-    return info
-
-
-def _one_line(message: str) -> str:
-    """Hostile values can be huge: keep the message one short line."""
-    message = " ".join(message.split())
-    return message if len(message) <= MAX_MESSAGE_CHARS else message[: MAX_MESSAGE_CHARS - 1] + "…"
-
-
 def _read_weights(path: Path, model: Transformer) -> dict[str, torch.Tensor]:
-    size = _regular_file(path).st_size
+    size = regular_file(path).st_size
     if size > MAX_WEIGHTS_BYTES:
         raise CheckpointError(f"{path} is {size} bytes, larger than any model this app can use")
     try:
         state = load_file(str(path))
     except (SafetensorError, OSError, ValueError, RuntimeError) as err:
-        raise CheckpointError(_one_line(f"{path} is not a readable safetensors file (corrupt or truncated?): {err}")) from None
+        raise CheckpointError(one_line(f"{path} is not a readable safetensors file (corrupt or truncated?): {err}")) from None
     expected = model.state_dict()
     missing = sorted(set(expected) - set(state))
     unexpected = sorted(set(state) - set(expected))
@@ -225,26 +185,5 @@ def _read_weights(path: Path, model: Transformer) -> dict[str, torch.Tensor]:
     if problem:
         raise CheckpointError(f"{path}: {problem}")
     return state
-
-
-def _read_json(path: Path) -> Any:
-    if _regular_file(path).st_size > MAX_JSON_BYTES:
-        raise CheckpointError(f"{path} is too large to be a checkpoint's JSON")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"), parse_constant=_reject_constant)
-    except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as err:
-        raise CheckpointError(_one_line(f"{path} is not valid JSON: {err}")) from None
-    except RecursionError:
-        raise CheckpointError(f"{path} is nested too deeply to be a checkpoint's JSON") from None
-    except OSError as err:
-        raise CheckpointError(f"{path} cannot be read: {err.strerror}") from None
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not allowed")
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1, allow_nan=False) + "\n", encoding="utf-8")
 
 
