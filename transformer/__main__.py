@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,22 +32,58 @@ def _config_overrides(pairs: Sequence[str]) -> dict[str, object]:
     return out
 
 
+def _trace_text_arg(text: str) -> str:
+    """The model needs something to read: empty or whitespace-only text is refused, not traced."""
+    if not text.strip():
+        raise ValueError("--text is empty; give the sentence to trace, e.g. --text 'hello world'")
+    return text
+
+
+def _trace_out_arg(raw: str) -> Path:
+    """`--out` must name a new or existing .npz file in a folder we can write to.
+
+    The suffix is required rather than appended: numpy appends `.npz` to any other name, so the
+    file written would not be the one named (and `--out some_folder` would land beside the folder).
+    """
+    if not raw.strip():
+        raise ValueError("--out is empty; give a file name ending in .npz, e.g. --out trace.npz")
+    out = Path(raw)
+    if out.name.lower() == ".npz":
+        raise ValueError(f"--out {raw!r} needs a file name before .npz, e.g. trace.npz")
+    if out.suffix != ".npz":
+        raise ValueError(f"--out {raw!r} must end in .npz (e.g. {out.stem or 'trace'}.npz)")
+    if out.is_dir():
+        raise ValueError(f"--out {raw!r} is a folder; give a file name ending in .npz inside it")
+    blocking = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        raise ValueError(f"--out {raw!r}: {str(blocking)!r} is a file, not a folder")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"--out {raw!r}: cannot create the folder {str(out.parent)!r} ({err.strerror or err})") from None
+    if not os.access(out.parent, os.W_OK):
+        raise ValueError(f"--out {raw!r}: the folder {str(out.parent)!r} is not writable")
+    return out
+
+
 def cmd_trace(args: argparse.Namespace) -> int:
+    text, out = _trace_text_arg(args.text), _trace_out_arg(args.out)  # before the (possibly slow) model run
     if args.model == RANDOM:
         bundle = random_bundle(TransformerConfig.from_dict(_config_overrides(args.config)), seed=args.seed)
     else:
         if args.config:
             raise ValueError("--config builds a random model; use it with --model random")
         bundle = load_model(args.model)
-    trace = trace_text(bundle, args.text)
+    trace = trace_text(bundle, text)
     arrays: dict[str, np.ndarray] = dict(trace.cache.numpy())
     arrays["tokens.src"] = np.array(trace.src_tokens, dtype=str)
     arrays["tokens.tgt"] = np.array(trace.tgt_tokens, dtype=str)
     arrays["output"] = np.array(trace.output_text, dtype=str)
     arrays["text"] = np.array(trace.text, dtype=str)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, **arrays)
+    try:
+        np.savez_compressed(out, **arrays)
+    except OSError as err:
+        raise ValueError(f"cannot write {str(out)!r}: {err.strerror or err}") from None
     if trace.unknown:
         print(f"note: the model does not know {trace.unknown}; they were read as <unk>", file=sys.stderr)
     if trace.truncated:
@@ -79,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     trace = sub.add_parser("trace", help="run a model on text and save every captured tensor to .npz")
     trace.add_argument("--model", required=True, help=f"a shipped model's name, a checkpoint folder, or {RANDOM!r}")
     trace.add_argument("--text", required=True)
-    trace.add_argument("--out", required=True, help="output .npz path")
+    trace.add_argument("--out", required=True, help="output file, must end in .npz")
     trace.add_argument(
         "--config", action="append", default=[], metavar="KEY=VALUE",
         help="with --model random: a TransformerConfig field, e.g. --config n_layers=2 --config d_model=64",

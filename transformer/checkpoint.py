@@ -14,7 +14,6 @@ Loading trusts nothing in the folder: every file is checked and every failure be
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,14 +25,10 @@ from safetensors.torch import load_file, save_file
 from transformer.config import TransformerConfig
 from transformer.model import Transformer
 from transformer.tokenizer import Tokenizer
+from transformer.untrusted_files import CheckpointError, one_line, read_card, read_json, regular_file, write_json
 
 WEIGHTS, CONFIG, VOCAB, CARD_JSON, CARD_MD = "model.safetensors", "config.json", "vocab.json", "card.json", "card.md"
 MAX_WEIGHTS_BYTES = 1 << 30  # 1 GiB: far above any model this app ships; refuses absurd files early
-MAX_JSON_BYTES = 16 << 20
-
-
-class CheckpointError(ValueError):
-    """A checkpoint folder that is missing, corrupt, truncated or does not match its config."""
 
 
 @dataclass
@@ -45,10 +40,29 @@ class ModelBundle:
     source_tokenizer: Tokenizer | None = None
     card: dict[str, Any] = field(default_factory=dict)
     name: str = "model"
+    # Problems that did not stop loading (e.g. an unreadable optional card.json), for the app to show.
+    warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        problem = pad_mismatch(self.model.config, self.target_tokenizer, self.source_tokenizer)
+        if problem:
+            raise ValueError(problem)
 
     @property
     def config(self) -> TransformerConfig:
         return self.model.config
+
+
+def pad_mismatch(config: TransformerConfig, *tokenizers: Tokenizer | None) -> str | None:
+    """Why `config.pad_id` disagrees with the vocabularies' <pad>, or None if it agrees.
+
+    Tokenizers and the training/decoding code pad with <pad>; masks hide `config.pad_id`. If the
+    two differ, padding stays visible and a real symbol becomes invisible to attention.
+    """
+    for tokenizer in tokenizers:
+        if tokenizer is not None and tokenizer.pad_id != config.pad_id:
+            return f"pad_id={config.pad_id} in the config, but the vocabulary's <pad> is id {tokenizer.pad_id}; they must agree"
+    return None
 
 
 def save_checkpoint(bundle: ModelBundle, directory: str | Path, card_md: str | None = None) -> Path:
@@ -58,12 +72,12 @@ def save_checkpoint(bundle: ModelBundle, directory: str | Path, card_md: str | N
     # clone: tied weights (share_embeddings) share storage, which safetensors refuses to write twice
     state = {k: v.detach().float().clone().contiguous() for k, v in bundle.model.state_dict().items()}
     save_file(state, str(out / WEIGHTS), metadata={"format": "attention-atlas/1"})
-    _write_json(out / CONFIG, bundle.config.to_dict())
+    write_json(out / CONFIG, bundle.config.to_dict())
     vocab = {"target": bundle.target_tokenizer.to_dict()}
     if bundle.source_tokenizer is not None:
         vocab["source"] = bundle.source_tokenizer.to_dict()
-    _write_json(out / VOCAB, vocab)
-    _write_json(out / CARD_JSON, bundle.card)
+    write_json(out / VOCAB, vocab)
+    write_json(out / CARD_JSON, bundle.card)
     if card_md is not None:
         (out / CARD_MD).write_text(card_md, encoding="utf-8")
     return out
@@ -73,39 +87,44 @@ def load_checkpoint(directory: str | Path) -> ModelBundle:
     """Load and validate a checkpoint folder; the model comes back in eval mode.
 
     Raises:
-        CheckpointError: naming the file and the problem (missing, not JSON, invalid config,
-            corrupt or truncated weights, missing/unexpected tensors, wrong shapes or dtypes,
-            non-finite values, vocabulary sizes that disagree with the config).
+        CheckpointError: naming the file and the problem (missing, not a regular file, not JSON,
+            nested too deeply, invalid config or sizes over the limits, mistyped vocabulary, pad_id
+            other than <pad>'s id, corrupt or truncated weights, missing/unexpected tensors, wrong
+            shapes or dtypes, non-finite values, tied embeddings that differ, vocabulary sizes that
+            disagree with the config). A broken optional card.json is not an error: the bundle
+            loads without it and says why in `bundle.warnings`.
     """
     folder = Path(directory)
     if not folder.is_dir():
         raise CheckpointError(f"{folder} is not a checkpoint folder")
     try:
-        config = TransformerConfig.from_dict(_read_json(folder / CONFIG))
+        config = TransformerConfig.from_dict(read_json(folder / CONFIG))
     except (ValueError, TypeError) as err:
         if isinstance(err, CheckpointError):
             raise
-        raise CheckpointError(f"{folder / CONFIG}: {err}") from None
-    vocab = _read_json(folder / VOCAB)
+        raise CheckpointError(one_line(f"{folder / CONFIG}: {err}")) from None
+    vocab = read_json(folder / VOCAB)
     target, source = _tokenizers(folder / VOCAB, vocab, config)
-    card_path = folder / CARD_JSON
-    card = _read_json(card_path) if card_path.exists() else {}
-    model = Transformer(config)
+    problem = pad_mismatch(config, target, source)
+    if problem:
+        raise CheckpointError(f"{folder / CONFIG}: {problem}")
+    card, warnings = read_card(folder / CARD_JSON)
+    model = Transformer(config)  # sizes were bounded by the config's limits before this allocation
     model.load_state_dict(_read_weights(folder / WEIGHTS, model))
     model.eval()
-    return ModelBundle(model, target, source, card if isinstance(card, dict) else {}, folder.name)
+    return ModelBundle(model, target, source, card, folder.name, warnings)
 
 
 def _tokenizers(path: Path, vocab: Any, config: TransformerConfig) -> tuple[Tokenizer, Tokenizer | None]:
     if not isinstance(vocab, dict) or "target" not in vocab:
         raise CheckpointError(f"{path}: expected an object with a 'target' tokenizer")
+    if config.is_encoder_decoder and "source" not in vocab:
+        raise CheckpointError(f"{path}: an encoder-decoder model needs a 'source' tokenizer")
     try:
-        target = Tokenizer.from_dict(vocab["target"])
-        source = Tokenizer.from_dict(vocab["source"]) if config.is_encoder_decoder else None
-    except KeyError:
-        raise CheckpointError(f"{path}: an encoder-decoder model needs a 'source' tokenizer") from None
-    except ValueError as err:
-        raise CheckpointError(f"{path}: {err}") from None
+        target = Tokenizer.from_dict(_tokenizer_data(vocab["target"], "target"))
+        source = Tokenizer.from_dict(_tokenizer_data(vocab["source"], "source")) if config.is_encoder_decoder else None
+    except (ValueError, TypeError, KeyError) as err:  # TypeError/KeyError: a shape from_dict did not foresee
+        raise CheckpointError(one_line(f"{path}: {err}")) from None
     if len(target) != config.tgt_vocab_size:
         raise CheckpointError(f"{path}: target vocabulary has {len(target)} symbols, config says {config.tgt_vocab_size}")
     if source is not None and len(source) != config.src_vocab_size:
@@ -113,15 +132,39 @@ def _tokenizers(path: Path, vocab: Any, config: TransformerConfig) -> tuple[Toke
     return target, source
 
 
+def _tokenizer_data(data: Any, role: str) -> dict[str, Any]:
+    """Check the JSON types of one tokenizer entry, so a wrong type is named rather than crashing."""
+    if not isinstance(data, dict):
+        raise ValueError(f"the {role!r} tokenizer must be a JSON object, got {type(data).__name__}")
+    if not isinstance(data.get("level"), str):
+        raise ValueError(f"the {role!r} tokenizer's 'level' must be a string, got {data.get('level')!r}")
+    if not isinstance(data.get("vocab"), list) or not all(isinstance(s, str) for s in data["vocab"]):
+        raise ValueError(f"the {role!r} tokenizer's 'vocab' must be a list of strings")
+    options = data.get("options", {})
+    if not isinstance(options, dict) or not all(isinstance(v, bool) for v in options.values()):
+        raise ValueError(f"the {role!r} tokenizer's 'options' must be an object of true/false values, got {options!r}")
+    return data
+
+
+def _tied_disagree(state: dict[str, torch.Tensor], config: TransformerConfig) -> str | None:
+    """With share_embeddings the file stores one matrix under several names; they must be identical."""
+    if not config.share_embeddings:
+        return None
+    names = ["tgt_embed.lut.weight", "generator.proj.weight"] + (["src_embed.lut.weight"] if config.is_encoder_decoder else [])
+    for name in names[1:]:
+        if not torch.equal(state[name], state[names[0]]):
+            return f"share_embeddings is true but {name} differs from {names[0]}"
+    return None
+
+
 def _read_weights(path: Path, model: Transformer) -> dict[str, torch.Tensor]:
-    if not path.is_file():
-        raise CheckpointError(f"{path} is missing")
-    if path.stat().st_size > MAX_WEIGHTS_BYTES:
-        raise CheckpointError(f"{path} is {path.stat().st_size} bytes, larger than any model this app can use")
+    size = regular_file(path).st_size
+    if size > MAX_WEIGHTS_BYTES:
+        raise CheckpointError(f"{path} is {size} bytes, larger than any model this app can use")
     try:
         state = load_file(str(path))
     except (SafetensorError, OSError, ValueError, RuntimeError) as err:
-        raise CheckpointError(f"{path} is not a readable safetensors file (corrupt or truncated?): {err}") from None
+        raise CheckpointError(one_line(f"{path} is not a readable safetensors file (corrupt or truncated?): {err}")) from None
     expected = model.state_dict()
     missing = sorted(set(expected) - set(state))
     unexpected = sorted(set(state) - set(expected))
@@ -138,25 +181,9 @@ def _read_weights(path: Path, model: Transformer) -> dict[str, torch.Tensor]:
             raise CheckpointError(f"{path}: {name} has dtype {tensor.dtype}, expected {want.dtype}")
         if not torch.isfinite(tensor).all():
             raise CheckpointError(f"{path}: {name} contains NaN or infinite values")
+    problem = _tied_disagree(state, model.config)
+    if problem:
+        raise CheckpointError(f"{path}: {problem}")
     return state
-
-
-def _read_json(path: Path) -> Any:
-    if not path.is_file():
-        raise CheckpointError(f"{path} is missing")
-    if path.stat().st_size > MAX_JSON_BYTES:
-        raise CheckpointError(f"{path} is too large to be a checkpoint's JSON")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"), parse_constant=_reject_constant)
-    except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as err:
-        raise CheckpointError(f"{path} is not valid JSON: {err}") from None
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not allowed")
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1, allow_nan=False) + "\n", encoding="utf-8")
 
 

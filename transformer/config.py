@@ -14,6 +14,28 @@ Architecture = Literal["encoder-decoder", "decoder-only"]
 NormPosition = Literal["post", "pre"]
 Positional = Literal["sinusoidal", "learned", "none"]
 
+# Documented limits (README, "Limits"). They are checked before any tensor is allocated, so a hostile
+# or mistyped config fails in microseconds with a message instead of after minutes and gigabytes in
+# the allocator. Each is far above what the app can show usefully (the paper's big model fits).
+MAX_LAYERS = 24  # N per stack; the paper uses 6
+MAX_D_MODEL = 4096  # the paper's big model uses 1024
+MAX_HEADS = 64
+MAX_D_FF = 16384  # the paper's big model uses 4096
+MAX_LEN = 4096  # positions; the app shows T x T attention maps, far smaller in practice
+MAX_VOCAB = 262_144
+# Parameters plus positional tables, in float32: the same 1 GiB that bounds a checkpoint's weights file.
+MAX_MODEL_BYTES = 1 << 30
+FLOAT32_BYTES = 4
+_LIMITS: dict[str, int] = {
+    "src_vocab_size": MAX_VOCAB,
+    "tgt_vocab_size": MAX_VOCAB,
+    "n_layers": MAX_LAYERS,
+    "d_model": MAX_D_MODEL,
+    "n_heads": MAX_HEADS,
+    "d_ff": MAX_D_FF,
+    "max_len": MAX_LEN,
+}
+
 _CHOICES: dict[str, tuple[str, ...]] = {
     "architecture": ("encoder-decoder", "decoder-only"),
     "norm_position": ("post", "pre"),
@@ -58,6 +80,9 @@ class TransformerConfig:
             not isinstance(self.src_vocab_size, int) or isinstance(self.src_vocab_size, bool) or self.src_vocab_size <= 0
         ):
             raise ValueError(f"src_vocab_size must be a positive integer, got {self.src_vocab_size!r}")
+        for field, limit in _LIMITS.items():
+            if (field != "src_vocab_size" or self.is_encoder_decoder) and getattr(self, field) > limit:
+                raise ValueError(f"{field}={getattr(self, field)} is above the limit of {limit} (see README, Limits)")
         if self.d_model % self.n_heads:
             raise ValueError(
                 f"d_model={self.d_model} must be divisible by n_heads={self.n_heads} "
@@ -76,6 +101,11 @@ class TransformerConfig:
                 f"share_embeddings needs one vocabulary for source and target, but src_vocab_size="
                 f"{self.src_vocab_size} and tgt_vocab_size={self.tgt_vocab_size}; set share_embeddings=false"
             )
+        if self.estimated_bytes() > MAX_MODEL_BYTES:
+            raise ValueError(
+                f"this config needs about {self.estimated_bytes() / 2**20:,.0f} MiB for {self.estimated_parameters():,} "
+                f"parameters, above the limit of {MAX_MODEL_BYTES / 2**20:,.0f} MiB (see README, Limits)"
+            )
 
     @property
     def d_k(self) -> int:
@@ -89,6 +119,33 @@ class TransformerConfig:
     @property
     def vocab_sizes(self) -> tuple[int, ...]:
         return (self.src_vocab_size, self.tgt_vocab_size) if self.is_encoder_decoder else (self.tgt_vocab_size,)
+
+    def estimated_parameters(self) -> int:
+        """The model's parameter count, computed from the sizes without building it.
+
+        Equals `Transformer(config).num_parameters()` (a test pins it), so size limits can be
+        checked before a single tensor is allocated.
+        """
+        d, f = self.d_model, self.d_ff
+        attention = 4 * (d * d + d)  # W_Q, W_K, W_V, W_O with biases
+        feed_forward = d * f + f + f * d + d
+        norm = 2 * d  # gain and bias
+        cross = self.is_encoder_decoder
+        encoder_layer = attention + feed_forward + 2 * norm
+        decoder_layer = attention * (2 if cross else 1) + feed_forward + norm * (3 if cross else 2)
+        stacks = 2 if cross else 1
+        total = self.n_layers * (decoder_layer + (encoder_layer if cross else 0))
+        total += stacks * norm * (self.norm_position == "pre")  # the final LayerNorm of a pre-norm stack
+        total += stacks * self.max_len * d * (self.positional == "learned")
+        if self.share_embeddings:  # one matrix for every embedding and the generator, plus its bias
+            return total + self.tgt_vocab_size * d + self.tgt_vocab_size
+        embeddings = sum(self.vocab_sizes) * d
+        return total + embeddings + d * self.tgt_vocab_size + self.tgt_vocab_size
+
+    def estimated_bytes(self) -> int:
+        """float32 bytes of the parameters plus the sinusoid tables (buffers): the model's resident size."""
+        tables = (2 if self.is_encoder_decoder else 1) * self.max_len * self.d_model * (self.positional == "sinusoidal")
+        return FLOAT32_BYTES * (self.estimated_parameters() + tables)
 
     @classmethod
     def base(cls, **overrides: Any) -> TransformerConfig:

@@ -51,8 +51,11 @@ class Transformer(nn.Module):
 
     def _init_weights(self) -> None:
         # Glorot / fan_avg uniform, as the Annotated Transformer does; biases stay at their defaults.
+        # A learned position table keeps its own randn * 0.02: Xavier over a (max_len, d_model)
+        # "matrix" would scale it by the table's length, which has nothing to do with fan-in.
+        own_init = {id(m.learned) for m in self.modules() if isinstance(m, PositionalEncoding) and m.kind == "learned"}
         for p in self.parameters():
-            if p.dim() > 1:
+            if p.dim() > 1 and id(p) not in own_init:
                 nn.init.xavier_uniform_(p)
 
     def encode(self, src_ids: Tensor) -> Tensor:
@@ -60,11 +63,30 @@ class Transformer(nn.Module):
         x = self.src_pos(self.src_embed(src_ids))
         return self.encoder(x, padding_mask(src_ids, self.config.pad_id))
 
-    def decode(self, tgt_ids: Tensor, memory: Tensor | None = None, src_ids: Tensor | None = None) -> Tensor:
-        """(B, Tt) target ids (shifted right, starting with <bos>) → decoder output (B, Tt, d_model)."""
+    def decode(
+        self,
+        tgt_ids: Tensor,
+        memory: Tensor | None = None,
+        src_ids: Tensor | None = None,
+        cross_allowed: Tensor | None = None,
+    ) -> Tensor:
+        """(B, Tt) target ids (shifted right, starting with <bos>) → decoder output (B, Tt, d_model).
+
+        Args:
+            memory: (B, Ts, d_model) encoder output; required by an encoder-decoder model.
+            src_ids: (B, Ts) the source ids `memory` was encoded from: cross-attention must not
+                read its padding. Pass these, or `cross_allowed` (B, 1, Tt, Ts) explicitly;
+                without either, padded source positions would silently receive attention.
+        """
         pad = self.config.pad_id
+        if self.config.is_encoder_decoder:
+            if memory is None:
+                raise ValueError("an encoder-decoder model's decode needs memory (the encoder's output)")
+            if src_ids is None and cross_allowed is None:
+                raise ValueError("decode needs src_ids or cross_allowed, so cross-attention can ignore source padding")
         x = self.tgt_pos(self.tgt_embed(tgt_ids))
-        cross_allowed = None if src_ids is None else cross_mask(src_ids, pad, tgt_ids.shape[1])
+        if cross_allowed is None and src_ids is not None:
+            cross_allowed = cross_mask(src_ids, pad, tgt_ids.shape[1])  # (B, 1, Tt, Ts)
         return self.decoder(x, decoder_self_mask(tgt_ids, pad), memory, cross_allowed)
 
     def forward(self, src_ids: Tensor | None, tgt_ids: Tensor) -> Tensor:

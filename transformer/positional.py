@@ -7,6 +7,7 @@ order), so position must be added to the token embeddings.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
@@ -14,21 +15,22 @@ from torch import Tensor, nn
 from transformer.hooks import HookPoint
 
 
-def sinusoidal_encoding(max_len: int, d_model: int) -> Tensor:
+def sinusoidal_encoding(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
     """PE(pos, 2i) = sin(pos / 10000^(2i/d_model)),  PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)).
 
     Wavelengths form a geometric progression from 2π to 10000·2π, and for any offset k,
     PE(pos + k) is a linear function (a rotation per sin/cos pair) of PE(pos).
 
     Returns:
-        (max_len, d_model) float32. An odd d_model gets a final sine column.
+        (max_len, d_model) in `dtype`, computed in float64 and rounded once. An odd d_model gets a
+        final sine column.
     """
     position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (T, 1)
     div_term = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / d_model))  # (ceil(d/2),)
     pe = torch.zeros(max_len, d_model, dtype=torch.float64)
     pe[:, 0::2] = torch.sin(position * div_term)
     pe[:, 1::2] = torch.cos(position * div_term[: d_model // 2])
-    return pe.float()
+    return pe.to(dtype)
 
 
 class Embeddings(nn.Module):
@@ -55,7 +57,8 @@ class PositionalEncoding(nn.Module):
         super().__init__()
         self.kind = kind
         self.max_len = max_len
-        if kind == "learned":
+        self.d_model = d_model
+        if kind == "learned":  # small, as GPT-2 does; `Transformer` leaves it out of its Xavier init
             self.learned = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
         elif kind == "sinusoidal":
             self.register_buffer("sinusoid", sinusoidal_encoding(max_len, d_model), persistent=False)
@@ -63,17 +66,31 @@ class PositionalEncoding(nn.Module):
         self.hook_pe = HookPoint()  # (1, T, d_model): the encoding added (zeros for kind="none")
         self.hook_out = HookPoint()  # (B, T, d_model): embeddings + PE, the start of the residual stream
 
-    def table(self) -> Tensor:
-        """The full (max_len, d_model) table of position vectors."""
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> PositionalEncoding:
+        """After `.double()`, `.half()`, `.to(device)`: recompute the sinusoid in the new dtype.
+
+        Casting the float32 table up would keep float32's rounding inside a float64 model; the
+        formula is cheap, so the table is exact in whatever dtype the model now uses.
+        """
+        module = super()._apply(fn, recurse)
+        if self.kind == "sinusoidal":
+            table = self.sinusoid
+            self.sinusoid = sinusoidal_encoding(self.max_len, self.d_model, dtype=table.dtype).to(table.device)
+        return module
+
+    def table(self, like: Tensor | None = None) -> Tensor:
+        """The full (max_len, d_model) table of position vectors (for kind="none", zeros like `like`)."""
         if self.kind == "learned":
             return self.learned
         if self.kind == "sinusoidal":
             return self.sinusoid
-        return torch.zeros(self.max_len, 1)
+        if like is not None:
+            return like.new_zeros(self.max_len, self.d_model)
+        return torch.zeros(self.max_len, self.d_model)
 
     def forward(self, x: Tensor) -> Tensor:
         t = x.shape[1]
         if t > self.max_len:
             raise ValueError(f"sequence of {t} tokens is longer than the model's maximum of {self.max_len}")
-        pe = self.table()[:t].expand(t, x.shape[2])[None]  # (1, T, d_model)
+        pe = self.table(x)[:t][None]  # (1, T, d_model)
         return self.hook_out(self.dropout(x + self.hook_pe(pe)))

@@ -7,7 +7,6 @@ trained one, and to explore configs no one has trained.
 
 from __future__ import annotations
 
-import json
 import string
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from typing import Any
 
 import torch
 
-from transformer.checkpoint import CARD_JSON, CONFIG, CheckpointError, ModelBundle, load_checkpoint
+from transformer.checkpoint import CARD_JSON, CONFIG, CheckpointError, ModelBundle, load_checkpoint, read_card
 from transformer.config import TransformerConfig
 from transformer.model import Transformer
 from transformer.tokenizer import CharTokenizer
@@ -24,6 +23,7 @@ from transformer.tokenizer import CharTokenizer
 MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
 DEFAULT_MODEL = "translate-en-zh"
 RANDOM = "random"
+MAX_SEED = 2**64 - 1  # torch.manual_seed takes a 64-bit unsigned seed
 
 
 @dataclass(frozen=True)
@@ -39,11 +39,7 @@ def list_models(root: Path = MODELS_DIR) -> list[ModelInfo]:
         return []
     infos = []
     for folder in sorted(p for p in root.iterdir() if (p / CONFIG).is_file()):
-        try:
-            card = json.loads((folder / CARD_JSON).read_text(encoding="utf-8")) if (folder / CARD_JSON).is_file() else {}
-        except (OSError, ValueError):
-            card = {}
-        infos.append(ModelInfo(folder.name, folder, card if isinstance(card, dict) else {}))
+        infos.append(ModelInfo(folder.name, folder, read_card(folder / CARD_JSON)[0]))
     return infos
 
 
@@ -74,13 +70,25 @@ def default_symbols() -> list[str]:
         return list(string.printable[:95])
 
 
+def check_seed(seed: int) -> int:
+    """`seed` if torch.manual_seed can take it (0..MAX_SEED); otherwise a clear ValueError instead of
+    torch's "Overflow when unpacking long long"."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be an integer from 0 to {MAX_SEED} (2**64 - 1)")
+    return seed
+
+
 def random_bundle(
     config: TransformerConfig | None = None, seed: int = 0, symbols: Iterable[str] | None = None
 ) -> ModelBundle:
     """An untrained model with a character tokenizer; the same seed gives the same weights.
 
     The config's vocabulary sizes are replaced by the tokenizer's.
+
+    Raises:
+        ValueError: a seed outside 0..MAX_SEED (see `check_seed`).
     """
+    check_seed(seed)
     tokenizer = CharTokenizer(default_symbols() if symbols is None else symbols)
     config = (config or TransformerConfig()).replace(src_vocab_size=len(tokenizer), tgt_vocab_size=len(tokenizer))
     generator_state = torch.random.get_rng_state()

@@ -40,6 +40,11 @@ class Tokenizer:
     def __len__(self) -> int:
         return len(self.vocab)
 
+    @property
+    def pad_id(self) -> int:
+        """The id of <pad>: a model's `config.pad_id` must equal it, or padding would hide a real symbol."""
+        return self.index[PAD]
+
     def tokenize(self, text: str) -> list[str]:
         raise NotImplementedError
 

@@ -28,6 +28,7 @@ from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.evaluate import EvalResult, evaluate, make_batch
 from transformer.model import Transformer
+from transformer.registry import check_seed
 from transformer.schedule import noam_optimizer, noam_rate
 from transformer.tokenizer import PAD_ID, CharTokenizer, Tokenizer, WordTokenizer
 
@@ -140,7 +141,7 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
         from transformer.tasks import get_task
 
         task = get_task(settings.task)
-    torch.manual_seed(settings.seed)
+    torch.manual_seed(check_seed(settings.seed))
     data_rng = random.Random(settings.seed)
     bundle = build_bundle(task, settings)
     if settings.init_from is not None:
