@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
         train_module = None
     if train_module is not None and hasattr(train_module, "add_commands"):
         train_module.add_commands(sub)
+    from transformer.importance_cli import add_commands as add_importance
+
+    add_importance(sub)
     return parser
 
 
