@@ -116,7 +116,12 @@ def sample(bundle: ModelBundle, n: int, seed: int) -> list[Example]:
     Raises:
         ValueError: if the model has no task (a random model: pass `examples` instead).
     """
-    return get_task(task_name(bundle)).examples(n, "heldout", seed)
+    name = task_name(bundle)
+    try:
+        task = get_task(name)
+    except ValueError:
+        raise ValueError(f"model {bundle.name!r} has no task to sample from ({name!r}); pass examples instead") from None
+    return task.examples(n, "heldout", seed)
 
 
 def _outputs(bundle: ModelBundle, batch: Batch, specs: Sequence[InterventionSpec]) -> list[list[int]]:
