@@ -14,8 +14,9 @@ Two truths, side by side:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
 from transformer.checkpoint import ModelBundle
@@ -50,12 +51,17 @@ class CausalExperiment:
     text: str
     reference: str
     layers: tuple[int, ...]  # decoder layers whose mask was lifted
-    generated_with_mask: str
-    generated_without_mask: str
+    generated_with_mask: str | None  # None when not generated (`generate=False`, e.g. an untrained model)
+    generated_without_mask: str | None
     positions: tuple[PositionPrediction, ...]
+    # per lifted layer, (H, Tt, Tt) teacher-forced patterns with and without the mask (rows = positions)
+    patterns_with_mask: tuple[np.ndarray, ...] = field(default=(), repr=False)
+    patterns_without_mask: tuple[np.ndarray, ...] = field(default=(), repr=False)
 
     @property
-    def generation_changed(self) -> bool:
+    def generation_changed(self) -> bool | None:
+        if self.generated_with_mask is None:
+            return None
         return self.generated_with_mask != self.generated_without_mask
 
     @property
@@ -75,7 +81,9 @@ def no_causal_specs(n_layers: int, layers: Sequence[int] | None = None) -> tuple
 
 
 @torch.no_grad()
-def causal_experiment(bundle: ModelBundle, text: str, reference: str, layers: Sequence[int] | None = None) -> CausalExperiment:
+def causal_experiment(
+    bundle: ModelBundle, text: str, reference: str, layers: Sequence[int] | None = None, *, generate: bool = True
+) -> CausalExperiment:
     """Run the causal experiment on `text` against the `reference` target.
 
     Encoder-decoder: the encoder reads `text`; the decoder reads <bos> + `reference`.
@@ -83,6 +91,7 @@ def causal_experiment(bundle: ModelBundle, text: str, reference: str, layers: Se
 
     Args:
         layers: decoder layers whose causal mask is lifted; None lifts it everywhere.
+        generate: False skips greedy generation (an untrained model's would be noise, and slow).
     Raises:
         ValueError: if `reference` is empty or a layer does not exist.
     """
@@ -92,17 +101,21 @@ def causal_experiment(bundle: ModelBundle, text: str, reference: str, layers: Se
         raise ValueError(f"decoder layers must be among 0..{config.n_layers - 1}, got {list(chosen)}")
     specs = no_causal_specs(config.n_layers, chosen)
     lifted = build_interventions(specs)
-    generated = trace_text(bundle, text, names=())
-    generated_free = trace_text(bundle, text, names=(), interventions=lifted)
+    generated = trace_text(bundle, text, names=()) if generate else None
+    generated_free = trace_text(bundle, text, names=(), interventions=lifted) if generate else None
 
     target = bundle.target_tokenizer
     ref = target_ids(target, reference)[: config.max_len - 1]
     if not ref:
         raise ValueError("the reference target is empty")
     tgt_in = torch.tensor([[BOS_ID, *ref]])  # (1, Tt)
-    src = torch.tensor([generated.src_ids]) if config.is_encoder_decoder else None  # (1, Ts)
+    src = None
+    if config.is_encoder_decoder:  # as trace_text reads it: the text's ids (cut to fit) + <eos>
+        source = bundle.source_tokenizer or target
+        src = torch.tensor([[*source.encode(text)[: config.max_len - 1], EOS_ID]])  # (1, Ts)
     patterns = [f"{spec.module}.hook_pattern" for spec in specs]
-    probs = model(src, tgt_in).softmax(-1)[0]  # (Tt, vocab)
+    with capture(model, patterns) as masked:
+        probs = model(src, tgt_in).softmax(-1)[0]  # (Tt, vocab)
     with capture(model, patterns, lifted) as cache:
         probs_free = model(src, tgt_in).softmax(-1)[0]  # (Tt, vocab)
     future = torch.ones(tgt_in.shape[1], tgt_in.shape[1], dtype=torch.bool).triu(1)  # (Tt, Tt) key after query
@@ -117,5 +130,8 @@ def causal_experiment(bundle: ModelBundle, text: str, reference: str, layers: Se
                            with_mask[i] != without_mask[i], float(ahead[i]), bool(ahead[i] > 0))
         for i in range(tgt_in.shape[1])
     )
-    return CausalExperiment(generated.text, target.decode(ref), chosen,
-                            generated.output_text, generated_free.output_text, positions)
+    return CausalExperiment(
+        generated.text if generated else text, target.decode(ref), chosen,
+        generated.output_text if generated else None, generated_free.output_text if generated_free else None, positions,
+        tuple(masked[name][0].float().numpy() for name in patterns), tuple(cache[name][0].float().numpy() for name in patterns),
+    )

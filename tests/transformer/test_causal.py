@@ -69,3 +69,23 @@ def test_one_layer_and_bad_input() -> None:
         causal_experiment(bundle, "i read a book", "我 读 一 本 书", layers=[5])
     with pytest.raises(ValueError, match="empty"):
         causal_experiment(bundle, "i read a book", "")
+
+
+def test_patterns_with_and_without_the_mask() -> None:
+    bundle = load_model("translate-en-zh")
+    result = causal_experiment(bundle, "i read a book", "我 读 一 本 书")
+    tt, h = len(result.positions), bundle.config.n_heads
+    assert len(result.patterns_with_mask) == len(result.patterns_without_mask) == bundle.config.n_layers
+    future = torch.ones(tt, tt, dtype=torch.bool).triu(1).numpy()
+    for masked, free in zip(result.patterns_with_mask, result.patterns_without_mask, strict=True):
+        assert masked.shape == free.shape == (h, tt, tt)
+        assert (masked[:, future] == 0).all() and (free[:, future] > 0).any()
+    ahead = max(free[:, 0, 1:].sum(-1).max() for free in result.patterns_without_mask)
+    assert result.positions[0].future_weight == pytest.approx(float(ahead), rel=1e-5)
+
+
+def test_without_generation() -> None:
+    bundle = load_model("translate-en-zh")
+    result = causal_experiment(bundle, "i read a book", "我 读 一 本 书", generate=False)
+    assert result.generated_with_mask is None and result.generation_changed is None
+    assert result.positions and result.text == "i read a book"
