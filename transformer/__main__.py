@@ -42,6 +42,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     arrays: dict[str, np.ndarray] = dict(trace.cache.numpy())
     arrays["tokens.src"] = np.array(trace.src_tokens, dtype=str)
     arrays["tokens.tgt"] = np.array(trace.tgt_tokens, dtype=str)
+    arrays["tokens.next"] = np.array(trace.next_tokens, dtype=str)  # what each decoder row writes
     arrays["output"] = np.array(trace.output_text, dtype=str)
     arrays["text"] = np.array(trace.text, dtype=str)
     out = Path(args.out)
