@@ -78,6 +78,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     arrays: dict[str, np.ndarray] = dict(trace.cache.numpy())
     arrays["tokens.src"] = np.array(trace.src_tokens, dtype=str)
     arrays["tokens.tgt"] = np.array(trace.tgt_tokens, dtype=str)
+    arrays["tokens.next"] = np.array(trace.next_tokens, dtype=str)  # what each decoder row writes
     arrays["output"] = np.array(trace.output_text, dtype=str)
     arrays["text"] = np.array(trace.text, dtype=str)
     try:
@@ -133,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
         train_module = None
     if train_module is not None and hasattr(train_module, "add_commands"):
         train_module.add_commands(sub)
+    from transformer.importance_cli import add_commands as add_importance
+
+    add_importance(sub)
     return parser
 
 

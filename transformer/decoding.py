@@ -2,14 +2,21 @@
 
 The app shows encoder, decoder and cross attention for one input in one cache. Decoding
 produces tokens one at a time; once it is done, a single teacher-forced forward pass over the
-produced output is captured. Because the decoder is causal, that pass computes exactly what each
-decoding step computed for its last position, so the cache shows what the model did.
+produced output is captured. This pass computes what each decoding step computed for its newest
+position only because of the causal mask: position i never sees a later one, so reading the whole
+output at once changes nothing for it. An intervention on decoder self-attention could let a row
+see tokens that did not exist when its token was chosen (the causal mask lifted); then the rows are
+captured from their own steps instead (`transformer.step_capture`), so the trace still shows what
+generation did.
+
+Row i of the decoder (self- and cross-attention) reads token i and writes token i + 1:
+`Trace.next_tokens[i]` is that token, the arg-max of the captured pass's logits at row i.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor
@@ -17,6 +24,7 @@ from torch import Tensor
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import ActivationCache, Intervention, capture, intervene
 from transformer.model import Transformer
+from transformer.step_capture import capture_steps, looks_ahead
 from transformer.tokenizer import BOS_ID, EOS_ID
 
 
@@ -25,7 +33,10 @@ class Trace:
     """Everything the app needs about one input: tokens, output and captured activations.
 
     `src_tokens` label the encoder's positions (keys of cross-attention); `tgt_tokens` label the
-    decoder's positions (<bos> followed by the output, i.e. the decoder's input).
+    decoder's positions (<bos> followed by the output, i.e. the decoder's input). `next_tokens[i]`
+    is what decoder row i writes (predicts next): in a generated run `tgt_tokens[i + 1]`, and <eos>
+    for the last row when decoding stopped there; in a teacher-forced run the model's prediction.
+    A row is best labelled by what it writes: cross-attention of the row that writes 今天 looks at "today".
     """
 
     text: str  # the text the model actually read (after truncation)
@@ -37,6 +48,9 @@ class Trace:
     truncated: bool  # the input was longer than the model accepts and was cut
     unknown: list[str]  # input symbols the vocabulary lacks (encoded as <unk>)
     teacher_forced: bool = False  # the decoder read the text itself; the output is one prediction per position
+    next_tokens: list[str] = field(default_factory=list)  # (Tt,) the arg-max next token of each decoder row
+    src_ids: list[int] = field(default_factory=list)  # (Ts,) the encoder's input ids ([] for decoder-only)
+    tgt_ids: list[int] = field(default_factory=list)  # (Tt,) the decoder's input ids
 
 
 @torch.no_grad()
@@ -111,10 +125,14 @@ def trace_text(
         tgt_in = torch.tensor([prefix[0].tolist() + out])[:, : config.max_len]  # (1, Tt): what the decoder read
     else:
         tgt_in = torch.tensor([[BOS_ID, *ids]])[:, : config.max_len]  # (1, Tt): <bos> + the text
-    with torch.no_grad(), capture(model, names, interventions) as cache:
-        logits = model(src, tgt_in)  # (1, Tt, vocab)
+    if generate and looks_ahead(interventions):  # one pass would let rows see what came after them
+        cache, logits = capture_steps(model, src, tgt_in, prefix.shape[1], names, interventions)
+    else:
+        with torch.no_grad(), capture(model, names, interventions) as cache:
+            logits = model(src, tgt_in)  # (1, Tt, vocab)
+    next_ids = logits[0].argmax(dim=-1).tolist()  # (Tt,) the next token predicted after each position
     if not generate:
-        out = logits[0].argmax(dim=-1).tolist()  # the next token predicted after each position
+        out = next_ids
     target = bundle.target_tokenizer
     return Trace(
         text=text,
@@ -126,4 +144,7 @@ def trace_text(
         truncated=truncated,
         unknown=unknown,
         teacher_forced=not generate,
+        next_tokens=target.symbols(next_ids),
+        src_ids=src[0].tolist() if src is not None else [],
+        tgt_ids=tgt_in[0].tolist(),
     )

@@ -192,15 +192,19 @@ def zero_head(head: int) -> Intervention:
 def replace_pattern(head: int, pattern: Tensor) -> Intervention:
     """Replace one head's attention pattern with `pattern` (Tq, Tk), cropped to the current size.
 
-    Cropping lets the same intervention run at every greedy decoding step, where Tq grows.
+    Positions count from 0 at every step, so a step that reads fewer queries or keys uses the
+    top-left block: at greedy decoding step n the decoder's self-attention is (n, n), and query i
+    sees keys 0..i as in the full pass. Weight a row puts on keys that do not exist yet at that
+    step is dropped, not spread over the others (so a row above the diagonal sums to less than 1
+    there): no step can attend to a token that has not been written.
     """
 
     def apply(x: Tensor) -> Tensor:  # x: (B, H, Tq, Tk)
         tq, tk = x.shape[-2:]
-        if pattern.shape[-2] < tq or pattern.shape[-1] != tk:
+        if pattern.shape[-2] < tq or pattern.shape[-1] < tk:
             raise ValueError(f"replacement pattern {tuple(pattern.shape)} does not cover ({tq}, {tk})")
         x = x.clone()
-        x[:, head] = pattern[..., :tq, :].to(x.dtype)
+        x[:, head] = pattern[..., :tq, :tk].to(x.dtype)  # (Tq, Tk)
         return x
 
     return apply

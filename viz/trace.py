@@ -31,6 +31,9 @@ class TraceData:
     truncated: bool = False
     unknown: tuple[str, ...] = ()
     teacher_forced: bool = False  # see transformer.decoding.trace_text(generate=False)
+    next_tokens: tuple[str, ...] = ()  # what each decoder row writes (see transformer.decoding.Trace)
+    src_ids: tuple[int, ...] = ()
+    tgt_ids: tuple[int, ...] = ()
 
     @classmethod
     def from_trace(cls, trace) -> TraceData:  # trace: transformer.decoding.Trace
@@ -47,6 +50,9 @@ class TraceData:
             truncated=trace.truncated,
             unknown=tuple(trace.unknown),
             teacher_forced=trace.teacher_forced,
+            next_tokens=tuple(trace.next_tokens),
+            src_ids=tuple(trace.src_ids),
+            tgt_ids=tuple(trace.tgt_ids),
         )
 
     def kinds(self) -> list[str]:

@@ -53,6 +53,7 @@ def test_trace_tokens_and_output_match_a_direct_trace(traced: dict[str, np.ndarr
     assert traced["tokens.src"].dtype.kind == "U" and traced["tokens.tgt"].dtype.kind == "U"
     assert traced["tokens.src"].tolist() == trace.src_tokens
     assert traced["tokens.tgt"].tolist() == trace.tgt_tokens
+    assert traced["tokens.next"].tolist() == trace.next_tokens  # what each decoder row writes
     assert trace.src_tokens[-1] == "<eos>" and trace.tgt_tokens[0] == "<bos>"
     assert "".join(trace.src_tokens[:-1]).replace("<unk>", "?") == "".join(
         "?" if c in trace.unknown else c for c in TEXT

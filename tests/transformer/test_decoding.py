@@ -194,3 +194,30 @@ def test_teacher_forcing_reads_the_text_in_one_pass_and_predicts_every_position(
     assert trace.output_tokens == bundle.target_tokenizer.symbols(expected)
     assert trace.cache["decoder.layers.1.self_attn.hook_pattern"].shape == (1, 2, 8, 8)
     assert not trace_text(bundle, "abc").teacher_forced
+
+
+def test_next_tokens_say_what_each_decoder_row_writes(trained: ModelBundle) -> None:
+    trace = trace_text(trained, "abcd", max_new_tokens=10)
+    assert trace.next_tokens == [*"dcba", "<eos>"]  # row i writes tgt[i + 1]; the last row writes <eos>
+    assert trace.next_tokens[:-1] == trace.tgt_tokens[1:]
+    tok = trained.target_tokenizer
+    assert trace.src_ids == tok.encode("abcd", eos=True)
+    assert trace.tgt_ids == tok.encode("dcba", bos=True)
+    assert tok.symbols(trace.tgt_ids) == trace.tgt_tokens
+
+
+def test_next_tokens_of_a_teacher_forced_run_are_its_predictions() -> None:
+    config = TransformerConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32, max_len=16)
+    bundle = random_bundle(config, seed=4, symbols="abcdefghij")
+    trace = trace_text(bundle, "abcabc", generate=False)
+    assert trace.next_tokens == trace.output_tokens
+    assert len(trace.next_tokens) == len(trace.tgt_tokens) == len(trace.tgt_ids)
+    logits = trace.cache["generator.hook_logits"][0]  # (Tt, vocab)
+    assert trace.next_tokens == bundle.target_tokenizer.symbols(logits.argmax(-1).tolist())
+
+
+def test_next_tokens_follow_the_interventions(trained: ModelBundle) -> None:
+    blind = {f"decoder.layers.{i}.cross_attn.hook_mask": edit_mask(blocked_keys=[0, 1, 2, 3]) for i in range(2)}
+    trace = trace_text(trained, "abcd", interventions=blind, max_new_tokens=10)
+    assert trace.next_tokens[:-1] == trace.tgt_tokens[1:]
+    assert trace.next_tokens != [*"dcba", "<eos>"]

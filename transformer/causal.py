@@ -1,0 +1,137 @@
+"""The causal-mask experiment: what lifting the decoder's mask changes, told as it is.
+
+Two truths, side by side:
+- Greedy generation: the newest position is the last one, so it has no later token to look at;
+  lifting the mask leaves generation (nearly) unchanged. (Not always exactly: decoding reruns the
+  decoder over the whole prefix at each step, and without the mask the earlier positions of that
+  prefix do see the tokens written after them, which can shift the newest one's inputs.)
+- Teacher forcing (training, or reading a reference target in one pass): every position could see
+  the whole target. With the mask, position i sees 0..i; without it, it sees the answer it is meant
+  to predict. A model trained with the mask never learned to use the future, so its predictions
+  change in ways it was never taught; one trained without it learns to copy the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from transformer.checkpoint import ModelBundle
+from transformer.decoding import trace_text
+from transformer.evaluate import target_ids
+from transformer.hooks import capture
+from transformer.interventions import InterventionSpec, build_interventions
+from transformer.tokenizer import BOS_ID, EOS_ID
+
+
+@dataclass(frozen=True)
+class PositionPrediction:
+    """One decoder row of the teacher-forced pass: what it reads, what it should write, what it predicts."""
+
+    position: int
+    reads: str  # the decoder input token at this row
+    expected: str  # the reference's next token (<eos> after the last)
+    with_mask: str
+    without_mask: str
+    p_with_mask: float  # probability of `with_mask` with the mask
+    p_without_mask: float  # probability of `without_mask` without it
+    changed: bool
+    future_weight: float  # largest weight any head of any unmasked layer puts on keys after this row
+    looks_ahead: bool  # future_weight > 0
+
+
+@dataclass(frozen=True)
+class CausalExperiment:
+    """The causal experiment on one input: generation with and without the mask, and a
+    teacher-forced pass over `reference` with and without it."""
+
+    text: str
+    reference: str
+    layers: tuple[int, ...]  # decoder layers whose mask was lifted
+    generated_with_mask: str | None  # None when not generated (`generate=False`, e.g. an untrained model)
+    generated_without_mask: str | None
+    positions: tuple[PositionPrediction, ...]
+    # per lifted layer, (H, Tt, Tt) teacher-forced patterns with and without the mask (rows = positions)
+    patterns_with_mask: tuple[np.ndarray, ...] = field(default=(), repr=False)
+    patterns_without_mask: tuple[np.ndarray, ...] = field(default=(), repr=False)
+
+    @property
+    def generation_changed(self) -> bool | None:
+        if self.generated_with_mask is None:
+            return None
+        return self.generated_with_mask != self.generated_without_mask
+
+    @property
+    def n_changed(self) -> int:
+        return sum(p.changed for p in self.positions)
+
+    @property
+    def looking_ahead(self) -> tuple[int, ...]:
+        """Rows that put weight on later positions once the mask is lifted."""
+        return tuple(p.position for p in self.positions if p.looks_ahead)
+
+
+def no_causal_specs(n_layers: int, layers: Sequence[int] | None = None) -> tuple[InterventionSpec, ...]:
+    """Lift the causal mask of the given decoder layers (all by default)."""
+    chosen = range(n_layers) if layers is None else layers
+    return tuple(InterventionSpec("no_causal", f"decoder.layers.{i}.self_attn") for i in chosen)
+
+
+@torch.no_grad()
+def causal_experiment(
+    bundle: ModelBundle, text: str, reference: str, layers: Sequence[int] | None = None, *, generate: bool = True
+) -> CausalExperiment:
+    """Run the causal experiment on `text` against the `reference` target.
+
+    Encoder-decoder: the encoder reads `text`; the decoder reads <bos> + `reference`.
+    Decoder-only: the decoder reads <bos> + `reference` (pass the text itself to predict it).
+
+    Args:
+        layers: decoder layers whose causal mask is lifted; None lifts it everywhere.
+        generate: False skips greedy generation (an untrained model's would be noise, and slow).
+    Raises:
+        ValueError: if `reference` is empty or a layer does not exist.
+    """
+    model, config = bundle.model, bundle.config
+    chosen = tuple(range(config.n_layers)) if layers is None else tuple(int(i) for i in layers)
+    if not chosen or not all(0 <= i < config.n_layers for i in chosen):
+        raise ValueError(f"decoder layers must be among 0..{config.n_layers - 1}, got {list(chosen)}")
+    specs = no_causal_specs(config.n_layers, chosen)
+    lifted = build_interventions(specs)
+    generated = trace_text(bundle, text, names=()) if generate else None
+    generated_free = trace_text(bundle, text, names=(), interventions=lifted) if generate else None
+
+    target = bundle.target_tokenizer
+    ref = target_ids(target, reference)[: config.max_len - 1]
+    if not ref:
+        raise ValueError("the reference target is empty")
+    tgt_in = torch.tensor([[BOS_ID, *ref]])  # (1, Tt)
+    src = None
+    if config.is_encoder_decoder:  # as trace_text reads it: the text's ids (cut to fit) + <eos>
+        source = bundle.source_tokenizer or target
+        src = torch.tensor([[*source.encode(text)[: config.max_len - 1], EOS_ID]])  # (1, Ts)
+    patterns = [f"{spec.module}.hook_pattern" for spec in specs]
+    with capture(model, patterns) as masked:
+        probs = model(src, tgt_in).softmax(-1)[0]  # (Tt, vocab)
+    with capture(model, patterns, lifted) as cache:
+        probs_free = model(src, tgt_in).softmax(-1)[0]  # (Tt, vocab)
+    future = torch.ones(tgt_in.shape[1], tgt_in.shape[1], dtype=torch.bool).triu(1)  # (Tt, Tt) key after query
+    ahead = torch.stack([(cache[name][0] * future).sum(-1).amax(0) for name in patterns]).amax(0)  # (Tt,)
+
+    p, pred = probs.max(-1)  # (Tt,)
+    p_free, pred_free = probs_free.max(-1)  # (Tt,)
+    reads, expected = target.symbols(tgt_in[0].tolist()), target.symbols([*ref, EOS_ID])
+    with_mask, without_mask = target.symbols(pred.tolist()), target.symbols(pred_free.tolist())
+    positions = tuple(
+        PositionPrediction(i, reads[i], expected[i], with_mask[i], without_mask[i], float(p[i]), float(p_free[i]),
+                           with_mask[i] != without_mask[i], float(ahead[i]), bool(ahead[i] > 0))
+        for i in range(tgt_in.shape[1])
+    )
+    return CausalExperiment(
+        generated.text if generated else text, target.decode(ref), chosen,
+        generated.output_text if generated else None, generated_free.output_text if generated_free else None, positions,
+        tuple(masked[name][0].float().numpy() for name in patterns), tuple(cache[name][0].float().numpy() for name in patterns),
+    )

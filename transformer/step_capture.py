@@ -1,0 +1,100 @@
+"""Capturing a generated run row by row, as the decoding steps computed it.
+
+Greedy decoding reruns the decoder over the whole prefix at every step and keeps only the newest
+position's prediction. With the causal mask, a position never sees later ones, so one
+teacher-forced pass over the finished output computes at every row exactly what the step that
+wrote the next token computed, and `trace_text` captures that single pass.
+
+An intervention that lets a decoder query see later positions (the causal mask lifted, a
+replacement pattern with weight above the diagonal) breaks this: in one pass over the finished
+output, row i would read tokens that did not exist yet when token i+1 was chosen. Then each row is
+taken from its own step instead (the step whose newest position it was), so the picture shows
+what generation did: the newest query of a step has no later key to look at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import torch
+from torch import Tensor
+
+from transformer.hooks import ActivationCache, Intervention, capture
+from transformer.model import Transformer
+
+_ATTENTION_SHAPED = ("hook_scores", "hook_mask", "hook_masked_scores", "hook_pattern")  # (B, H or 1, Tq, Tk)
+
+
+def looks_ahead(interventions: Mapping[str, object] | None) -> bool:
+    """Whether some intervention acts on a decoder self-attention (where a query could see later keys)."""
+    return any(name.startswith("decoder.") and ".self_attn." in name for name in interventions or {})
+
+
+def _query_axis(name: str, ndim: int) -> int | None:
+    """The axis along which `name` is indexed by decoder position, or None if it is not (encoder side,
+    and keys/values, which later steps recompute: they are kept as the last step computed them)."""
+    if name.startswith(("encoder.", "src_")) or name.endswith(("attn.hook_k", "attn.hook_v")):
+        return None
+    if name.endswith(_ATTENTION_SHAPED) or name.endswith(("attn.hook_q", "attn.hook_z")):
+        return ndim - 2
+    return 1  # (B, T, ...) residual stream, embeddings, sublayer outputs, logits
+
+
+def _pad_keys(name: str, rows: Tensor, width: int) -> Tensor:
+    """Extend a decoder self-attention block to `width` keys: keys that did not exist yet at that step
+    are not allowed (False), get no weight (0) and the most negative score, like masked keys."""
+    missing = width - rows.shape[-1]
+    if missing <= 0:
+        return rows
+    if name.endswith("hook_mask"):
+        fill: bool | float = False
+    elif name.endswith("hook_pattern"):
+        fill = 0.0
+    else:  # scores, masked scores
+        fill = torch.finfo(rows.dtype).min
+    pad = torch.full((*rows.shape[:-1], missing), fill, dtype=rows.dtype)
+    return torch.cat([rows, pad], dim=-1)
+
+
+@torch.no_grad()
+def capture_steps(
+    model: Transformer,
+    src: Tensor | None,
+    tgt_in: Tensor,
+    first: int,
+    names: Iterable[str] | None,
+    interventions: Mapping[str, Intervention | Iterable[Intervention]] | None,
+) -> tuple[ActivationCache, Tensor]:
+    """Rerun the decoding steps on `tgt_in` and keep each position as its own step computed it.
+
+    Args:
+        src: (1, Ts) source ids or None (decoder-only).
+        tgt_in: (1, Tt) the decoder's input at the end of decoding (<bos> + prompt + output).
+        first: the length of the first step's prefix (1, or <bos> + prompt for decoder-only): its
+            rows come from that step; every later row s-1 from the step that read s tokens.
+    Returns:
+        The stitched cache (same names and shapes as one pass over `tgt_in`) and logits (1, Tt, vocab).
+    """
+    total = tgt_in.shape[1]
+    pieces: dict[str, list[Tensor]] = {}
+    last: dict[str, Tensor] = {}
+    logit_rows: list[Tensor] = []
+    for length in range(first, total + 1):
+        rows = slice(0, length) if length == first else slice(length - 1, length)
+        with capture(model, names, interventions) as cache:
+            logits = model(src, tgt_in[:, :length])  # (1, length, vocab)
+        logit_rows.append(logits[:, rows])
+        for name, x in cache.items():
+            axis = _query_axis(name, x.ndim)
+            if axis is None:
+                last[name] = x
+                continue
+            piece = x[(slice(None),) * axis + (rows,)]
+            if ".self_attn." in name and name.startswith("decoder.") and name.endswith(_ATTENTION_SHAPED):
+                piece = _pad_keys(name, piece, total)
+            pieces.setdefault(name, []).append(piece)
+    tensors = {  # in the order one pass records them
+        name: last[name] if name in last else torch.cat(pieces[name], dim=_query_axis(name, pieces[name][0].ndim))
+        for name in cache
+    }
+    return ActivationCache(tensors), torch.cat(logit_rows, dim=1)  # (1, Tt, vocab)
