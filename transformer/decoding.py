@@ -9,7 +9,7 @@ decoding step computed for its last position, so the cache shows what the model 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor
@@ -17,7 +17,7 @@ from torch import Tensor
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import ActivationCache, Intervention, capture, intervene
 from transformer.model import Transformer
-from transformer.tokenizer import BOS_ID, EOS_ID
+from transformer.tokenizer import BOS_ID, EOS_ID, UNK_ID
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,8 @@ class Trace:
     truncated: bool  # the input was longer than the model accepts and was cut
     unknown: list[str]  # input symbols the vocabulary lacks (encoded as <unk>)
     teacher_forced: bool = False  # the decoder read the text itself; the output is one prediction per position
+    src_ids: list[int] = field(default_factory=list)  # the ids behind src_tokens (so no one rebuilds them from strings)
+    tgt_ids: list[int] = field(default_factory=list)  # the ids behind tgt_tokens
 
 
 @torch.no_grad()
@@ -92,7 +94,7 @@ def trace_text(
     if truncated:
         symbols = symbols[:limit]
         text = reader.detokenize(symbols)
-    ids = [reader.index.get(s, 3) for s in symbols]
+    ids = [reader.index.get(s, UNK_ID) for s in symbols]
     unknown = [s for s in dict.fromkeys(symbols) if s not in reader.index]
     if config.is_encoder_decoder:
         src = torch.tensor([[*ids, EOS_ID]])  # (1, Ts)
@@ -126,4 +128,6 @@ def trace_text(
         truncated=truncated,
         unknown=unknown,
         teacher_forced=not generate,
+        src_ids=src[0].tolist() if src is not None else [],
+        tgt_ids=tgt_in[0].tolist(),
     )

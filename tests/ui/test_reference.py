@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from runs.reference import check_reference
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
 from transformer.registry import load_model, random_bundle
 from transformer.tasks import get_task, is_heldout
-from ui.reference import check_reference
 from viz.trace import TraceData
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

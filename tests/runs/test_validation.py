@@ -3,9 +3,9 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
+from runs.validation import check_text, strip_controls
 from transformer.tokenizer import CharTokenizer, WordTokenizer
 from ui.safe import md_literal
-from ui.validation import check_text, strip_controls
 
 CHARS = CharTokenizer("abcdefghijklmnopqrstuvwxyz 你好世界")
 
