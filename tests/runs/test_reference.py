@@ -1,0 +1,58 @@
+"""The task's verdict on a run: right or wrong output, held out or not, and no verdict at all when
+there is nothing to compare with (untrained model, unknown symbols, a sentence outside the grammar)."""
+
+from dataclasses import replace
+
+import pytest
+
+from runs.reference import check_reference
+from transformer.config import TransformerConfig
+from transformer.decoding import trace_text
+from transformer.registry import load_model, random_bundle
+from transformer.tasks import get_task, is_heldout
+from viz.trace import TraceData
+
+
+def _run(bundle, text: str) -> TraceData:
+    return TraceData.from_trace(trace_text(bundle, text, names=()))
+
+
+@pytest.fixture(scope="module")
+def reverse():
+    return load_model("reverse")
+
+
+@pytest.fixture(scope="module")
+def en_zh():
+    return load_model("translate-en-zh")
+
+
+def test_a_right_output_is_correct_and_the_expected_text_is_the_tasks(reverse):
+    check = check_reference(reverse, _run(reverse, "hello 世界"))
+    assert check is not None and check.expected == "界世 olleh" and check.correct
+
+
+def test_a_changed_output_is_wrong(reverse):
+    trace = _run(reverse, "abcdef")
+    wrong = replace(trace, output_tokens=trace.output_tokens[::-1])
+    assert not check_reference(reverse, wrong).correct
+
+
+def test_heldout_follows_the_tasks_split(en_zh):
+    task = get_task("translate-en-zh")
+    heldout = task.examples(1, "heldout", seed=3)[0].source
+    train = task.examples(1, "train", seed=3)[0].source
+    assert check_reference(en_zh, _run(en_zh, heldout.upper())).heldout  # case is normalised as the task does
+    check = check_reference(en_zh, _run(en_zh, train))
+    assert not check.heldout and check.expected == task.reference(train).target and not is_heldout(train)
+
+
+def test_outside_the_grammar_there_is_no_right_output(en_zh):
+    check = check_reference(en_zh, _run(en_zh, "i read"))
+    assert check is not None and check.expected is None and not check.correct
+
+
+def test_no_verdict_without_a_task_or_with_unknown_symbols(en_zh):
+    untrained = random_bundle(TransformerConfig(n_layers=1, d_model=16, n_heads=2, d_ff=32), seed=0)
+    assert check_reference(untrained, _run(untrained, "abc")) is None
+    assert check_reference(en_zh, _run(en_zh, "i read a zorblax")) is None
