@@ -8,7 +8,7 @@ so drift and other load hit them alike:
 - capture-all: every hook point recorded ("everything the app shows": what `python -m transformer
   trace` and the step-by-step pages ask for);
 - patterns: only each attention module's `hook_pattern`, what the heads page requests
-  (`ui.models.attention_names`).
+  (`runs.text_run.attention_names`).
 Target: capture-all ≤ 1.15× plain at T ≤ 256 (the floor is 1.0×). "kept" is the memory the
 cache holds on to (unique tensor storage), the price of recording. `--allocator default` shows
 the cost before the app's allocator setting: the kept tensors' memory was page-faulted afresh on

@@ -28,6 +28,7 @@ ATTENTION_KINDS: dict[str, tuple[str, str]] = {
 STACKS = ("encoder", "decoder")
 EMBED_PREFIX = {"encoder": "src", "decoder": "tgt"}  # the stack → its embedding/positional modules' prefix
 HOOK_PREFIX = "hook_"
+GENERATOR = "generator"  # the final linear + softmax: "generator.hook_logits"
 
 _LAYER = re.compile(r"^(encoder|decoder)\.layers\.(\d+)\.(.+)$")
 

@@ -116,7 +116,7 @@ def position_section(ctx: PageContext) -> None:
         batch = get_padded_batch(key, (ctx.text,), capture_names(pair_names, stack))
         stats = StackStats.compute({name: b.values for name, b in batch.items()}, pair_names, stack)
         series[t(f"layernorm.norm_{position}")] = (stream_labels(stats), stats.stream_norm)
-        finals[position] = float(stats.stream_norm[-1 if position == "post" else -2].mean())
+        finals[position] = stats.last_stream_norm(position)
     st.caption(t("layernorm.pair_caption", layers=layers, d=d, seed=seed))
     show_figure(residual_figure(series, d_model=d, y_title=t("layernorm.stream_norm"),
                                 reference_label=t("layernorm.sqrt_d", value=f"{d ** 0.5:.1f}")), "ln_pair")
@@ -160,7 +160,7 @@ def batch_section(ctx: PageContext) -> None:
     names = [small, large, t("layernorm.with_padding", batch=small), t("layernorm.with_padding", batch=large)]
     show_figure(batch_mean_figure(c, FEATURES_SHOWN, names, x_title=t("layernorm.feature"),
                                   y_title=t("layernorm.batch_mean")), "ln_batch_mean")
-    feature = int(abs(c.mean_large - c.mean_small).argmax())
+    feature = c.most_shifted_feature()
     titles = [t("layernorm.s1_bn", feature=feature), t("layernorm.s1_ln")]
     show_figure(sentence_one_figure(c, feature, [small, large], titles, token_title=t("layernorm.token")), "ln_s1")
     st.markdown(t("layernorm.batch_conclusion"))

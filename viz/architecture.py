@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from transformer.hook_names import embed_module, hook_name, layer_module, norm_module, pos_module, sublayer_module
+from transformer.hook_names import GENERATOR, embed_module, hook_name, layer_module, norm_module, pos_module, sublayer_module
 
 # Component → pages (file names in views/) that show it; the first is the main one.
 COMPONENT_PAGES: dict[str, tuple[str, ...]] = {
@@ -84,8 +84,8 @@ def stack_boxes(stack: str, encoder_decoder: bool, norm_position: str) -> list[B
     if norm_position == "pre":
         boxes.append(Box(f"{stack}.final_norm", "final_norm", stack, hook_name(norm_module(stack, None), "out")))
     if stack == "decoder":
-        boxes += [Box("decoder.linear", "linear", stack, "generator.hook_logits"),
-                  Box("decoder.softmax", "softmax", stack, "generator.hook_logits")]
+        logits = hook_name(GENERATOR, "logits")
+        boxes += [Box("decoder.linear", "linear", stack, logits), Box("decoder.softmax", "softmax", stack, logits)]
     return boxes
 
 

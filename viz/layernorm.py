@@ -130,3 +130,8 @@ class StackStats:
             streams.append(arrays[name][0])
         norm = np.linalg.norm(np.stack(streams).astype(np.float64), axis=-1)  # (R, T)
         return cls(stack, sites, in_mean, in_std, out_mean, out_std, tuple(points), norm)
+
+    def last_stream_norm(self, norm_position: str) -> float:
+        """Mean residual-stream norm at the stack's last sublayer: the last point (post-norm), or the
+        point before the final LayerNorm (pre-norm, where the stream itself is never normalized)."""
+        return float(self.stream_norm[-1 if norm_position == "post" else -2].mean())
