@@ -18,7 +18,7 @@ from ui.i18n import t
 from ui.sidebar import language_switch
 
 ROOT = Path(__file__).resolve().parent
-# (file in views/, icon); a page appears once its file exists.
+# (page script in views/, icon), in the order of the navigation; the first is the home page.
 PAGES: list[tuple[str, str]] = [
     ("heads", ":material/grid_view:"),
     ("masks", ":material/visibility_off:"),
@@ -35,6 +35,5 @@ language_switch()
 pages = [
     st.Page(ROOT / "views" / f"{name}.py", title=t(f"nav.{name}"), icon=icon, url_path=name, default=(i == 0))
     for i, (name, icon) in enumerate(PAGES)
-    if (ROOT / "views" / f"{name}.py").is_file()
 ]
 st.navigation(pages).run()

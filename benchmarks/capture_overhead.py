@@ -8,7 +8,7 @@ so drift and other load hit them alike:
 - capture-all: every hook point recorded ("everything the app shows": what `python -m transformer
   trace` and the step-by-step pages ask for);
 - patterns: only each attention module's `hook_pattern`, what the heads page requests
-  (`ui.models.attention_names`).
+  (`runs.text_run.attention_names`).
 Target: capture-all ≤ 1.15× plain at T ≤ 256 (the floor is 1.0×). "kept" is the memory the
 cache holds on to (unique tensor storage), the price of recording. `--allocator default` shows
 the cost before the app's allocator setting: the kept tensors' memory was page-faulted afresh on
@@ -20,13 +20,15 @@ from __future__ import annotations
 import torch
 
 from benchmarks.common import CONFIGS, SMALL, arguments, header, interleaved_medians, ms, print_table, random_ids, size
+from runs.memory import keep_freed_memory
+from transformer.hook_names import attention_hooks
 from transformer.hooks import ActivationCache, capture
 from transformer.model import Transformer
 
 
 def pattern_names(model: Transformer) -> list[str]:
-    """What the heads page records: ui.models.attention_names (kept here without importing streamlit)."""
-    return [name for name in model.hook_names if name.endswith("attn.hook_pattern")]
+    """What the heads page records (`runs.text_run.attention_names`, for a bare model)."""
+    return list(attention_hooks(model.hook_names))
 
 
 def kept_bytes(cache: ActivationCache) -> int:
@@ -61,12 +63,10 @@ def main() -> None:
     parser = arguments(__doc__)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--allocator", choices=("app", "default"), default="app",
-                        help="app: glibc keeps freed memory for reuse, as the app sets it (ui.models.keep_freed_memory); "
+                        help="app: glibc keeps freed memory for reuse, as the app sets it (runs.memory.keep_freed_memory); "
                              "default: glibc's defaults (freed multi-MB blocks go back to the kernel)")
     args = parser.parse_args()
     if args.allocator == "app":
-        from ui.models import keep_freed_memory
-
         keep_freed_memory()
     configs = {SMALL: CONFIGS[SMALL]} if args.quick else CONFIGS
     lengths = [16] if args.quick else args.lengths

@@ -1,9 +1,9 @@
 """One rerun of the heads page (views/heads.py) as direct calls, split into stages, plus its inputs.
 
-The page script runs `main()` on import, so its steps are repeated here with the same `viz`
-functions, in the same order and with the same arguments (keep in step with views/heads.py):
-grids of every kind (planned within the byte budget), the enlarged head, the per-head metric
-picture, and the rollout; grids, statistics and rollout are cached per run, as the page does.
+The page's numbers come from the run layer (`runs.heads`: the grid plan within the byte budget,
+the grids, per-head statistics, rollout), which this script calls directly, in the page's order:
+grids of every kind, the enlarged head, the per-head metric picture, and the rollout; grids,
+statistics and rollout are cached per run, as the page does.
 Serialization is what `st.plotly_chart` does to each figure: `fig.to_dict()`
 (plotly.tools.return_figure_from_figure_or_data), `plotly.io.to_json(..., validate=False)`, the md5
 of the spec for the element id, and the protobuf bytes that go on the wire.
@@ -21,20 +21,20 @@ import plotly.io
 import torch
 from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 
+from runs.heads import grid_stride, head_summary, kind_grid, metric_zmax, plan_grids, rollout_of, self_attention_kinds
+from runs.text_run import attention_names
+from transformer.batch import decoder_row, source_row
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
-from transformer.tokenizer import BOS_ID, EOS_ID
-from viz.head_grid import grid_figure, grid_geometry
-from viz.head_summary import METRICS, metric_figure, summarize
+from viz.head_grid import grid_geometry
+from viz.head_summary import METRICS, metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
-from viz.payload import DEFAULT_BUDGET, EXACT_BYTES_PER_CELL, plan_layers
-from viz.rollout import rollout
 from viz.trace import TraceData
 
 
 def pattern_names(bundle: ModelBundle) -> tuple[str, ...]:
-    """What the heads page records (ui.models.attention_names, without importing streamlit's caches)."""
-    return tuple(n for n in bundle.model.hook_names if n.endswith("attn.hook_pattern"))
+    """What the heads page records: `runs.text_run.attention_names`."""
+    return attention_names(bundle)
 
 
 def square_trace(bundle: ModelBundle, length: int, seed: int = 0) -> TraceData:
@@ -44,8 +44,8 @@ def square_trace(bundle: ModelBundle, length: int, seed: int = 0) -> TraceData:
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     rng = random.Random(seed)
     known = list(range(4, len(reader)))
-    src_ids = [rng.choice(known) for _ in range(length - 1)] + [EOS_ID]
-    tgt_ids = [BOS_ID] + [rng.choice(range(4, len(bundle.target_tokenizer))) for _ in range(length - 1)]
+    src_ids = source_row([rng.choice(known) for _ in range(length - 1)])
+    tgt_ids = decoder_row([rng.choice(range(4, len(bundle.target_tokenizer))) for _ in range(length - 1)])
     model = bundle.model
     src = torch.tensor([src_ids]) if bundle.config.is_encoder_decoder else None  # (1, T)
     tgt = torch.tensor([tgt_ids])  # (1, T)
@@ -56,7 +56,8 @@ def square_trace(bundle: ModelBundle, length: int, seed: int = 0) -> TraceData:
         array.setflags(write=False)
     target = bundle.target_tokenizer
     return TraceData(text="", src_tokens=tuple(reader.symbols(src_ids)) if src is not None else (),
-                     tgt_tokens=tuple(target.symbols(tgt_ids)), output_tokens=(), output_text="", arrays=arrays)
+                     tgt_tokens=tuple(target.symbols(tgt_ids)), output_tokens=(), output_text="", arrays=arrays,
+                     src_ids=tuple(src_ids) if src is not None else (), tgt_ids=tuple(tgt_ids))
 
 
 @dataclass
@@ -118,19 +119,12 @@ def heads_rerun(trace: TraceData, memo: dict | None = None, kind: str | None = N
             memo[key] = run.stage(stage, build)
         return memo[key]
 
-    def plan():
-        shapes = {k: trace.pattern(k, 0).shape for k in kinds}  # kind → (H, Tq, Tk)
-        geometries = {k: grid_geometry(1, *shape) for k, shape in shapes.items()}
-        cells = sum(shapes[k][0] * g.tq * g.tk for k, g in geometries.items())
-        reserve = 2 * max(max(s[1:]) for s in shapes.values()) ** 2 * EXACT_BYTES_PER_CELL
-        return plan_layers(max(trace.n_layers(k) for k in kinds), cells, max(DEFAULT_BUDGET - reserve, DEFAULT_BUDGET / 4))
-
-    layer_plan = run.stage("view-model", plan)
+    layer_plan = run.stage("view-model", lambda: plan_grids(trace, kinds))
     layers = layer_plan.layers(0)
     for k in kinds:
-        fig = cached(("grid", k), "figures", lambda k=k: grid_figure(
-            trace.patterns(k)[layers.start:layers.stop], first_layer=layers.start, min_stride=layer_plan.extra_stride,
-            tile_label="L{layer} H{head}", hover="Layer {layer}, head {head}: click to enlarge"))
+        fig = cached(("grid", k), "figures", lambda k=k: kind_grid(
+            trace, k, layers, layer_plan.extra_stride, "L{layer} H{head}", "Layer {layer}, head {head}: click to enlarge"))
+        run.stage("view-model", lambda k=k: grid_stride(trace, k, layer_plan.extra_stride))  # the page's pooling note
         n_heads, tq, tk = trace.pattern(k, 0).shape
         geo = grid_geometry(len(layers), n_heads, tq, tk, min_stride=layer_plan.extra_stride)
         run.add(f"grid_{k}", fig, len(layers) * n_heads * tq * tk, len(layers) * n_heads * geo.tq * geo.tk)
@@ -138,13 +132,12 @@ def heads_rerun(trace: TraceData, memo: dict | None = None, kind: str | None = N
     one = trace.pattern(kind, layer)[head]  # (Tq, Tk)
     fig = run.stage("figures", lambda: head_figure(one, trace.query_tokens(kind), trace.key_tokens(kind), text))
     run.add("head", fig, one.size)
-    summary = cached(("summary", kind), "view-model", lambda: summarize(trace.patterns(kind)))
+    summary = cached(("summary", kind), "view-model", lambda: head_summary(trace, kind))
     metric = METRICS[0]  # the page's default choice
-    zmax = summary.max_entropy if metric == "entropy" else None if metric == "distance" else 1.0
-    fig = run.stage("figures", lambda: metric_figure(summary.metric(metric), title=metric, zmax=zmax))
+    fig = run.stage("figures", lambda: metric_figure(summary.metric(metric), title=metric, zmax=metric_zmax(summary, metric)))
     run.add("metric", fig, summary.metric(metric).size)
-    self_kind = next(k for k in kinds if k != "cross")
-    rolled = cached(("rollout", self_kind), "view-model", lambda: rollout(trace.patterns(self_kind)))  # (L, T, T)
+    self_kind = self_attention_kinds(kinds)[0]
+    rolled = cached(("rollout", self_kind), "view-model", lambda: rollout_of(trace, self_kind))  # (L, T, T)
     tokens = trace.query_tokens(self_kind)
     fig = run.stage("figures", lambda: matrix_figure(rolled[-1], tokens, tokens, HeatmapText(title="rollout")))
     run.add("rollout", fig, rolled[-1].size)

@@ -2,7 +2,7 @@
 
 Run:  python -m benchmarks.server_time [--lengths 16 64 128 ...] [--repeats N] [--no-apptest] [--quick]
 
-- model: what `ui.models.get_trace` does on a cache miss for an untrained model: one teacher-forced
+- model: what `ui.models.get_trace` (`runs.text_run.run_text`) does on a cache miss for an untrained model: one teacher-forced
   captured pass of the attention patterns (the decoder reads <bos> + the text: Tt = T), as NumPy
   (`TraceData`). Timed once. `--generate` times what it did before: greedy decoding with a trained
   model's budget (an untrained model rarely says <eos>, so Tt = min(2·T + 16, max_len − 1)) and
@@ -51,7 +51,7 @@ from viz.trace import TraceData
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 SMALL_QUERY = {"model": "random"}  # the sidebar's default random model is the small config
-APP_MAX_TOKENS = 512  # the app's random models: max_len 512 (ui.models.RANDOM_DEFAULTS), 511 characters + <eos>
+APP_MAX_TOKENS = 512  # the app's random models: max_len 512 (runs.model_ref.RANDOM_DEFAULTS), 511 characters + <eos>
 
 
 def decoding_split(bundle: ModelBundle, trace: TraceData, step: bool = True) -> tuple[float, float]:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything the tests need (Debian's Chromium and CJK/emoji fonts when run as root,
-# then the pinned Python packages), and run the whole suite. Extra arguments go to pytest.
+# then the pinned Python packages), lint with ruff, and run the whole suite. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,4 +17,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+ruff check .
 python -m pytest "$@"

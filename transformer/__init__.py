@@ -8,13 +8,27 @@ Quick start (Python or Jupyter):
     trace.output_text, trace.cache["decoder.layers.0.cross_attn.hook_pattern"].shape  # (1, H, Tq, Tk)
 """
 
-from transformer.checkpoint import CheckpointError, ModelBundle, load_checkpoint, save_checkpoint
-from transformer.config import TransformerConfig
-from transformer.decoding import Trace, greedy_decode, trace_text
-from transformer.hooks import ActivationCache, capture, edit_mask, hook_names, intervene, replace_pattern, zero_head
-from transformer.model import Transformer
-from transformer.registry import DEFAULT_MODEL, list_models, load_model, random_bundle
-from transformer.tokenizer import CharTokenizer, Tokenizer, WordTokenizer
+import importlib
+
+# Loaded on first use (PEP 562), so `import transformer.hook_names` (plain Python) does not import
+# torch: viz/ reads arrays by hook name and never imports torch.
+_EXPORTS: dict[str, str] = {
+    "CheckpointError": "checkpoint", "ModelBundle": "checkpoint", "load_checkpoint": "checkpoint",
+    "save_checkpoint": "checkpoint", "TransformerConfig": "config", "Trace": "decoding", "greedy_decode": "decoding",
+    "trace_text": "decoding", "ActivationCache": "hooks", "capture": "hooks", "hook_names": "hooks",
+    "intervene": "hooks", "edit_mask": "interventions", "replace_pattern": "interventions", "zero_head": "interventions",
+    "Transformer": "model", "DEFAULT_MODEL": "registry", "list_models": "registry", "load_model": "registry",
+    "random_bundle": "registry", "CharTokenizer": "tokenizer", "Tokenizer": "tokenizer", "WordTokenizer": "tokenizer",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'transformer' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"transformer.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_MODEL",

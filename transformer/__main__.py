@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -13,23 +12,11 @@ from pathlib import Path
 import numpy as np
 
 from transformer.checkpoint import CheckpointError
-from transformer.config import TransformerConfig
+from transformer.config import TransformerConfig, config_overrides
 from transformer.decoding import trace_text
+from transformer.importance_cli import add_commands as add_importance_commands
 from transformer.registry import RANDOM, list_models, load_model, random_bundle
-
-
-def _config_overrides(pairs: Sequence[str]) -> dict[str, object]:
-    """`["d_model=64", "norm_position=pre"]` → {"d_model": 64, "norm_position": "pre"}."""
-    out: dict[str, object] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep:
-            raise ValueError(f"--config expects KEY=VALUE, got {pair!r}")
-        try:
-            out[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key.strip()] = raw
-    return out
+from transformer.train_cli import add_commands as add_training_commands
 
 
 def _trace_text_arg(text: str) -> str:
@@ -69,7 +56,7 @@ def _trace_out_arg(raw: str) -> Path:
 def cmd_trace(args: argparse.Namespace) -> int:
     text, out = _trace_text_arg(args.text), _trace_out_arg(args.out)  # before the (possibly slow) model run
     if args.model == RANDOM:
-        bundle = random_bundle(TransformerConfig.from_dict(_config_overrides(args.config)), seed=args.seed)
+        bundle = random_bundle(TransformerConfig.from_dict(config_overrides(args.config)), seed=args.seed)
     else:
         if args.config:
             raise ValueError("--config builds a random model; use it with --model random")
@@ -128,15 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     models = sub.add_parser("models", help="list the models shipped under assets/models/")
     models.set_defaults(func=cmd_models)
 
-    try:
-        from transformer import train as train_module
-    except ImportError:
-        train_module = None
-    if train_module is not None and hasattr(train_module, "add_commands"):
-        train_module.add_commands(sub)
-    from transformer.importance_cli import add_commands as add_importance
-
-    add_importance(sub)
+    add_training_commands(sub)
+    add_importance_commands(sub)
     return parser
 
 

@@ -1,20 +1,29 @@
-"""A padded batch of token sequences and every attention mask the model builds for it.
+"""The one batch convention: shifting, padding and the masks of a batch, built in one place.
 
-Sentences of different lengths are right-padded with <pad> to one length so a batch is one
-tensor; `Transformer.encode`/`decode` then build their masks from the ids with `transformer.masks`.
-`batch_masks` calls those same functions, so a view of the masks shows exactly what the model uses.
+Compare The Annotated Transformer's `Batch`. For a (source, target) pair of id sequences:
+
+    source ids   = tokens + [<eos>]            (the encoder reads the whole sentence and its end)
+    decoder input = [<bos>] + target tokens     (shifted right: position i predicts token i)
+    labels        = target tokens + [<eos>]
+
+A decoder-only model reads [<bos>] + the text's tokens. Sentences of different lengths are
+right-padded with <pad> to one length so a batch is one tensor; `Transformer.encode`/`decode` build
+their masks from the ids with `transformer.masks`, and `batch_masks` calls those same functions, so
+a view of the masks shows exactly what the model uses. Training (`evaluate.make_batch`), the app's
+padded batches (`runs/`) and the text run (`decoding.trace_text`) follow this file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import torch
 from torch import Tensor
 
 from transformer.masks import causal_mask, cross_mask, decoder_self_mask, padding_mask
-from transformer.tokenizer import UNK_ID
+from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 
 class BatchMasks(NamedTuple):
@@ -62,3 +71,48 @@ def batch_masks(tgt_ids: Tensor, pad_id: int, src_ids: Tensor | None = None) -> 
         encoder_self=keys.expand(-1, -1, src_ids.shape[1], -1)[:, 0],  # (B, Ts, Ts)
         cross=cross_mask(src_ids, pad_id, tt)[:, 0],  # (B, Tt, Ts)
     )
+
+
+def source_row(ids: Sequence[int]) -> list[int]:
+    """What the encoder reads: the tokens, then <eos>."""
+    return [*ids, EOS_ID]
+
+
+def decoder_row(ids: Sequence[int]) -> list[int]:
+    """What the decoder reads: <bos>, then the tokens (the target shifted right by one)."""
+    return [BOS_ID, *ids]
+
+
+def label_row(ids: Sequence[int]) -> list[int]:
+    """What the decoder is trained to predict at each position: the tokens, then <eos>."""
+    return [*ids, EOS_ID]
+
+
+def reading_row(ids: Sequence[int], is_encoder_decoder: bool) -> list[int]:
+    """The row of the stack that reads a text: the encoder's source row, or a decoder-only model's <bos> + text."""
+    return source_row(ids) if is_encoder_decoder else decoder_row(ids)
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A padded batch of (source, target) pairs, shifted for teacher forcing, with its masks.
+
+    Built by `Batch.from_pairs` from unpadded id sequences (no specials); `src` is None for a
+    batch that only feeds a decoder.
+    """
+
+    src: Tensor | None  # (B, Ts) source ids + <eos>, padded
+    tgt_in: Tensor  # (B, Tt) <bos> + target ids, padded
+    tgt_out: Tensor  # (B, Tt) target ids + <eos>, padded (the labels)
+    pad_id: int = PAD_ID
+
+    @classmethod
+    def from_pairs(cls, sources: Sequence[Sequence[int]] | None, targets: Sequence[Sequence[int]],
+                   pad_id: int = PAD_ID) -> Batch:
+        src = None if sources is None else pad_batch([source_row(s) for s in sources], pad_id)  # (B, Ts)
+        return cls(src, pad_batch([decoder_row(t) for t in targets], pad_id),  # (B, Tt)
+                   pad_batch([label_row(t) for t in targets], pad_id), pad_id)
+
+    def masks(self) -> BatchMasks:
+        """Every mask the model applies to this batch (`batch_masks`)."""
+        return batch_masks(self.tgt_in, self.pad_id, self.src)

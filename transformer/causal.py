@@ -22,6 +22,7 @@ import torch
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import trace_text
 from transformer.evaluate import target_ids
+from transformer.hook_names import attn_module
 from transformer.hooks import capture
 from transformer.interventions import InterventionSpec, build_interventions
 from transformer.tokenizer import BOS_ID, EOS_ID
@@ -77,7 +78,7 @@ class CausalExperiment:
 def no_causal_specs(n_layers: int, layers: Sequence[int] | None = None) -> tuple[InterventionSpec, ...]:
     """Lift the causal mask of the given decoder layers (all by default)."""
     chosen = range(n_layers) if layers is None else layers
-    return tuple(InterventionSpec("no_causal", f"decoder.layers.{i}.self_attn") for i in chosen)
+    return tuple(InterventionSpec("no_causal", attn_module("decoder", i)) for i in chosen)
 
 
 @torch.no_grad()

@@ -7,6 +7,8 @@ positions, encoder-decoder vs decoder-only) is a field here, so two models diffe
 from __future__ import annotations
 
 import dataclasses
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -168,3 +170,18 @@ class TransformerConfig:
 
     def replace(self, **changes: Any) -> TransformerConfig:
         return dataclasses.replace(self, **changes)
+
+
+def config_overrides(pairs: Sequence[str]) -> dict[str, object]:
+    """Command-line `--config KEY=VALUE` pairs → a dict: `["d_model=64", "norm_position=pre"]` →
+    {"d_model": 64, "norm_position": "pre"} (values parsed as JSON where they are JSON, else text)."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--config expects KEY=VALUE, got {pair!r}")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key.strip()] = raw
+    return out

@@ -25,7 +25,7 @@ from transformer.checkpoint import ModelBundle
 from transformer.hooks import ActivationCache, Intervention, capture, intervene
 from transformer.model import Transformer
 from transformer.step_capture import capture_steps, looks_ahead
-from transformer.tokenizer import BOS_ID, EOS_ID
+from transformer.tokenizer import BOS_ID, EOS_ID, UNK_ID
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def trace_text(
     if truncated:
         symbols = symbols[:limit]
         text = reader.detokenize(symbols)
-    ids = [reader.index.get(s, 3) for s in symbols]
+    ids = [reader.index.get(s, UNK_ID) for s in symbols]
     unknown = [s for s in dict.fromkeys(symbols) if s not in reader.index]
     if config.is_encoder_decoder:
         src = torch.tensor([[*ids, EOS_ID]])  # (1, Ts)

@@ -1,8 +1,7 @@
 """Turning task examples into padded batches, and measuring a model on them.
 
-Conventions shared with `decoding.trace_text` (which the app uses):
-source ids = tokens + [<eos>]; decoder input = [<bos>] + target tokens;
-labels = target tokens + [<eos>]; every batch is padded with <pad> = 0.
+The batch convention (source + <eos>, <bos> + target, target + <eos>, padded with <pad>) is
+`transformer.batch.Batch`, shared with the app's runs.
 """
 
 from __future__ import annotations
@@ -13,10 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-from torch import Tensor
 
+from transformer.batch import Batch
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import greedy_decode
+from transformer.hook_names import act_name, attn_module
 from transformer.hooks import capture
 from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
 
@@ -31,24 +31,12 @@ def target_ids(tokenizer: Tokenizer, text: str) -> list[int]:
     return [tokenizer.index.get(s, UNK_ID) for s in target_symbols(tokenizer, text)]
 
 
-def _pad(rows: Sequence[Sequence[int]]) -> Tensor:
-    width = max(len(r) for r in rows)
-    return torch.tensor([list(r) + [PAD_ID] * (width - len(r)) for r in rows], dtype=torch.long)
-
-
-@dataclass(frozen=True)
-class Batch:
-    src: Tensor  # (B, Ts) source ids + <eos>, padded
-    tgt_in: Tensor  # (B, Tt) <bos> + target ids, padded
-    tgt_out: Tensor  # (B, Tt) target ids + <eos>, padded (the labels)
-
-
 def make_batch(bundle: ModelBundle, examples: Sequence[Any]) -> Batch:
     """Examples with `.source` and `.target` texts → padded id tensors."""
     source = bundle.source_tokenizer or bundle.target_tokenizer
-    srcs = [source.encode(e.source, eos=True) for e in examples]
+    srcs = [source.encode(e.source) for e in examples]
     tgts = [target_ids(bundle.target_tokenizer, e.target) for e in examples]
-    return Batch(_pad(srcs), _pad([[BOS_ID, *t] for t in tgts]), _pad([[*t, EOS_ID] for t in tgts]))
+    return Batch.from_pairs(srcs, tgts, PAD_ID)
 
 
 @dataclass(frozen=True)
@@ -125,7 +113,7 @@ def cross_attention_alignment(bundle: ModelBundle, examples: Sequence[Any], batc
     was_training = model.training
     model.eval()
     n_layers, n_heads = model.config.n_layers, model.config.n_heads
-    names = [f"decoder.layers.{layer}.cross_attn.hook_pattern" for layer in range(n_layers)]
+    names = [act_name("cross", layer, "pattern") for layer in range(n_layers)]
     hits = torch.zeros(n_layers, n_heads)
     counted = 0
     try:
@@ -145,7 +133,7 @@ def cross_attention_alignment(bundle: ModelBundle, examples: Sequence[Any], batc
     finally:
         model.train(was_training)
     scores = (hits / max(counted, 1)).tolist()
-    return {f"decoder.layers.{layer}.cross_attn head {h}": scores[layer][h] for layer in range(n_layers) for h in range(n_heads)}
+    return {f"{attn_module('cross', layer)} head {h}": scores[layer][h] for layer in range(n_layers) for h in range(n_heads)}
 
 
 def best_head(scores: dict[str, float]) -> tuple[str, float]:

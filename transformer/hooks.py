@@ -6,8 +6,9 @@ would fill with another's tensors. Instead each `HookPoint` looks up the capture
 *its own* context (a `contextvars.ContextVar`), so concurrent calls never see each other, and a
 call made outside any capture costs one ContextVar lookup per hook point.
 
-The same mechanism carries interventions (zero a head, replace a pattern, edit a mask) for the
-current call only: the model's parameters and modules are never mutated.
+The same mechanism carries interventions for the current call only (the functions themselves, zero
+a head, replace a pattern, edit a mask, are in `transformer.interventions`): the model's parameters
+and modules are never mutated.
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def capture(
         model: the model whose hook names are valid (used to reject typos early).
         names: hook names to record; None records all of them.
         interventions: hook name → function(s) applied to the tensor there before recording, for
-            this call only (see `zero_head`, `replace_pattern`, `edit_mask`).
+            this call only (see `transformer.interventions`).
     Yields:
         An ActivationCache, filled as the forward pass runs. If the block runs several forward
         passes, the last value at each name wins.
@@ -173,65 +174,6 @@ def _normalize(
     return {name: [fns] if callable(fns) else list(fns) for name, fns in interventions.items()}
 
 
-# ---- Interventions: small closures over the tensor at one hook point ------------------------------
-
-
-def zero_head(head: int) -> Intervention:
-    """Zero one head at a (B, H, ...) hook point: its pattern (`hook_pattern`) or output (`hook_z`)."""
-
-    def apply(x: Tensor) -> Tensor:
-        if not 0 <= head < x.shape[1]:
-            raise ValueError(f"head {head} does not exist; this layer has {x.shape[1]} heads")
-        x = x.clone()
-        x[:, head] = 0
-        return x
-
-    return apply
-
-
-def replace_pattern(head: int, pattern: Tensor) -> Intervention:
-    """Replace one head's attention pattern with `pattern` (Tq, Tk), cropped to the current size.
-
-    Positions count from 0 at every step, so a step that reads fewer queries or keys uses the
-    top-left block: at greedy decoding step n the decoder's self-attention is (n, n), and query i
-    sees keys 0..i as in the full pass. Weight a row puts on keys that do not exist yet at that
-    step is dropped, not spread over the others (so a row above the diagonal sums to less than 1
-    there): no step can attend to a token that has not been written.
-    """
-
-    def apply(x: Tensor) -> Tensor:  # x: (B, H, Tq, Tk)
-        tq, tk = x.shape[-2:]
-        if pattern.shape[-2] < tq or pattern.shape[-1] < tk:
-            raise ValueError(f"replacement pattern {tuple(pattern.shape)} does not cover ({tq}, {tk})")
-        x = x.clone()
-        x[:, head] = pattern[..., :tq, :tk].to(x.dtype)  # (Tq, Tk)
-        return x
-
-    return apply
-
-
-def edit_mask(*, causal: bool = True, blocked_keys: Iterable[int] = ()) -> Intervention:
-    """Change an attention mask (`hook_mask`, (B, 1, Tq, Tk) allowed) for this call.
-
-    Args:
-        causal: False lifts the causal (future) part of a decoder self-attention mask, keeping padding.
-        blocked_keys: key positions no query may attend to (e.g. to hide one source token).
-    """
-    blocked = sorted(set(blocked_keys))
-
-    def apply(allowed: Tensor) -> Tensor:
-        allowed = allowed.clone()
-        if not causal:
-            # A key is padding iff no query may see it; re-open every real key to every query.
-            real_keys = allowed.any(dim=-2, keepdim=True)  # (B, 1, 1, Tk)
-            allowed = real_keys.expand_as(allowed).clone()
-        keys = [k for k in blocked if k < allowed.shape[-1]]
-        allowed[..., keys] = False
-        return allowed
-
-    return apply
-
-
 def as_numpy(tensor: Tensor) -> np.ndarray:
     """A captured tensor as float32/bool NumPy (bfloat16 and float16 cannot go straight to NumPy)."""
     t = tensor.detach().cpu()
@@ -242,11 +184,9 @@ __all__ = [
     "ActivationCache",
     "HookPoint",
     "Intervention",
+    "as_numpy",
     "capture",
-    "edit_mask",
     "hook_names",
     "intervene",
     "name_hook_points",
-    "replace_pattern",
-    "zero_head",
 ]

@@ -28,6 +28,7 @@ import torch
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import greedy_decode
 from transformer.evaluate import Batch, cross_attention_alignment, make_batch
+from transformer.hook_names import ATTENTION_KINDS, attn_module
 from transformer.hooks import intervene
 from transformer.interventions import InterventionSpec, build_interventions
 from transformer.registry import MODELS_DIR
@@ -35,8 +36,7 @@ from transformer.tasks import Example, get_task
 from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID
 
 IMPORTANCE_JSON = "importance.json"
-KINDS: dict[str, tuple[str, str]] = {"encoder": ("encoder", "self_attn"), "decoder": ("decoder", "self_attn"),
-                                     "cross": ("decoder", "cross_attn")}  # kind → (stack, module), as viz.trace
+KINDS = tuple(ATTENTION_KINDS)  # "encoder", "decoder", "cross": the paper's order
 
 Progress = Callable[[int, int], None]
 """Called as progress(done, total) after each head (and once with done = 0 before the first)."""
@@ -53,8 +53,7 @@ class HeadScore:
 
     @property
     def module(self) -> str:
-        stack, module = KINDS[self.kind]
-        return f"{stack}.layers.{self.layer}.{module}"
+        return attn_module(self.kind, self.layer)
 
 
 @dataclass(frozen=True)
@@ -179,7 +178,7 @@ def compute_importance(
             spec = InterventionSpec("zero_output", HeadScore(kind, layer, head, 0, 0).module, head=head)
             out, logp = _outputs(bundle, batch, (spec,)), _logprobs(bundle, batch, (spec,))
             changed = sum(a != b for a, b in zip(out, base_out, strict=True)) / len(chosen)
-            align = alignment.get(f"decoder.layers.{layer}.cross_attn head {head}") if kind == "cross" else None
+            align = alignment.get(f"{attn_module('cross', layer)} head {head}") if kind == "cross" else None
             heads.append(HeadScore(kind, layer, head, round(changed, 4), round(float((base_logp - logp).mean()), 4),
                                    None if align is None else round(align, 4)))
             if progress:

@@ -1,5 +1,8 @@
-"""Interventions described as plain, hashable data, so a UI can cache results per intervention.
+"""Interventions: small functions over the tensor at one hook point, and the same described as plain,
+hashable data, so a UI can cache results per intervention.
 
+`zero_head`, `replace_pattern` and `edit_mask` return an `Intervention` for
+`transformer.hooks.capture(..., interventions=...)`, which applies it for one call only.
 An `InterventionSpec` names what to do ("zero_pattern", "zero_output", "no_causal", "block_keys")
 at which attention module; `build_interventions` turns specs into the hook-point functions of
 `transformer.hooks` for one call.
@@ -10,7 +13,67 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
-from transformer.hooks import Intervention, edit_mask, zero_head
+from torch import Tensor
+
+from transformer.hook_names import hook_name
+from transformer.hooks import Intervention
+
+
+def zero_head(head: int) -> Intervention:
+    """Zero one head at a (B, H, ...) hook point: its pattern (`hook_pattern`) or output (`hook_z`)."""
+
+    def apply(x: Tensor) -> Tensor:
+        if not 0 <= head < x.shape[1]:
+            raise ValueError(f"head {head} does not exist; this layer has {x.shape[1]} heads")
+        x = x.clone()
+        x[:, head] = 0
+        return x
+
+    return apply
+
+
+def replace_pattern(head: int, pattern: Tensor) -> Intervention:
+    """Replace one head's attention pattern with `pattern` (Tq, Tk), cropped to the current size.
+
+    Positions count from 0 at every step, so a step that reads fewer queries or keys uses the
+    top-left block: at greedy decoding step n the decoder's self-attention is (n, n), and query i
+    sees keys 0..i as in the full pass. Weight a row puts on keys that do not exist yet at that
+    step is dropped, not spread over the others (so a row above the diagonal sums to less than 1
+    there): no step can attend to a token that has not been written.
+    """
+
+    def apply(x: Tensor) -> Tensor:  # x: (B, H, Tq, Tk)
+        tq, tk = x.shape[-2:]
+        if pattern.shape[-2] < tq or pattern.shape[-1] < tk:
+            raise ValueError(f"replacement pattern {tuple(pattern.shape)} does not cover ({tq}, {tk})")
+        x = x.clone()
+        x[:, head] = pattern[..., :tq, :tk].to(x.dtype)  # (Tq, Tk)
+        return x
+
+    return apply
+
+
+def edit_mask(*, causal: bool = True, blocked_keys: Iterable[int] = ()) -> Intervention:
+    """Change an attention mask (`hook_mask`, (B, 1, Tq, Tk) allowed) for this call.
+
+    Args:
+        causal: False lifts the causal (future) part of a decoder self-attention mask, keeping padding.
+        blocked_keys: key positions no query may attend to (e.g. to hide one source token).
+    """
+    blocked = sorted(set(blocked_keys))
+
+    def apply(allowed: Tensor) -> Tensor:
+        allowed = allowed.clone()
+        if not causal:
+            # A key is padding iff no query may see it; re-open every real key to every query.
+            real_keys = allowed.any(dim=-2, keepdim=True)  # (B, 1, 1, Tk)
+            allowed = real_keys.expand_as(allowed).clone()
+        keys = [k for k in blocked if k < allowed.shape[-1]]
+        allowed[..., keys] = False
+        return allowed
+
+    return apply
+
 
 Kind = Literal["zero_pattern", "zero_output", "no_causal", "block_keys"]
 
@@ -47,5 +110,5 @@ def build_interventions(specs: Iterable[InterventionSpec]) -> dict[str, list[Int
             hook, fn = "hook_mask", edit_mask(blocked_keys=spec.keys)
         else:
             raise ValueError(f"unknown intervention kind {spec.kind!r}")
-        out.setdefault(f"{spec.module}.{hook}", []).append(fn)
+        out.setdefault(hook_name(spec.module, hook), []).append(fn)
     return out

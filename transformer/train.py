@@ -204,10 +204,3 @@ def _continue_from(bundle: ModelBundle, folder: str) -> None:
 def heldout_metrics(bundle: ModelBundle, task: Any, n: int = 1000, seed: int = 12345) -> EvalResult:
     """The held-out evaluation reported in model cards (a fixed sample, independent of the training seed)."""
     return evaluate(bundle, task.examples(n, split="heldout", seed=seed))
-
-
-def add_commands(sub: Any) -> None:
-    """Register `train` and `eval` on the `python -m transformer` sub-parsers."""
-    from transformer.train_cli import add_commands as add
-
-    add(sub)

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from transformer.checkpoint import ModelBundle, save_checkpoint
+from transformer.config import config_overrides
 from transformer.evaluate import EvalResult, best_head, cross_attention_alignment, is_reordered
 from transformer.registry import load_model
 from transformer.train import TrainProgress, TrainResult, TrainSettings, heldout_metrics, train
@@ -191,13 +192,12 @@ class ProgressBar:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from transformer.__main__ import _config_overrides
     from transformer.tasks import get_task
 
     task = get_task(args.task)
     torch.set_num_threads(args.threads)
     preset = PRESETS.get(args.task, {})
-    config = {**preset.get("config", {}), **_config_overrides(args.config)}
+    config = {**preset.get("config", {}), **config_overrides(args.config)}
     if args.norm is not None:
         config["norm_position"] = args.norm
     recipe = {k: preset[k] for k in _RECIPE_FLAGS if k in preset}

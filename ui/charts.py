@@ -1,6 +1,8 @@
-"""Showing one plotly figure the same way on every teaching page: full width, export config, HTML button."""
+"""Showing a plotly figure: the one way every page does it (export config, HTML button, stable key)."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -8,12 +10,19 @@ import streamlit as st
 from ui.export import chart_config, export_buttons
 
 
-def show_figure(fig: go.Figure, name: str, **chart_kwargs: object):
-    """Render `fig` full width under the stable key "chart_<name>" (`name` also names exported files).
+def show_figure(fig: go.Figure, name: str, *, key: str | None = None, width: Literal["stretch", "content"] = "stretch",
+                html: bool = True, **chart_kwargs: object):
+    """Render `fig` with the export config (PNG/SVG camera button named after `name`) and, unless
+    `html=False`, a "Download as HTML" button below it; returns the chart's event state.
 
-    Extra keyword arguments go to `st.plotly_chart` (e.g. `on_select`); returns its event state.
+    Args:
+        name: names exported files; the key defaults to "chart_<name>".
+        width: "stretch" fills the column (the figure's height is set for that width); "content"
+            keeps the figure's own width (the heads page sizes its margins from its labels).
+        chart_kwargs: go to `st.plotly_chart` (e.g. `on_select`, `selection_mode`).
     """
-    key = f"chart_{name}"
-    event = st.plotly_chart(fig, key=key, config=chart_config(name), theme=None, width="stretch", **chart_kwargs)
-    export_buttons(fig, name, key=key)
+    key = key or f"chart_{name}"
+    event = st.plotly_chart(fig, key=key, config=chart_config(name), theme=None, width=width, **chart_kwargs)
+    if html:
+        export_buttons(fig, name, key=key)
     return event

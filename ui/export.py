@@ -7,7 +7,7 @@
   every rerun.
 - `.npz`: the current input's captured arrays and tokens, loadable with `np.load` without pickle.
 
-Any page can call `show_figure(fig, name, key=...)` or `export_buttons(fig, name)`.
+`ui.charts.show_figure` shows a figure with these; `export_buttons(fig, name)` adds the HTML button alone.
 """
 
 from __future__ import annotations
@@ -64,14 +64,6 @@ def export_buttons(fig: go.Figure, name: str, *, key: str | None = None) -> None
         t("export.html"), data=lambda: html_bytes(fig), file_name=f"{safe_name(name)}.html", mime="text/html",
         on_click="ignore", key=f"html_{key or safe_name(name)}", icon=":material/download:", help=t("export.html_help"),
     )
-
-
-def show_figure(fig: go.Figure, name: str, *, key: str, html: bool = True, **chart_kwargs: object):
-    """`st.plotly_chart` with the export config (and an HTML button below); returns the chart's event state."""
-    event = st.plotly_chart(fig, key=key, config=chart_config(name), theme=None, width="content", **chart_kwargs)
-    if html:
-        export_buttons(fig, name, key=key)
-    return event
 
 
 def npz_bytes(arrays: Mapping[str, np.ndarray], **labels: Sequence[str] | str) -> bytes:

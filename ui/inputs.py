@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from runs.reference import model_task
+from runs.validation import TextCheck, check_text
 from transformer.checkpoint import ModelBundle
 from ui.i18n import t
-from ui.reference import model_task
 from ui.safe import md_literal
-from ui.validation import TextCheck, check_text
 
 TEXT_KEY = "text"
 FALLBACK_EXAMPLE = "Hello, 世界!"

@@ -8,9 +8,9 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import export
+from ui import charts
+from ui.head_picker import kind_name
 from ui.i18n import t
-from ui.mask_controls import kind_name
 from viz.mask_figures import batch_heatmap, binary_heatmap
 from viz.masked_scores import pattern_figure, score_steps, steps_figure
 from viz.masks import MaskBatch, key_padding_matrix
@@ -18,10 +18,8 @@ from viz.trace import TraceData
 
 
 def show_figure(fig: go.Figure, name: str) -> None:
-    """A figure stretched to its column (its height is already set for that width), with the shared
-    export config (PNG/SVG camera button, HTML download); `name` is its key and file name."""
-    st.plotly_chart(fig, key=name, config=export.chart_config(name), theme=None, width="stretch")
-    export.export_buttons(fig, name, key=name)
+    """A figure stretched to its column under the key `name` (the page's tests address charts by it)."""
+    charts.show_figure(fig, name, key=name)
 
 
 def _legend() -> tuple[str, str]:

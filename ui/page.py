@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from runs.reference import ReferenceCheck, check_reference
+from runs.validation import TextCheck
 from transformer.checkpoint import ModelBundle
 from ui.i18n import t
 from ui.inputs import text_box
-from ui.reference import ReferenceCheck, check_reference
 from ui.sidebar import ModelChoice, model_picker
-from ui.validation import TextCheck
 from viz.tokens import visible_token
 from viz.trace import TraceData
 

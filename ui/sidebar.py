@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from runs.model_ref import RANDOM_DEFAULTS, ModelRef, shipped_models
 from transformer.checkpoint import CheckpointError, ModelBundle
 from transformer.registry import DEFAULT_MODEL, RANDOM
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, t
-from ui.models import RANDOM_DEFAULTS, get_bundle, random_key, shipped_models
+from ui.models import get_bundle
 
 ARCHITECTURES = ["encoder-decoder", "decoder-only"]
 POSITIONALS = ["sinusoidal", "learned", "none"]
@@ -21,12 +22,16 @@ POSITIONALS = ["sinusoidal", "learned", "none"]
 
 @dataclass(frozen=True)
 class ModelChoice:
-    key: str  # for get_bundle / get_trace
+    key: str  # `ModelRef.key`, for get_bundle / get_trace
     bundle: ModelBundle
 
     @property
+    def ref(self) -> ModelRef:
+        return ModelRef.parse(self.key)
+
+    @property
     def is_random(self) -> bool:
-        return self.key.startswith(RANDOM)
+        return self.ref.is_random
 
 
 def language_switch() -> None:
@@ -76,7 +81,7 @@ def model_picker() -> ModelChoice | None:
         t("sidebar.model"), options, index=options.index(default), key="model", bind="query-params",
         help=f"`{RANDOM}`: {t('sidebar.random_model')}",
     )
-    key = random_key(**_random_settings()) if name == RANDOM else name
+    key = ModelRef.random(**_random_settings()).key if name == RANDOM else name
     try:
         with st.spinner(t("sidebar.loading")):
             bundle = get_bundle(key)

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
+from runs.teaching_arrays import parameter_sizes
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from ui.charts import show_figure
 from ui.i18n import t
 from ui.models import get_trace
 from ui.page import show_run, start_page
-from ui.params import parameter_sizes
 from viz.architecture import COMPONENT_PAGES, Box, architecture_boxes, architecture_hook_names, parameter_groups
 from viz.architecture_figure import architecture_figure
 
-PAGES_DIR = Path(__file__).resolve().parent
 NORM = {
     "post": r"x_{l+1}=\mathrm{LayerNorm}\big(x_l+\mathrm{Sublayer}(x_l)\big)",
     "pre": r"x_{l+1}=x_l+\mathrm{Sublayer}\big(\mathrm{LayerNorm}(x_l)\big)",
@@ -48,10 +45,8 @@ def _diagram(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
     event = show_figure(fig, "architecture", on_select="rerun", selection_mode="points")
     points = event.selection.points if event else []
     boxes = {b.id: b for bs in stacks.values() for b in bs}
-    if points and (box := boxes.get(points[0].get("customdata"))) is not None:
-        target = next((p for p in box.pages if (PAGES_DIR / f"{p}.py").is_file()), None)
-        if target is not None:
-            st.switch_page(f"views/{target}.py")
+    if points and (box := boxes.get(points[0].get("customdata"))) is not None and box.pages:
+        st.switch_page(f"views/{box.pages[0]}.py")
 
 
 def _links(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
@@ -62,10 +57,7 @@ def _links(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
                               for bs in stacks.values() for b in bs if page in b.pages)
         link, shows = st.columns([2, 5], vertical_alignment="center")
         with link:
-            if (PAGES_DIR / f"{page}.py").is_file():
-                st.page_link(f"views/{page}.py", label=t(f"nav.{page}"), icon=":material/arrow_forward:")
-            else:
-                st.markdown(f"**{t(f'nav.{page}')}** {t('architecture.link_missing')}")
+            st.page_link(f"views/{page}.py", label=t(f"nav.{page}"), icon=":material/arrow_forward:")
         shows.caption(t("architecture.links_parts", parts=t("architecture.list_sep").join(parts)))
 
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.batch import MAX_SENTENCES, MORE_KEY, check_batch, default_more
+from runs.model_ref import RANDOM_DEFAULTS, ModelRef
+from runs.sentence_batch import MAX_SENTENCES
+from runs.teaching_arrays import layernorm_affine, norm_pair_settings, stack_reading_text
+from ui.batch import more_sentences
 from ui.charts import show_figure
-from ui.i18n import current_language, labels_of, t
-from ui.inputs import example_text
-from ui.models import RANDOM_DEFAULTS, get_bundle, get_trace, random_key
+from ui.i18n import labels_of, t
+from ui.labels import keep_valid
+from ui.models import get_bundle, get_padded_batch, get_trace
 from ui.page import PageContext, start_page
-from ui.teaching_arrays import get_padded_batch, layernorm_affine, stack_reading_text
 from viz.batchnorm_contrast import Contrast, batch_mean_figure, sentence_one_figure
 from viz.layernorm import STACK_INPUT, NormSite, StackStats, capture_names, norm_sites, stacks
 from viz.layernorm_figures import (
@@ -70,8 +72,9 @@ def network_section(ctx: PageContext) -> None:
     show_figure(stats_overview_figure(stats, tokens, labels, titles,
                                       mean_label=t("layernorm.mean"), std_label=t("layernorm.std")), "ln_overview")
 
+    keep_valid(f"ln_site_{stack}", list(range(len(stats.sites))))
     chosen = st.selectbox(t("layernorm.site_pick"), range(len(stats.sites)), format_func=lambda i: labels[i],
-                          key=f"ln_site_{stack}_{current_language()}")  # language in the key: labels follow a switch
+                          key=f"ln_site_{stack}")
     names_in_out = {"in": t("layernorm.input"), "out": t("layernorm.output")}
     show_figure(site_detail_figure(stats, chosen, tokens, names=names_in_out, token_title=t("layernorm.token"),
                                    mean_title=t("layernorm.mean"), std_title=t("layernorm.std")), "ln_site")
@@ -103,18 +106,17 @@ def position_section(ctx: PageContext) -> None:
     layers = st.slider(t("layernorm.pair_layers"), 1, 12, max(6, config.n_layers), key="ln_pair_layers",
                        bind="query-params", help=t("layernorm.pair_layers_help"))
     seed = int(RANDOM_DEFAULTS["seed"]) if not ctx.model.is_random else int(st.session_state.get("r_seed", 0))
-    d = config.d_model if config.d_model in (32, 64, 128, 256, 512) else 64
-    common = {"architecture": config.architecture, "n_layers": layers, "d_model": d,
-              "n_heads": config.n_heads if d % config.n_heads == 0 else 4, "positional": config.positional, "seed": seed}
+    common = norm_pair_settings(config, layers, seed)
+    d = int(common["d_model"])
     stack, _ = stack_reading_text(ctx.bundle)
     series, finals = {}, {}
     for position in ("post", "pre"):  # one forward pass of the stack that reads the text: no decoding needed
-        key = random_key(norm_position=position, **common)
+        key = ModelRef.random(norm_position=position, **common).key
         pair_names = list(get_bundle(key).model.hook_names)
         batch = get_padded_batch(key, (ctx.text,), capture_names(pair_names, stack))
         stats = StackStats.compute({name: b.values for name, b in batch.items()}, pair_names, stack)
         series[t(f"layernorm.norm_{position}")] = (stream_labels(stats), stats.stream_norm)
-        finals[position] = float(stats.stream_norm[-1 if position == "post" else -2].mean())
+        finals[position] = stats.last_stream_norm(position)
     st.caption(t("layernorm.pair_caption", layers=layers, d=d, seed=seed))
     show_figure(residual_figure(series, d_model=d, y_title=t("layernorm.stream_norm"),
                                 reference_label=t("layernorm.sqrt_d", value=f"{d ** 0.5:.1f}")), "ln_pair")
@@ -131,12 +133,8 @@ def batch_section(ctx: PageContext) -> None:
     st.markdown(t("layernorm.batch_text"))
     st.latex(r"\text{BatchNorm: } \mu_j = \tfrac{1}{N}\sum_{b,t} x_{b,t,j} \qquad "
              r"\text{LayerNorm: } \mu_{b,t} = \tfrac{1}{d_{model}}\sum_{j} x_{b,t,j}")
-    reader = ctx.bundle.source_tokenizer or ctx.bundle.target_tokenizer
-    if MORE_KEY not in st.session_state and not st.query_params.get(MORE_KEY):
-        st.session_state[MORE_KEY] = default_more(example_text(ctx.bundle), reader)
-    more = st.text_area(t("layernorm.more_label", n=MAX_SENTENCES - 1), key=MORE_KEY, bind="query-params", height=100,
-                        help=t("layernorm.more_help"))
-    batch = check_batch(ctx.text, more or "", reader, ctx.bundle.config.max_len - 1)
+    batch = more_sentences(ctx.bundle, ctx.text, t("layernorm.more_label", n=MAX_SENTENCES - 1), t("layernorm.more_help"),
+                           100)
     unknown = [n for n, check in batch.lines if check.unknown]
     if unknown:
         st.caption(t("layernorm.batch_unknown", lines=", ".join(map(str, unknown))))
@@ -148,8 +146,8 @@ def batch_section(ctx: PageContext) -> None:
     options = [STACK_INPUT[stack]] + [s.hook_in for s in sites if s.layer is not None]
     labels = dict(zip(options, [t("layernorm.point_input")] + [site_label(s) for s in sites if s.layer is not None],
                       strict=True))
-    where = st.selectbox(t("layernorm.batch_site"), options, format_func=labels.get,
-                         key=f"ln_batch_site_{current_language()}")
+    keep_valid("ln_batch_site", options)
+    where = st.selectbox(t("layernorm.batch_site"), options, format_func=labels.get, key="ln_batch_site")
     padded = get_padded_batch(ctx.model.key, batch.sentences, (where,))[where]
     c = Contrast.compute(padded)
     n = len(batch.sentences)
@@ -162,7 +160,7 @@ def batch_section(ctx: PageContext) -> None:
     names = [small, large, t("layernorm.with_padding", batch=small), t("layernorm.with_padding", batch=large)]
     show_figure(batch_mean_figure(c, FEATURES_SHOWN, names, x_title=t("layernorm.feature"),
                                   y_title=t("layernorm.batch_mean")), "ln_batch_mean")
-    feature = int(abs(c.mean_large - c.mean_small).argmax())
+    feature = c.most_shifted_feature()
     titles = [t("layernorm.s1_bn", feature=feature), t("layernorm.s1_ln")]
     show_figure(sentence_one_figure(c, feature, [small, large], titles, token_title=t("layernorm.token")), "ln_s1")
     st.markdown(t("layernorm.batch_conclusion"))

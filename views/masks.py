@@ -4,11 +4,16 @@ an ablated head) with the model's output before and after."""
 
 import streamlit as st
 
-from ui.batch import get_batch_row, mask_batch, sentence_batch
-from ui.i18n import t
-from ui.mask_controls import head_picker, intervention_controls, kind_name, labels_of, relabel_when_changed
+from runs.experiments import hideable_tokens
+from runs.sentence_batch import mask_batch
+from runs.text_run import attention_kinds
+from ui.batch import sentence_batch
+from ui.head_picker import head_picker, kind_name
+from ui.i18n import labels_of, t
+from ui.labels import relabel_when_changed
+from ui.mask_controls import intervention_controls
 from ui.mask_view import compare_patterns, mask_matrices, show_batch, show_outputs, show_steps
-from ui.models import get_trace
+from ui.models import get_batch_row, get_trace
 from ui.page import start_page
 from viz.masked_scores import score_hook_names
 
@@ -21,7 +26,7 @@ if not batch.ok:
         st.info(t("masks.need_text"))
     st.stop()
 
-relabel_when_changed(batch.sentences)
+relabel_when_changed(batch.sentences, ("row", "causal_scope", "blocked", "block_in"))
 
 # 1. The padded batch: every sentence's real run (decoding only: no activations are kept).
 traces = [get_trace(ctx.model.key, sentence, names=()) for sentence in batch.sentences]
@@ -40,7 +45,7 @@ mask_matrices(view, row)
 # 3. One head: scores → masked scores → softmax, for the chosen sentence as the padded batch runs it.
 st.header(t("masks.scores_header"))
 st.markdown(t("masks.scores_explain"))
-kind, layer, head = head_picker(ctx.bundle)
+kind, layer, head = head_picker(attention_kinds(ctx.bundle), ctx.bundle.config.n_layers, ctx.bundle.config.n_heads)
 names = score_hook_names(kind, layer)
 show_steps(get_batch_row(ctx.model.key, batch.sentences, row, names), kind, layer, head)
 
@@ -48,13 +53,7 @@ show_steps(get_batch_row(ctx.model.key, batch.sentences, row, names), kind, laye
 before = get_trace(ctx.model.key, batch.sentences[row], names=names)
 st.header(t("masks.interventions_header"))
 st.markdown(t("masks.interventions_explain"))
-if ctx.bundle.config.is_encoder_decoder:
-    hideable = before.src_tokens
-elif before.teacher_forced:  # decoder-only reading the text: all of it is the prompt
-    hideable = before.tgt_tokens
-else:  # decoder-only: the prompt (<bos> + the text), not the generated tokens
-    hideable = before.tgt_tokens[: len(before.tgt_tokens) - len(before.output_tokens)]
-choice = intervention_controls(ctx.bundle, kind, layer, head, hideable)
+choice = intervention_controls(ctx.bundle, kind, layer, head, hideable_tokens(ctx.bundle, before))
 specs = choice.specs(ctx.bundle.config.n_layers)
 if not specs:
     st.info(t("masks.none_active"))

@@ -6,13 +6,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from transformer.positional import sinusoidal_encoding
-from transformer.registry import RANDOM
+from runs.model_ref import ModelRef
+from runs.teaching_arrays import (
+    RANDOM_D_MODELS,
+    embedding_names,
+    models_with_learned_positions,
+    position_table,
+    sinusoid_table,
+    stack_reading_text,
+)
 from ui.charts import show_figure
-from ui.i18n import current_language, labels_of, t
-from ui.models import get_bundle, random_key
+from ui.i18n import labels_of, t
+from ui.labels import keep_valid
+from ui.models import get_bundle, get_padded_batch
 from ui.page import PageContext, start_page
-from ui.teaching_arrays import get_padded_batch, models_with_learned_positions, position_table, stack_reading_text
 from viz.embedding_scale import EmbeddingScale, before_after_figure, learned_figure, norms_figure
 from viz.positional import (
     MAX_HEATMAP_CELLS,
@@ -45,7 +52,7 @@ def _table_controls(model_d: int) -> tuple[int, int]:
 def table_section(model_d: int) -> None:
     """The table, chosen dimensions as waves, wavelengths, similarity and the relative-position check."""
     d_model, max_pos = _table_controls(model_d)
-    pe = sinusoidal_encoding(max_pos, d_model).numpy()  # (P, d_model)
+    pe = sinusoid_table(max_pos, d_model)  # (P, d_model)
     dim_axis, pos_axis = t("positional.dimension"), t("positional.position")
 
     st.subheader(t("positional.table_title"))
@@ -99,20 +106,20 @@ def learned_section(ctx: PageContext) -> None:
     st.subheader(t("positional.learned_title"))
     st.markdown(t("positional.learned_text"))
     options = ([ctx.model.key] if ctx.bundle.config.positional == "learned" else []) + models_with_learned_positions()
-    random_learned = random_key(positional="learned", d_model=ctx.bundle.config.d_model
-                                if ctx.bundle.config.d_model in (32, 64, 128, 256, 512) else 64)
+    random_learned = ModelRef.random(positional="learned", d_model=ctx.bundle.config.d_model
+                                     if ctx.bundle.config.d_model in RANDOM_D_MODELS else 64).key
     options = list(dict.fromkeys([*options, random_learned]))
-    # The language is part of the key: a keyed selectbox keeps showing its old labels after a language switch.
-    key = st.selectbox(t("positional.learned_model"), options, key=f"pe_learned_{current_language()}",
-                       format_func=labels_of({k: t("positional.random_learned") if k.startswith(RANDOM) else k for k in options}))
+    keep_valid("pe_learned", options)
+    key = st.selectbox(t("positional.learned_model"), options, key="pe_learned",
+                       format_func=labels_of({k: t("positional.random_learned") if ModelRef.parse(k).is_random else k
+                                              for k in options}))
     bundle = get_bundle(key)
-    stack = "src" if bundle.config.is_encoder_decoder else "tgt"
-    table = position_table(bundle, stack)
+    table = position_table(bundle, stack_reading_text(bundle)[0])
     if table is None:  # only reachable if a shipped model's config.json and weights disagree
         st.warning(t("positional.no_learned"))
         return
     n = min(LEARNED_POSITIONS_SHOWN, table.shape[0])
-    sinusoid = sinusoidal_encoding(n, table.shape[1]).numpy()
+    sinusoid = sinusoid_table(n, table.shape[1])
     titles = [t("positional.learned_table"), t("positional.sinusoid_table"),
               t("positional.learned_sim"), t("positional.sinusoid_sim")]
     show_figure(learned_figure(table[:n], sinusoid, titles, x_title=t("positional.dimension"),
@@ -122,11 +129,11 @@ def learned_section(ctx: PageContext) -> None:
 def tokens_section(ctx: PageContext) -> None:
     """The user's tokens: scaled embeddings, PE and their sum, and the sqrt(d_model) scale argument."""
     st.subheader(t("positional.tokens_title"))
-    stack, embed = stack_reading_text(ctx.bundle)
-    names = (f"{embed}_embed.hook_tokens", f"{embed}_pos.hook_pe", f"{embed}_pos.hook_out")
+    stack, _ = stack_reading_text(ctx.bundle)
+    names = embedding_names(stack)
     run = get_padded_batch(ctx.model.key, (ctx.text,), names)  # one pass of the stack that reads the text
     arrays = {name: batch.values for name, batch in run.items()}
-    scale = EmbeddingScale.from_arrays(arrays, embed, run[names[0]].tokens[0])
+    scale = EmbeddingScale.from_arrays(arrays, stack, run[names[0]].tokens[0])
     d = scale.d_model
     st.markdown(t("positional.tokens_text", stack=t(f"positional.stack_{stack}")))
     if ctx.bundle.config.positional == "none":

@@ -6,12 +6,14 @@ import math
 
 import streamlit as st
 
+from runs.teaching_arrays import output_projection
+from runs.text_run import attention_kinds
 from ui.charts import show_figure
+from ui.head_picker import head_picker
 from ui.i18n import t
-from ui.mask_controls import head_picker, relabel_when_changed
+from ui.labels import relabel_when_changed
 from ui.models import get_trace
 from ui.page import PageContext, show_run, start_page
-from ui.params import output_projection
 from viz.multihead import build_multihead_view, multihead_figure
 from viz.scaling import D_K_OPTIONS, N_KEYS, N_QUERIES, scaling_demo, softmax_figure, variance_figure
 from viz.step_by_step import build_step_view, step_hook_names
@@ -107,8 +109,8 @@ if ctx is not None and ctx.text is not None:
     st.latex(ATTENTION)
     st.markdown(t("step.explain_steps"))
     # the same kind/layer/head picker (and URL keys) as the Masks and Attention-heads pages
-    relabel_when_changed(("step", ctx.text, st.session_state.get("kind")), keys=("kind", "query"))
-    kind, layer, head = head_picker(ctx.bundle)
+    relabel_when_changed((ctx.text, st.session_state.get("kind")), ("query",))
+    kind, layer, head = head_picker(attention_kinds(ctx.bundle), config.n_layers, config.n_heads)
     trace = get_trace(ctx.model.key, ctx.text, step_hook_names(kind, layer))
     queries = trace.query_tokens(kind)
     query = st.selectbox(t("step.query"), list(range(len(queries))), index=len(queries) // 2, key="query",

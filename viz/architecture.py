@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from transformer.hook_names import GENERATOR, embed_module, hook_name, layer_module, norm_module, pos_module, sublayer_module
+
 # Component → pages (file names in views/) that show it; the first is the main one.
 COMPONENT_PAGES: dict[str, tuple[str, ...]] = {
     "tokens": (),
@@ -60,31 +62,30 @@ def _sublayers(stack: str, encoder_decoder: bool) -> list[tuple[str, str]]:
 
 def stack_boxes(stack: str, encoder_decoder: bool, norm_position: str) -> list[Box]:
     """The boxes of one stack, without shapes, bottom (token ids) to top."""
-    prefix = "src" if stack == "encoder" else "tgt"
-    layer = f"{stack}.layers.0"
+    tokens = hook_name(embed_module(stack), "tokens")
     boxes = [
-        Box(f"{stack}.tokens", "tokens", stack, f"{prefix}_embed.hook_tokens"),
-        Box(f"{stack}.embedding", "embedding", stack, f"{prefix}_embed.hook_tokens"),
-        Box(f"{stack}.positional", "positional", stack, f"{prefix}_pos.hook_out", f"{prefix}_pos.hook_pe"),
+        Box(f"{stack}.tokens", "tokens", stack, tokens),
+        Box(f"{stack}.embedding", "embedding", stack, tokens),
+        Box(f"{stack}.positional", "positional", stack, hook_name(pos_module(stack), "out"), hook_name(pos_module(stack), "pe")),
     ]
     for i, (module, component) in enumerate(_sublayers(stack, encoder_decoder)):
-        sub = f"{layer}.sublayer.{i}"
+        sub = sublayer_module(stack, 0, i)
         if module == "feed_forward":
-            main = Box(f"{stack}.{module}", component, stack, f"{sub}.hook_sublayer_out",
-                       f"{layer}.feed_forward.hook_hidden", True, i)
+            main = Box(f"{stack}.{module}", component, stack, hook_name(sub, "sublayer_out"),
+                       hook_name(layer_module(stack, 0, module), "hidden"), True, i)
         else:
-            main = Box(f"{stack}.{module}", component, stack, f"{layer}.{module}.hook_out",
-                       f"{layer}.{module}.hook_pattern", True, i)
+            main = Box(f"{stack}.{module}", component, stack, hook_name(layer_module(stack, 0, module), "out"),
+                       hook_name(layer_module(stack, 0, module), "pattern"), True, i)
         if norm_position == "pre":
-            boxes += [Box(f"{stack}.norm{i}", "norm", stack, f"{sub}.norm.hook_out", None, True, i), main,
-                      Box(f"{stack}.add{i}", "add", stack, f"{sub}.hook_resid", None, True, i)]
+            boxes += [Box(f"{stack}.norm{i}", "norm", stack, hook_name(norm_module(stack, 0, i), "out"), None, True, i), main,
+                      Box(f"{stack}.add{i}", "add", stack, hook_name(sub, "resid"), None, True, i)]
         else:
-            boxes += [main, Box(f"{stack}.add_norm{i}", "add_norm", stack, f"{sub}.hook_resid", None, True, i)]
+            boxes += [main, Box(f"{stack}.add_norm{i}", "add_norm", stack, hook_name(sub, "resid"), None, True, i)]
     if norm_position == "pre":
-        boxes.append(Box(f"{stack}.final_norm", "final_norm", stack, f"{stack}.norm.hook_out"))
+        boxes.append(Box(f"{stack}.final_norm", "final_norm", stack, hook_name(norm_module(stack, None), "out")))
     if stack == "decoder":
-        boxes += [Box("decoder.linear", "linear", stack, "generator.hook_logits"),
-                  Box("decoder.softmax", "softmax", stack, "generator.hook_logits")]
+        logits = hook_name(GENERATOR, "logits")
+        boxes += [Box("decoder.linear", "linear", stack, logits), Box("decoder.softmax", "softmax", stack, logits)]
     return boxes
 
 

@@ -101,6 +101,10 @@ class Contrast:
         return cls(small, large, ms, ml, msp, mlp, float(np.abs(ml - ms).max()), float(np.abs(mlp - msp).max()),
                    float(np.abs(bn_l - bn_s).max()), float(np.abs(st_l - st_s).max()), float(np.abs(ln_l - ln_s).max()))
 
+    def most_shifted_feature(self) -> int:
+        """The feature whose batch mean moves most when the last sentence joins (the one to show)."""
+        return int(np.abs(self.mean_large - self.mean_small).argmax())
+
 
 def batch_mean_figure(c: Contrast, n_features: int, names: Sequence[str], *, x_title: str, y_title: str) -> go.Figure:
     """Per-feature batch mean of the first `n_features` features in both batches, with and without padding.

@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from transformer.hook_names import embed_module, hook_name, pos_module
 from viz.figure_parts import MARGIN, TOP_LEGEND, TOP_LEGEND_MARGIN, reference_line
 from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
 from viz.tokens import axis, hover_labels
@@ -24,7 +25,7 @@ from viz.tokens import axis, hover_labels
 class EmbeddingScale:
     """One run's input side: scaled token embeddings, the position vectors added, and their sum.
 
-    `stack` is "src" (encoder-decoder: the encoder reads the text) or "tgt" (decoder-only).
+    `stack` is "encoder" (encoder-decoder: the encoder reads the text) or "decoder" (decoder-only).
     """
 
     tokens: tuple[str, ...]
@@ -34,10 +35,10 @@ class EmbeddingScale:
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, np.ndarray], stack: str, tokens: Sequence[str]) -> EmbeddingScale:
-        """Read `{stack}_embed.hook_tokens`, `{stack}_pos.hook_pe`, `{stack}_pos.hook_out` (batch item 0)."""
-        scaled = arrays[f"{stack}_embed.hook_tokens"][0]
-        pe = np.broadcast_to(arrays[f"{stack}_pos.hook_pe"][0], scaled.shape)
-        return cls(tuple(tokens), scaled, pe, arrays[f"{stack}_pos.hook_out"][0])
+        """Read the embedding's `hook_tokens` and the positional encoding's `hook_pe`, `hook_out` (batch item 0)."""
+        scaled = arrays[hook_name(embed_module(stack), "tokens")][0]
+        pe = np.broadcast_to(arrays[hook_name(pos_module(stack), "pe")][0], scaled.shape)
+        return cls(tuple(tokens), scaled, pe, arrays[hook_name(pos_module(stack), "out")][0])
 
     @property
     def d_model(self) -> int:

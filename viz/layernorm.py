@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-STACK_INPUT = {"encoder": "src_pos.hook_out", "decoder": "tgt_pos.hook_out"}  # embeddings + PE
+from transformer.hook_names import STACKS, hook_name, layer_module, norm_module, parse, pos_module, sublayer_module
+
+STACK_INPUT = {s: hook_name(pos_module(s), "out") for s in STACKS}  # embeddings + PE
 SUBLAYER_KINDS = ("self_attn", "cross_attn", "feed_forward")  # module order inside a layer
 
 
@@ -30,22 +32,22 @@ class NormSite:
 
     @property
     def prefix(self) -> str:
-        if self.layer is None:
-            return f"{self.stack}.norm"
-        return f"{self.stack}.layers.{self.layer}.sublayer.{self.sublayer}.norm"
+        return norm_module(self.stack, self.layer, self.sublayer or 0)
 
     @property
     def hook_in(self) -> str:
-        return f"{self.prefix}.hook_in"
+        return hook_name(self.prefix, "in")
 
     @property
     def hook_out(self) -> str:
-        return f"{self.prefix}.hook_out"
+        return hook_name(self.prefix, "out")
 
     @property
     def resid(self) -> str | None:
         """The residual stream after this sublayer (None for the final norm: its output is the stack's)."""
-        return None if self.layer is None else f"{self.stack}.layers.{self.layer}.sublayer.{self.sublayer}.hook_resid"
+        if self.layer is None:
+            return None
+        return hook_name(sublayer_module(self.stack, self.layer, self.sublayer or 0), "resid")
 
     @property
     def gain(self) -> str:
@@ -60,23 +62,24 @@ class NormSite:
 def norm_sites(hook_names: Sequence[str], stack: str | None = None) -> list[NormSite]:
     """Every LayerNorm in forward order (encoder first), read from the model's hook names."""
     sites = []
-    for name in hook_names:
-        if not name.endswith("norm.hook_in") or (stack is not None and not name.startswith(f"{stack}.")):
+    parsed = [parse(name) for name in hook_names]
+    for hook in parsed:
+        if hook.hook != "in" or not hook.module.endswith("norm") or hook.stack is None or stack not in (None, hook.stack):
             continue
-        parts = name.split(".")
-        if parts[1] != "layers":  # "encoder.norm.hook_in"
-            sites.append(NormSite(parts[0], None, None, "final"))
+        if hook.layer is None:  # the stack's final norm, "encoder.norm.hook_in"
+            sites.append(NormSite(hook.stack, None, None, "final"))
             continue
-        here, layer, sub = parts[0], int(parts[2]), int(parts[4])
-        inside = f"{here}.layers.{layer}."
-        present = [k for k in SUBLAYER_KINDS if any(n.startswith(f"{inside}{k}.") for n in hook_names)]
-        sites.append(NormSite(here, layer, sub, present[sub]))
+        sub = int(hook.module.split(".")[-2])  # "<stack>.layers.<i>.sublayer.<sub>.norm"
+        present = [k for k in SUBLAYER_KINDS
+                   if any(p.stack == hook.stack and p.layer == hook.layer and p.module == layer_module(hook.stack, hook.layer, k)
+                          for p in parsed)]
+        sites.append(NormSite(hook.stack, hook.layer, sub, present[sub]))
     return sites
 
 
 def stacks(hook_names: Sequence[str]) -> list[str]:
     """The stacks this model has, in forward order."""
-    return [s for s in ("encoder", "decoder") if f"{s}.layers.0.sublayer.0.norm.hook_in" in hook_names]
+    return [s for s in STACKS if hook_name(norm_module(s, 0, 0), "in") in hook_names]
 
 
 def capture_names(hook_names: Sequence[str], stack: str | None = None) -> tuple[str, ...]:
@@ -127,3 +130,8 @@ class StackStats:
             streams.append(arrays[name][0])
         norm = np.linalg.norm(np.stack(streams).astype(np.float64), axis=-1)  # (R, T)
         return cls(stack, sites, in_mean, in_std, out_mean, out_std, tuple(points), norm)
+
+    def last_stream_norm(self, norm_position: str) -> float:
+        """Mean residual-stream norm at the stack's last sublayer: the last point (post-norm), or the
+        point before the final LayerNorm (pre-norm, where the stream itself is never normalized)."""
+        return float(self.stream_norm[-1 if norm_position == "post" else -2].mean())

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from transformer.hook_names import act_name
 from viz.mask_figures import MIN_TEXT_CELL, hovertemplate, matrix_layout
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, TICK_FONT_SIZE
 from viz.tokens import Labels, hover_labels
-from viz.trace import module_path
 
 SCORE_HOOKS = ("hook_scores", "hook_mask", "hook_masked_scores", "hook_pattern")
 MINUS_INF = "−∞"
@@ -29,8 +29,7 @@ PANEL_GAP = 60  # px between panels: room for a colour bar
 
 def score_hook_names(kind: str, layer: int) -> tuple[str, ...]:
     """The four hook names this view needs from one attention module (ask `get_trace` for no more)."""
-    path = module_path(kind, layer)
-    return tuple(f"{path}.{hook}" for hook in SCORE_HOOKS)
+    return tuple(act_name(kind, layer, hook) for hook in SCORE_HOOKS)
 
 
 @dataclass(frozen=True)
@@ -54,13 +53,12 @@ def masked_for_display(masked_scores: np.ndarray, allowed: np.ndarray) -> np.nda
 
 def score_steps(arrays: Mapping[str, np.ndarray], kind: str, layer: int, head: int) -> ScoreSteps:
     """Read one head's three steps and its mask from captured arrays (`TraceData.arrays`)."""
-    path = module_path(kind, layer)
-    allowed = arrays[f"{path}.hook_mask"][0, 0].astype(bool)  # (Tq, Tk)
+    allowed = arrays[act_name(kind, layer, "mask")][0, 0].astype(bool)  # (Tq, Tk)
     return ScoreSteps(
-        scores=arrays[f"{path}.hook_scores"][0, head],
+        scores=arrays[act_name(kind, layer, "scores")][0, head],
         allowed=allowed,
-        masked=masked_for_display(arrays[f"{path}.hook_masked_scores"][0, head], allowed),
-        pattern=arrays[f"{path}.hook_pattern"][0, head],
+        masked=masked_for_display(arrays[act_name(kind, layer, "masked_scores")][0, head], allowed),
+        pattern=arrays[act_name(kind, layer, "pattern")][0, head],
     )
 
 

@@ -17,10 +17,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from transformer.hook_names import act_name
 from viz.step_figures import finish, number_heatmap
 from viz.style import TICK_FONT_SIZE
 from viz.tokens import Labels, hover_labels
-from viz.trace import module_path
 
 MULTIHEAD_HOOKS = ("hook_z", "hook_out")
 
@@ -38,9 +38,8 @@ def project(concat: np.ndarray, w_o: np.ndarray, b_o: np.ndarray) -> np.ndarray:
 
 def concat_error(arrays: Mapping[str, np.ndarray], kind: str, layer: int, w_o: np.ndarray, b_o: np.ndarray) -> float:
     """max |Concat(z) W^Oᵀ + b − hook_out| over every position of one attention module."""
-    path = module_path(kind, layer)
-    out = project(concat_heads(arrays[f"{path}.hook_z"]), w_o, b_o)  # (B, T, d_model)
-    return float(np.abs(out - arrays[f"{path}.hook_out"]).max(initial=0.0))
+    out = project(concat_heads(arrays[act_name(kind, layer, "z")]), w_o, b_o)  # (B, T, d_model)
+    return float(np.abs(out - arrays[act_name(kind, layer, "out")]).max(initial=0.0))
 
 
 @dataclass(frozen=True)
@@ -63,14 +62,13 @@ def build_multihead_view(
     arrays: Mapping[str, np.ndarray], kind: str, layer: int, query: int, query_tokens: Labels,
     w_o: np.ndarray, b_o: np.ndarray,
 ) -> MultiHeadView:
-    path = module_path(kind, layer)
-    z = arrays[f"{path}.hook_z"]  # (B, H, T, d_k)
+    z = arrays[act_name(kind, layer, "z")]  # (B, H, T, d_k)
     _, h, _, d_k = z.shape
     concat = concat_heads(z)  # (B, T, H·d_k)
     row = concat[0, query].astype(np.float64)  # (H·d_k,)
     w64 = w_o.astype(np.float64)
     per_head = np.stack([row[i * d_k : (i + 1) * d_k] @ w64[:, i * d_k : (i + 1) * d_k].T for i in range(h)])  # (H, d_model)
-    captured = arrays[f"{path}.hook_out"]  # (B, T, d_model)
+    captured = arrays[act_name(kind, layer, "out")]  # (B, T, d_model)
     return MultiHeadView(
         query_label=hover_labels(query_tokens)[query],
         n_heads=h,

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from transformer.hook_names import act_name
 from viz.tokens import Labels, hover_labels
-from viz.trace import module_path
 
 STEP_HOOKS = ("hook_q", "hook_k", "hook_v", "hook_scores", "hook_mask", "hook_pattern", "hook_z", "hook_out")
 MAX_KEYS = 12  # keys shown at once: a row of numbers a class can still read
@@ -26,8 +26,7 @@ MAX_DIMS = 8  # dimensions of q, k, v shown at once
 
 def step_hook_names(kind: str, layer: int) -> tuple[str, ...]:
     """The hook names one attention module needs for this page (ask `get_trace` for no more)."""
-    path = module_path(kind, layer)
-    return tuple(f"{path}.{hook}" for hook in STEP_HOOKS)
+    return tuple(act_name(kind, layer, hook) for hook in STEP_HOOKS)
 
 
 def recompute_pattern(q: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
@@ -66,9 +65,8 @@ class HeadCheck:
 
 def _head_arrays(arrays: Mapping[str, np.ndarray], kind: str, layer: int, head: int) -> dict[str, np.ndarray]:
     """q, k, v, scores, pattern, z of one head (batch item 0) and its (Tq, Tk) mask."""
-    path = module_path(kind, layer)
-    out = {h: arrays[f"{path}.hook_{h}"][0, head] for h in ("q", "k", "v", "scores", "pattern", "z")}
-    out["allowed"] = arrays[f"{path}.hook_mask"][0, 0].astype(bool)  # (Tq, Tk)
+    out = {h: arrays[act_name(kind, layer, h)][0, head] for h in ("q", "k", "v", "scores", "pattern", "z")}
+    out["allowed"] = arrays[act_name(kind, layer, "mask")][0, 0].astype(bool)  # (Tq, Tk)
     return out
 
 

@@ -1,7 +1,8 @@
 """A model run as plain NumPy: what every view reads.
 
 Pages never touch tensors; they get a `TraceData` whose arrays are read-only so one cached result
-can be shared safely by every session.
+can be shared safely by every session. Arrays are keyed by hook name (`transformer.hook_names`, the
+one vocabulary; plain Python, no torch).
 """
 
 from __future__ import annotations
@@ -10,12 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-ATTENTION_KINDS: dict[str, tuple[str, str]] = {
-    # kind → (stack, module name inside a layer)
-    "encoder": ("encoder", "self_attn"),
-    "decoder": ("decoder", "self_attn"),
-    "cross": ("decoder", "cross_attn"),
-}
+from transformer.hook_names import ATTENTION_KINDS, act_name
 
 
 @dataclass(frozen=True)
@@ -32,8 +28,8 @@ class TraceData:
     unknown: tuple[str, ...] = ()
     teacher_forced: bool = False  # see transformer.decoding.trace_text(generate=False)
     next_tokens: tuple[str, ...] = ()  # what each decoder row writes (see transformer.decoding.Trace)
-    src_ids: tuple[int, ...] = ()
-    tgt_ids: tuple[int, ...] = ()
+    src_ids: tuple[int, ...] = ()  # the ids behind src_tokens: a batch is built from these, never from strings
+    tgt_ids: tuple[int, ...] = ()  # the ids behind tgt_tokens
 
     @classmethod
     def from_trace(cls, trace) -> TraceData:  # trace: transformer.decoding.Trace
@@ -57,17 +53,17 @@ class TraceData:
 
     def kinds(self) -> list[str]:
         """Attention kinds present in this run, in the paper's order."""
-        return [k for k in ATTENTION_KINDS if f"{module_path(k, 0)}.hook_pattern" in self.arrays]
+        return [k for k in ATTENTION_KINDS if act_name(k, 0, "pattern") in self.arrays]
 
     def n_layers(self, kind: str) -> int:
         n = 0
-        while f"{module_path(kind, n)}.hook_pattern" in self.arrays:
+        while act_name(kind, n, "pattern") in self.arrays:
             n += 1
         return n
 
     def pattern(self, kind: str, layer: int) -> np.ndarray:
         """(H, Tq, Tk) attention weights of one layer (batch item 0)."""
-        return self.arrays[f"{module_path(kind, layer)}.hook_pattern"][0]
+        return self.arrays[act_name(kind, layer, "pattern")][0]
 
     def patterns(self, kind: str) -> np.ndarray:
         """(L, H, Tq, Tk) attention weights of every layer of one kind."""
@@ -83,8 +79,3 @@ class TraceData:
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.arrays.values())
 
-
-def module_path(kind: str, layer: int) -> str:
-    """`("cross", 1)` → "decoder.layers.1.cross_attn"."""
-    stack, module = ATTENTION_KINDS[kind]
-    return f"{stack}.layers.{layer}.{module}"

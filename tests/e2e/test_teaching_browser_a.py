@@ -55,5 +55,5 @@ def test_page_draws_every_figure_in_chinese(app_page, app_url, browser_tools, na
     ticks = page.locator(".js-plotly-plot g.xtick text, .js-plotly-plot g.ytick text").all_text_contents()
     assert set(CHINESE) & set("".join(ticks)), "the Chinese tokens label a figure's axis"
     if name == "positional":  # a selectbox's labels follow the language switch
-        assert "随机权重" in page.locator(".st-key-pe_learned_zh input").input_value()
+        assert "随机权重" in page.locator(".st-key-pe_learned input").input_value()
     tools.screenshot(page, f"{name}-zh-ui-zh-text")

@@ -3,7 +3,7 @@
 import numpy as np
 import torch
 
-from transformer.batch import batch_masks, pad_batch, token_ids
+from transformer.batch import Batch, batch_masks, pad_batch, reading_row, token_ids
 from transformer.config import TransformerConfig
 from transformer.hooks import capture
 from transformer.model import Transformer
@@ -54,3 +54,16 @@ def test_masks_equal_what_the_model_applies_to_the_padded_batch():
         model(src, tgt)
     for name, mask in zip(names, (m.encoder_self, m.decoder_self, m.cross), strict=True):
         assert np.array_equal(cache[name][:, 0].numpy(), mask.numpy()), name
+
+
+def test_batch_shifts_pads_and_masks_in_one_place():
+    """Source + <eos>; <bos> + target in; target + <eos> out; padded; masks as `batch_masks` builds them."""
+    batch = Batch.from_pairs([[4, 5, 6], [4], [6, 5]], [[4], [4, 5, 6], []])
+    assert batch.src.tolist() == _ids(SRC).tolist()
+    assert batch.tgt_in.tolist() == _ids(TGT).tolist()
+    assert batch.tgt_out.tolist() == [[4, 2, 0, 0], [4, 5, 6, 2], [2, 0, 0, 0]]
+    expected = batch_masks(batch.tgt_in, 0, batch.src)
+    assert all(torch.equal(a, b) for a, b in zip(batch.masks(), expected, strict=True))
+    decoder_only = Batch.from_pairs(None, [[4, 5]])
+    assert decoder_only.src is None and decoder_only.masks().cross is None
+    assert reading_row([4, 5], is_encoder_decoder=True) == [4, 5, 2] and reading_row([4, 5], False) == [1, 4, 5]

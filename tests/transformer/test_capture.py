@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from transformer.config import TransformerConfig
-from transformer.hooks import capture, edit_mask, hook_names, intervene, replace_pattern, zero_head
+from transformer.hooks import capture, hook_names, intervene
+from transformer.interventions import edit_mask, replace_pattern, zero_head
 from transformer.model import Transformer
 
 # Generated once from Transformer(TransformerConfig(n_layers=2)) and reviewed against DESIGN.md §2:

@@ -13,7 +13,8 @@ import torch
 
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
-from transformer.hooks import capture, edit_mask, zero_head
+from transformer.hooks import capture
+from transformer.interventions import edit_mask, zero_head
 from transformer.model import Transformer
 from transformer.registry import random_bundle
 

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.decoding import greedy_decode, trace_text
-from transformer.hooks import edit_mask
+from transformer.interventions import edit_mask
 from transformer.model import Transformer
 from transformer.registry import random_bundle
 from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, CharTokenizer

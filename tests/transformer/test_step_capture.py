@@ -9,7 +9,8 @@ import torch
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
-from transformer.hooks import capture, edit_mask, replace_pattern
+from transformer.hooks import capture
+from transformer.interventions import edit_mask, replace_pattern
 from transformer.registry import random_bundle
 from transformer.step_capture import capture_steps
 

@@ -2,13 +2,11 @@
 
 import base64
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-TIMEOUT = 180
+from tests.ui.conftest import APP, TIMEOUT, errors, figures
 
 
 def _app(text: str, lang: str = "en", **params: str) -> AppTest:
@@ -25,20 +23,11 @@ def _random(at: AppTest, architecture: str = "encoder-decoder") -> AppTest:
     return at
 
 
-def _charts(at: AppTest) -> dict[str, dict]:
-    """Figure JSON of every plotly chart, by the key it was drawn with (the part after the id hash)."""
-    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
-
-
-def _errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.exception]
-
-
 @pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])
 def test_renders_for_random_models(architecture):
     at = _random(_app("hi there"), architecture)
-    assert not _errors(at), _errors(at)
-    charts = _charts(at)
+    assert not errors(at), errors(at)
+    charts = figures(at)
     grids = sorted(k for k in charts if k.startswith("grid_"))
     expected = ["grid_cross_0", "grid_decoder_0", "grid_encoder_0"] if architecture == "encoder-decoder" else ["grid_decoder_0"]
     assert grids == expected
@@ -53,11 +42,11 @@ def test_renders_for_random_models(architecture):
 def test_picking_layer_and_head_changes_the_enlarged_figure():
     at = _app("the cat sees the dog")
     at.run()
-    before = _charts(at)["head_fig"]
+    before = figures(at)["head_fig"]
     at.selectbox(key="layer").set_value(1).run()
     at.selectbox(key="head").set_value(2).run()
-    assert not _errors(at), _errors(at)
-    after = _charts(at)["head_fig"]
+    assert not errors(at), errors(at)
+    after = figures(at)["head_fig"]
     assert "layer 1, head 2" in after["layout"]["title"]["text"]
     assert after["data"][0]["z"] != before["data"][0]["z"]
 
@@ -68,21 +57,21 @@ def test_kind_layer_and_head_come_from_the_url_and_bad_values_are_ignored():
     assert (at.selectbox(key="kind").value, at.selectbox(key="layer").value, at.selectbox(key="head").value) == ("cross", 1, 3)
     at = _app("the cat sees the dog", kind="nonsense", layer="99")
     at.run()
-    assert not _errors(at), _errors(at)
+    assert not errors(at), errors(at)
     assert at.selectbox(key="kind").value == "encoder" and at.selectbox(key="layer").value == 0
 
 
 def test_chinese_input_labels_the_axes():
     at = _random(_app("你好，世界"))
-    assert not _errors(at), _errors(at)
-    head = _charts(at)["head_fig"]
+    assert not errors(at), errors(at)
+    head = figures(at)["head_fig"]
     assert head["layout"]["xaxis"]["ticktext"][:2] == ["你", "好"]
 
 
 def test_markup_in_the_input_is_shown_literally():
     at = _random(_app("<b>x</b>"))
-    assert not _errors(at), _errors(at)
-    ticktext = _charts(at)["head_fig"]["layout"]["xaxis"]["ticktext"]
+    assert not errors(at), errors(at)
+    ticktext = figures(at)["head_fig"]["layout"]["xaxis"]["ticktext"]
     assert "".join(ticktext).startswith("&lt;b&gt;x&lt;/b&gt;")
     assert not any("<" in tick for tick in ticktext)
     assert any("<b>x</b>" in block.value or "< · b · >" in block.value for block in at.code)
@@ -98,17 +87,17 @@ def test_switching_to_chinese_translates_the_page():
     at.run()
     at.session_state["lang"] = "zh"  # what the sidebar's language switch sets
     at.run()
-    assert not _errors(at), _errors(at)
+    assert not errors(at), errors(at)
     headers = [h.value for h in at.header]
     assert "所有层 × 所有头" in headers and "放大查看一个头" in headers
-    head = _charts(at)["head_fig"]
+    head = figures(at)["head_fig"]
     assert head["layout"]["xaxis"]["title"]["text"] == "键（被关注）"
 
 
 def test_grid_payload_stays_compact():
     at = _app("the cat sees the dog and the bird")
     at.run()
-    for key, spec in _charts(at).items():
+    for key, spec in figures(at).items():
         if key.startswith("grid_"):
             png = base64.b64decode(spec["data"][0]["source"].split(",", 1)[1])
             assert png.startswith(b"\x89PNG")
@@ -121,12 +110,12 @@ def test_past_the_payload_budget_layers_are_paged_with_a_notice(monkeypatch):
     monkeypatch.setattr(viz.payload, "DEFAULT_BUDGET", 1)  # far below one layer: one layer a page, pooled
     at = _app("the cat sees the dog")
     at.run()
-    assert not _errors(at), _errors(at)
+    assert not errors(at), errors(at)
     assert any("layers are shown at a time" in info.value for info in at.info)
-    first = _charts(at)["grid_encoder_0"]
+    first = figures(at)["grid_encoder_0"]
     at.segmented_control(key="grid_page").set_value(1).run()
-    assert not _errors(at), _errors(at)
-    second = _charts(at)["grid_encoder_0"]
+    assert not errors(at), errors(at)
+    second = figures(at)["grid_encoder_0"]
     assert first["data"][2]["text"][0].startswith("L0") and second["data"][2]["text"][0].startswith("L1")
 
 

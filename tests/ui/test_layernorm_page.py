@@ -1,31 +1,19 @@
 """The LayerNorm page in AppTest: every figure renders in both languages and for every model variant,
 and its selections (stack, norm, layers in the comparison, the batch) change what they should."""
 
-import json
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[2] / "views" / "layernorm.py")
+from tests.ui.conftest import figures, open_page
+
 CHARTS = ["ln_overview", "ln_site", "ln_affine", "ln_stream", "ln_diagram", "ln_pair", "ln_batch_mean", "ln_s1"]
 
 
 def _page(lang: str = "en", text: str = "abcdef", more: str = "ab\nabcdefghij", **random_settings: str) -> AppTest:
     """The page alone on a seeded random model, with a 3-layer post/pre pair to keep it quick."""
-    at = AppTest.from_file(PAGE, default_timeout=180)
-    seeds = {"model": "random", "text": text, "more": more, "lang": lang, "ln_pair_layers": 3, **random_settings}
-    for key, value in seeds.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _charts(at: AppTest) -> dict[str, dict]:
-    """Chart name (its key without the "chart_" prefix) → figure JSON."""
-    return {c.proto.id.rsplit("-", 1)[-1].removeprefix("chart_"): json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    return open_page("layernorm", model="random", text=text, more=more, lang=lang, ln_pair_layers=3, **random_settings)
 
 
 def _metrics(at: AppTest) -> dict[str, float]:
@@ -35,32 +23,32 @@ def _metrics(at: AppTest) -> dict[str, float]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_figure_renders(lang):
     at = _page(lang)
-    assert list(_charts(at)) == CHARTS
+    assert list(figures(at)) == CHARTS
     text = " ".join(s.value for s in at.subheader)
     assert bool(re.search(r"[\u4e00-\u9fff]", text)) == (lang == "zh"), text
 
 
 def test_stack_and_site_choices():
     at = _page()
-    rows = _charts(at)["ln_overview"]["data"][0]["y"]
+    rows = figures(at)["ln_overview"]["data"][0]["y"]
     assert rows == ["layer 1 · self-attention", "layer 1 · feed-forward", "layer 2 · self-attention", "layer 2 · feed-forward"]
-    before = _charts(at)["ln_site"]["data"][0]["y"]
-    at.selectbox(key="ln_site_encoder_en").set_value(3).run()
-    assert _charts(at)["ln_site"]["data"][0]["y"] != before
+    before = figures(at)["ln_site"]["data"][0]["y"]
+    at.selectbox(key="ln_site_encoder").set_value(3).run()
+    assert figures(at)["ln_site"]["data"][0]["y"] != before
     at.segmented_control(key="ln_stack").set_value("decoder").run()
-    rows = _charts(at)["ln_overview"]["data"][0]["y"]
+    rows = figures(at)["ln_overview"]["data"][0]["y"]
     assert "layer 1 · cross-attention" in rows and len(rows) == 6
 
 
 def test_pair_layers_slider_sets_the_depth_of_the_comparison():
     at = _page()
-    pair = _charts(at)["ln_pair"]["data"]
+    pair = figures(at)["ln_pair"]["data"]
     post, pre = (tr for tr in pair if tr.get("mode") == "lines+markers")
     assert len(post["x"]) == 1 + 2 * 3 and len(pre["x"]) == 1 + 2 * 3 + 1  # pre-norm ends with a final LayerNorm
     last_post, last_pre = list(_metrics(at).values())[:2]
     assert last_pre > 1.3 * last_post  # the pre-norm stream grew
     at.slider(key="ln_pair_layers").set_value(1).run()
-    post = next(tr for tr in _charts(at)["ln_pair"]["data"] if tr.get("mode") == "lines+markers")
+    post = next(tr for tr in figures(at)["ln_pair"]["data"] if tr.get("mode") == "lines+markers")
     assert len(post["x"]) == 3
 
 
@@ -70,21 +58,21 @@ def test_batch_contrast_moves_batchnorm_not_layernorm():
     batch_mean, batch_mean_pad, bn_out, ln_stats = metrics[2:]
     assert batch_mean > 0 and batch_mean_pad > 0 and bn_out > 0
     assert ln_stats == 0
-    names = [tr["name"] for tr in _charts(at)["ln_batch_mean"]["data"]]
+    names = [tr["name"] for tr in figures(at)["ln_batch_mean"]["data"]]
     assert names[:2] == ["batch of the first 2", "batch of all 3"]
-    at.selectbox(key="ln_batch_site_en").set_value("encoder.layers.1.sublayer.0.norm.hook_in").run()
+    at.selectbox(key="ln_batch_site").set_value("encoder.layers.1.sublayer.0.norm.hook_in").run()
     assert not at.exception and list(_metrics(at).values())[-1] == 0
 
 
 def test_batch_needs_a_second_sentence():
     at = _page(lang="zh", more="")
-    assert at.info and "ln_batch_mean" not in _charts(at)
+    assert at.info and "ln_batch_mean" not in figures(at)
 
 
 @pytest.mark.parametrize("settings", [{"r_arch": "decoder-only"}, {"r_norm": "pre", "r_pos": "learned"}])
 def test_variants(settings):
     at = _page(**settings)
-    charts = _charts(at)
+    charts = figures(at)
     assert list(charts) == CHARTS
     rows = charts["ln_overview"]["data"][0]["y"]
     if settings.get("r_arch") == "decoder-only":

@@ -1,26 +1,18 @@
 """The Masks page in AppTest: renders for both architectures, shows the masks of a batch, and its
 experiments (causal mask off, a hidden token, an ablated head) change exactly what they should."""
 
-import base64
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[2] / "views" / "masks.py")
+from tests.ui.conftest import figure, open_page, plotly_array
 
 
 def _open(arch: str = "encoder-decoder", *, lang: str = "en", text: str = "abcd", more: str = "ab") -> AppTest:
     """The Masks page alone (app.py's navigation is covered by the smoke test) on a small seeded
     random model, with its widgets seeded through session state so the first run is the only slow one."""
-    at = AppTest.from_file(PAGE, default_timeout=180)
-    for key, value in {"model": "random", "r_arch": arch, "text": text, "more": more, "lang": lang}.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page("masks", model="random", r_arch=arch, text=text, more=more, lang=lang)
 
 
 def _in_chinese(at: AppTest) -> AppTest:
@@ -30,25 +22,6 @@ def _in_chinese(at: AppTest) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
-
-
-def _figure(at: AppTest, name: str) -> dict:
-    """The figure JSON of the chart whose key starts with `name`."""
-    for chart in at.get("plotly_chart"):
-        if chart.proto.id.split("-", 2)[-1].startswith(name):
-            return json.loads(chart.proto.spec)
-    raise AssertionError(f"no chart {name!r}: {[c.proto.id.split('-', 2)[-1] for c in at.get('plotly_chart')]}")
-
-
-def _array(value) -> np.ndarray:
-    """A plotly array from figure JSON: a plain list, or base64 {dtype, bdata, shape}."""
-    if isinstance(value, dict):
-        data = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        if isinstance(shape, str):
-            shape = [int(n) for n in shape.split(",")]
-        return data.reshape(shape) if shape else data
-    return np.array(value, dtype=np.float64)
 
 
 @pytest.mark.parametrize("arch", ["encoder-decoder", "decoder-only"])
@@ -63,13 +36,13 @@ def test_page_renders_for_both_architectures(arch):
 
 def test_three_sentences_of_different_lengths_show_padding_and_masks():
     at = _open(text="abcdef", more="abc\na")
-    batch = _figure(at, "batch_source")["data"][0]
-    assert _array(batch["z"]).astype(int).tolist() == [[1] * 7, [1] * 4 + [0] * 3, [1] * 2 + [0] * 5]
+    batch = figure(at, "batch_source")["data"][0]
+    assert plotly_array(batch["z"]).astype(int).tolist() == [[1] * 7, [1] * 4 + [0] * 3, [1] * 2 + [0] * 5]
     assert batch["text"][2][2] == "&lt;pad&gt;"
     at.selectbox(key="row").set_value(2).run()
-    padding = _array(_figure(at, "mask_padding")["data"][0]["z"])
+    padding = plotly_array(figure(at, "mask_padding")["data"][0]["z"])
     assert padding.shape == (7, 7) and (padding[:, :2] == 1).all() and (padding[:, 2:] == 0).all()
-    combined = _array(_figure(at, "mask_decoder")["data"][0]["z"])
+    combined = plotly_array(figure(at, "mask_decoder")["data"][0]["z"])
     assert (np.triu(combined, 1) == 0).all()
 
 
@@ -80,11 +53,11 @@ def test_scores_of_a_short_sentence_show_its_padding_blocked_and_its_real_cells_
     at.selectbox(key="row").set_value(2).run()  # "a": a, <eos> and five <pad>
     at.selectbox(key="kind").set_value("encoder").run()
     at.toggle(key="ablate").set_value(True).run()  # any experiment, so block 4 draws the "before" pattern
-    steps = _figure(at, "score_steps_encoder_0_0")["data"]
+    steps = figure(at, "score_steps_encoder_0_0")["data"]
     assert steps[2]["text"][0][2:] == ["−∞"] * 5 and steps[2]["text"][0][:2] == ["", ""]
-    batched = _array(steps[3]["z"])  # softmax panel
+    batched = plotly_array(steps[3]["z"])  # softmax panel
     assert batched.shape == (7, 7) and (batched[:, 2:] == 0).all()
-    alone = _array(_figure(at, "pattern_before_encoder_0_0")["data"][0]["z"])  # (2, 2)
+    alone = plotly_array(figure(at, "pattern_before_encoder_0_0")["data"][0]["z"])  # (2, 2)
     assert alone.shape == (2, 2)
     np.testing.assert_allclose(batched[:2, :2], alone, atol=1e-6)
 
@@ -100,14 +73,14 @@ def test_blank_and_extra_lines_are_reported_and_the_page_keeps_working():
     at = _open(text="abc", more="a\n\nab\nabcd\nabcde")
     assert any("Empty line(s) 2" in i.value for i in at.info)
     assert any("first 4 sentences" in w.value for w in at.warning)
-    assert _figure(at, "batch_source")["data"][0]["text"][3][0] == "a"  # sentence 4 is "abcd"
+    assert figure(at, "batch_source")["data"][0]["text"][3][0] == "a"  # sentence 4 is "abcd"
     at.text_area(key="more").set_value("a\x07b")
     at = _in_chinese(at)
     assert any("第 2 句" in i.value and "控制字符" in i.value for i in at.info)
 
 
 def _upper(at: AppTest, name: str) -> np.ndarray:
-    pattern = _array(_figure(at, name)["data"][0]["z"])
+    pattern = plotly_array(figure(at, name)["data"][0]["z"])
     return pattern[np.triu_indices(pattern.shape[0], 1)]
 
 
@@ -126,8 +99,8 @@ def test_hiding_a_token_zeroes_its_column():
     at.selectbox(key="kind").set_value("cross").run()
     at.multiselect(key="blocked").set_value([1]).run()
     assert not at.exception, [e.value for e in at.exception]
-    before = _array(_figure(at, "pattern_before_cross_0_0")["data"][0]["z"])
-    after = _array(_figure(at, "pattern_after_cross_0_0")["data"][0]["z"])
+    before = plotly_array(figure(at, "pattern_before_cross_0_0")["data"][0]["z"])
+    after = plotly_array(figure(at, "pattern_after_cross_0_0")["data"][0]["z"])
     assert (before[:, 1] > 0).all() and (after[:, 1] == 0).all()
     assert np.allclose(after.sum(-1), 1.0, atol=1e-5)
 
@@ -144,4 +117,4 @@ def test_chinese_ui_translates_headings():
     at = _open(lang="zh")
     assert at.title[0].value == "掩码"
     assert at.header[0].value.startswith("1 · 补齐")
-    assert _figure(at, "mask_causal")["layout"]["xaxis"]["title"]["text"] == "key"
+    assert figure(at, "mask_causal")["layout"]["xaxis"]["title"]["text"] == "key"

@@ -5,12 +5,13 @@ outside the script (in English), so every test picks the model and text after sw
 Chinese is switched on last, for one final run.
 """
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.ui.conftest import figures
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "views/step_by_step.py"
@@ -26,24 +27,20 @@ def _open(text: str = "hi there", architecture: str = "encoder-decoder") -> AppT
     return at
 
 
-def _charts(at: AppTest) -> dict[str, dict]:
-    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
-
-
 def _ok(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert len(at.success) == 2 and all(s.value.startswith("✓") for s in at.success), [s.value for s in at.success]
 
 
-EXPECTED = {"chart_step_qkv", "chart_step_scores", "chart_step_sum", "chart_step_variance", "chart_step_softmax",
-            "chart_step_multihead"}
+EXPECTED = {"step_qkv", "step_scores", "step_sum", "step_variance", "step_softmax",
+            "step_multihead"}
 
 
 @pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])
 def test_renders_every_figure_for_random_models(architecture):
     at = _open(architecture=architecture)
     _ok(at)
-    assert set(_charts(at)) == EXPECTED
+    assert set(figures(at)) == EXPECTED
     kinds = ["Encoder self-attention", "Decoder masked self-attention", "Cross-attention (decoder → encoder)"]
     assert at.selectbox(key="kind").options == (kinds if architecture == "encoder-decoder" else kinds[1:2])
     assert at.latex, "the equations are shown"
@@ -52,16 +49,16 @@ def test_renders_every_figure_for_random_models(architecture):
 def test_picking_head_and_query_shows_that_query_and_head():
     at = _open("abcdef")
     at.selectbox(key="kind").set_value("encoder").run()  # the shared picker starts on the decoder's self-attention
-    before = _charts(at)["chart_step_scores"]
+    before = figures(at)["step_scores"]
     at.selectbox(key="head").set_value(2).run()
     at.selectbox(key="query").set_value(1).run()
     _ok(at)
-    charts = _charts(at)
-    assert charts["chart_step_qkv"]["layout"]["yaxis"]["ticktext"] == ["1: b"]
-    assert charts["chart_step_scores"]["data"] != before["data"]
+    charts = figures(at)
+    assert charts["step_qkv"]["layout"]["yaxis"]["ticktext"] == ["1: b"]
+    assert charts["step_scores"]["data"] != before["data"]
     at.selectbox(key="kind").set_value("cross").run()
     _ok(at)
-    keys = _charts(at)["chart_step_scores"]["layout"]["xaxis4"]["ticktext"]
+    keys = figures(at)["step_scores"]["layout"]["xaxis4"]["ticktext"]
     assert keys[:2] == ["0: a", "1: b"], keys  # cross-attention's keys are the source characters
 
 
@@ -92,7 +89,7 @@ def test_chinese_ui(architecture):
     at.run()
     _ok(at)
     assert at.title[0].value == "注意力，一步一步"
-    charts = _charts(at)
+    charts = figures(at)
     assert set(charts) == EXPECTED
-    assert charts["chart_step_qkv"]["layout"]["xaxis3"]["title"]["text"] == "维度"
+    assert charts["step_qkv"]["layout"]["xaxis3"]["title"]["text"] == "维度"
     assert re.search(r"[\u4e00-\u9fff]", at.success[0].value)

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from transformer.config import TransformerConfig
+from transformer.hook_names import embed_module, hook_name, pos_module
 from transformer.hooks import capture
 from transformer.model import Transformer
 from transformer.positional import sinusoidal_encoding
@@ -129,8 +130,8 @@ def _model_arrays(positional: str, architecture: str = "encoder-decoder") -> tup
                                dropout=0.0, max_len=40, positional=positional, architecture=architecture)
     model = Transformer(config).eval()
     ids = torch.tensor([[5, 6, 7, 5, 6, 2]])
-    stack = "src" if config.is_encoder_decoder else "tgt"
-    names = [f"{stack}_embed.hook_tokens", f"{stack}_pos.hook_pe", f"{stack}_pos.hook_out"]
+    stack = "encoder" if config.is_encoder_decoder else "decoder"
+    names = [hook_name(embed_module(stack), "tokens"), hook_name(pos_module(stack), "pe"), hook_name(pos_module(stack), "out")]
     with torch.no_grad(), capture(model, names) as cache:
         model(ids if config.is_encoder_decoder else None, ids)
     return cache.numpy(), config.d_model
@@ -138,7 +139,7 @@ def _model_arrays(positional: str, architecture: str = "encoder-decoder") -> tup
 
 @pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])
 def test_embedding_scale_argument_on_a_real_run(architecture):
-    stack = "src" if architecture == "encoder-decoder" else "tgt"
+    stack = "encoder" if architecture == "encoder-decoder" else "decoder"
     arrays, d = _model_arrays("sinusoidal", architecture)
     scale = EmbeddingScale.from_arrays(arrays, stack, list("abcabe"))
     norms = scale.norms()
@@ -152,14 +153,14 @@ def test_embedding_scale_argument_on_a_real_run(architecture):
 
 def test_no_positional_encoding_leaves_equal_tokens_equal():
     arrays, _ = _model_arrays("none")
-    scale = EmbeddingScale.from_arrays(arrays, "src", list("abcabe"))
+    scale = EmbeddingScale.from_arrays(arrays, "encoder", list("abcabe"))
     assert np.all(scale.pe == 0) and np.allclose(scale.total[0], scale.total[3])
 
 
 def test_token_figures_escape_labels_and_crop_dimensions():
     arrays, _ = _model_arrays("learned")
     tokens = ["<b>x</b>", "a", "b", "c", "d", "e"]
-    scale = EmbeddingScale.from_arrays(arrays, "src", tokens)
+    scale = EmbeddingScale.from_arrays(arrays, "encoder", tokens)
     fig = before_after_figure(scale, 8, ["s", "p", "t"], x_title="d", y_title="tok", value="v")
     assert [_decode(tr["z"]).shape for tr in fig.to_plotly_json()["data"]] == [(6, 8)] * 3
     assert "&lt;b&gt;x&lt;/b&gt;" in fig.layout.yaxis.ticktext

@@ -5,6 +5,7 @@ import pytest
 
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
+from transformer.hook_names import attn_module
 from transformer.registry import random_bundle
 from viz.multihead import build_multihead_view, concat_error, concat_heads, multihead_figure
 from viz.step_by_step import (
@@ -17,7 +18,7 @@ from viz.step_by_step import (
     step_hook_names,
 )
 from viz.step_figures import qkv_figure, scores_figure, weighted_sum_figure
-from viz.trace import TraceData, module_path
+from viz.trace import TraceData
 
 KINDS = ("encoder", "decoder", "cross")
 
@@ -37,7 +38,7 @@ def traces(bundle):
 
 
 def _w_o(bundle, kind, layer):
-    w_o = bundle.model.get_submodule(module_path(kind, layer)).w_o
+    w_o = bundle.model.get_submodule(attn_module(kind, layer)).w_o
     return w_o.weight.detach().numpy(), w_o.bias.detach().numpy()
 
 
@@ -45,7 +46,7 @@ def _w_o(bundle, kind, layer):
 def test_softmax_of_scaled_scores_with_mask_reproduces_pattern_and_z(traces, kind):
     for layer in (0, 1):
         arrays = traces[(kind, layer)].arrays
-        path = module_path(kind, layer)
+        path = attn_module(kind, layer)
         q, k, v = (arrays[f"{path}.hook_{x}"][0] for x in "qkv")  # (H, T, d_k)
         allowed = arrays[f"{path}.hook_mask"][0]  # (1, Tq, Tk)
         pattern = recompute_pattern(q, k, allowed)  # (H, Tq, Tk)
@@ -87,7 +88,7 @@ def test_check_head_catches_a_wrong_pattern(traces):
 @pytest.mark.parametrize("kind", KINDS)
 def test_step_view_rows_are_the_captured_numbers(traces, kind):
     trace = traces[(kind, 1)]
-    path = module_path(kind, 1)
+    path = attn_module(kind, 1)
     for query in range(len(trace.query_tokens(kind))):
         view = build_step_view(trace.arrays, kind, 1, 2, query, trace.query_tokens(kind), trace.key_tokens(kind))
         keys = view.keys

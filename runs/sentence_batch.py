@@ -1,0 +1,107 @@
+"""A batch of 2–4 sentences for the Masks and LayerNorm pages: checked, padded, its masks, its rows.
+
+Padding only exists in a batch, so these pages need several sentences of different lengths. The
+first is the text every page shares; the rest are lines typed in a text area, each checked like
+the main text (`runs.validation.check_text`). The padded batch is built from the sentences' real
+runs (their token ids, kept by `TraceData`) with the one batch convention of `transformer.batch`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import torch
+from torch import Tensor
+
+from runs.validation import TextCheck, check_text
+from transformer.batch import batch_masks, pad_batch
+from transformer.checkpoint import ModelBundle
+from transformer.hooks import capture
+from transformer.tokenizer import PAD, Tokenizer
+from viz.masks import MaskBatch, padded_tokens
+from viz.trace import TraceData
+
+MIN_SENTENCES, MAX_SENTENCES = 2, 4
+
+
+@dataclass(frozen=True)
+class BatchCheck:
+    """The sentences to run, and what the user should be told about the extra lines."""
+
+    sentences: tuple[str, ...]
+    lines: tuple[tuple[int, TextCheck], ...]  # (sentence number, its check) for every extra line kept
+    skipped_empty: tuple[int, ...] = ()  # line numbers (1-based, in the text area) that were blank
+    dropped: int = 0  # non-empty lines beyond MAX_SENTENCES
+
+    @property
+    def ok(self) -> bool:
+        return len(self.sentences) >= MIN_SENTENCES
+
+
+def check_batch(first: str | None, more: str, tokenizer: Tokenizer, max_tokens: int) -> BatchCheck:
+    """Check sentence 1 (already checked text or None) and each line of `more`."""
+    sentences = [first] if first else []
+    lines: list[tuple[int, TextCheck]] = []
+    skipped: list[int] = []
+    dropped = 0
+    for number, line in enumerate((more or "").splitlines(), start=1):
+        check = check_text(line, tokenizer, max_tokens)
+        if check.empty:
+            skipped.append(number)
+        elif len(sentences) >= MAX_SENTENCES:
+            dropped += 1
+        else:
+            sentences.append(check.text)  # type: ignore[arg-type]  # not empty
+            lines.append((len(sentences), check))
+    return BatchCheck(tuple(sentences), tuple(lines), tuple(skipped), dropped)
+
+
+def default_more(example: str, tokenizer: Tokenizer) -> str:
+    """Two shorter prefixes of the example (about 1/2 and 1/4 of it): sentences of different lengths
+    made only of symbols the model knows."""
+    symbols = tokenizer.tokenize(example)
+    lengths = dict.fromkeys(n for n in (len(symbols) // 2, len(symbols) // 4) if 0 < n < len(symbols))
+    lines = [tokenizer.detokenize(symbols[:n]).strip() for n in lengths]
+    return "\n".join(line for line in lines if line) or example
+
+
+def padded_ids(bundle: ModelBundle, traces: Sequence[TraceData]) -> tuple[Tensor | None, Tensor]:
+    """The sentences' real runs as one padded batch: source = tokens + <eos> (B, Ts) or None for a
+    decoder-only model, decoder input = <bos> + output (B, Tt)."""
+    pad = bundle.config.pad_id
+    tgt = pad_batch([tr.tgt_ids for tr in traces], pad)  # (B, Tt)
+    src = pad_batch([tr.src_ids for tr in traces], pad) if bundle.config.is_encoder_decoder else None  # (B, Ts)
+    return src, tgt
+
+
+def mask_batch(bundle: ModelBundle, traces: Sequence[TraceData]) -> MaskBatch:
+    """The padded batch of the sentences' real runs and its masks, built by the model's own mask functions."""
+    src, tgt = padded_ids(bundle, traces)
+    masks = batch_masks(tgt, bundle.config.pad_id, src)
+    arrays = {name: None if mask is None else mask.numpy() for name, mask in masks._asdict().items()}
+    return MaskBatch(
+        src_tokens=padded_tokens([tr.src_tokens for tr in traces], PAD) if src is not None else (),
+        tgt_tokens=padded_tokens([tr.tgt_tokens for tr in traces], PAD),
+        **arrays,
+    )
+
+
+def batch_row(bundle: ModelBundle, traces: Sequence[TraceData], row: int, names: Sequence[str]) -> TraceData:
+    """Sentence `row` as one teacher-forced pass of the whole padded batch records it.
+
+    A sentence run alone is a batch of one and has no padding, so its scores would never show the
+    padding mask. In the batch its row is padded to the longest sentence: the <pad> keys of its
+    encoder and cross (and decoder) scores are blocked (−∞) and get weight 0, while its real cells
+    hold the same numbers as the run alone (padding changes nothing the mask lets through).
+    """
+    src, tgt = padded_ids(bundle, traces)
+    with torch.no_grad(), capture(bundle.model, names) as cache:
+        bundle.model(src, tgt)
+    arrays = {name: array[row : row + 1] for name, array in cache.numpy().items()}  # batch dimension kept
+    for array in arrays.values():
+        array.setflags(write=False)
+    src_tokens = padded_tokens([tr.src_tokens for tr in traces], PAD)[row] if src is not None else ()
+    return replace(traces[row], arrays=arrays, src_tokens=src_tokens,
+                   tgt_tokens=padded_tokens([tr.tgt_tokens for tr in traces], PAD)[row],
+                   src_ids=tuple(src[row].tolist()) if src is not None else (), tgt_ids=tuple(tgt[row].tolist()))

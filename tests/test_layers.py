@@ -1,0 +1,94 @@
+"""The import ladder (docs/DESIGN.md §1): app.py, views/ → ui/ → runs/ → viz/ + transformer/, never upward.
+
+- nothing below ui/ (transformer/, runs/, viz/) imports streamlit;
+- viz/ imports neither torch nor the model: of `transformer` only the plain-Python hook-name
+  vocabulary (`transformer.hook_names`), and importing viz leaves torch unloaded;
+- views/ and ui/ do no tensor math: neither imports torch;
+- nothing imports upward: transformer/ imports none of runs/viz/ui/views, runs/ none of ui/views,
+  viz/ none of runs/ui/views, ui/ not views/.
+
+Checked twice: statically (every `import` statement, also inside functions) and by importing the
+packages in a fresh interpreter and looking at `sys.modules`.
+"""
+
+from __future__ import annotations
+
+import ast
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ALLOWED_TRANSFORMER_IN_VIZ = {"transformer", "transformer.hook_names"}
+
+FORBIDDEN: dict[str, set[str]] = {
+    # package → top-level modules it must never import
+    "transformer": {"runs", "viz", "ui", "views", "streamlit", "plotly", "app"},
+    "runs": {"ui", "views", "streamlit", "app"},
+    "viz": {"runs", "ui", "views", "streamlit", "torch", "app"},
+    "ui": {"views", "torch", "app"},
+    "views": {"torch", "app"},
+}
+
+
+def _imports(path: Path) -> list[str]:
+    """Every module an `import` / `from ... import` in `path` names (absolute imports only)."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+            names += [f"{node.module}.{alias.name}" for alias in node.names]  # `from transformer import hooks`
+    return names
+
+
+def _files(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_no_import_goes_up_the_ladder(package):
+    bad = [f"{path.relative_to(ROOT)}: {name}" for path in _files(package) for name in _imports(path)
+           if name.split(".")[0] in FORBIDDEN[package]]
+    assert not bad, bad
+
+
+def test_viz_reads_only_the_hook_name_vocabulary_from_transformer():
+    bad = [f"{path.relative_to(ROOT)}: {name}" for path in _files("viz") for name in _imports(path)
+           if name.split(".")[0] == "transformer" and ".".join(name.split(".")[:2]) not in ALLOWED_TRANSFORMER_IN_VIZ]
+    assert not bad, bad
+
+
+def _modules(package: str) -> list[str]:
+    return [f"{package}.{m.name}" for m in pkgutil.iter_modules([str(ROOT / package)]) if m.name != "__main__"]
+
+
+def _loaded_after_importing(modules: list[str], check: str) -> subprocess.CompletedProcess:
+    code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + check
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=180)
+
+
+def test_below_ui_nothing_loads_streamlit_or_the_app():
+    result = _loaded_after_importing(
+        _modules("transformer") + _modules("runs") + _modules("viz"),
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('streamlit', 'ui', 'views')]\nassert not bad, bad\n")
+    assert result.returncode == 0, result.stderr + result.stdout
+
+
+def test_importing_viz_loads_neither_torch_nor_the_model():
+    result = _loaded_after_importing(
+        _modules("viz"),
+        "bad = [m for m in sys.modules if m.split('.')[0] == 'torch' or (m.split('.')[0] == 'transformer' and m not in "
+        f"{sorted(ALLOWED_TRANSFORMER_IN_VIZ)!r})]\nassert not bad, bad\n")
+    assert result.returncode == 0, result.stderr + result.stdout
+
+
+def test_the_command_line_has_no_import_circle():
+    """`python -m transformer` once imported train → train_cli → __main__ (a circle); now one way."""
+    for path in _files("transformer"):
+        if path.name != "__main__.py":
+            assert "transformer.__main__" not in _imports(path), path

@@ -1,0 +1,64 @@
+"""The kind / layer / head picker shared by the Attention-heads, Masks and Step-by-step pages.
+
+Keys `kind`, `layer`, `head` are the same on every page and in the URL, so a shared link opens the
+same head everywhere. The kind is synced to the URL by hand, as its raw name: a bound selectbox
+would put the translated label there, and a link would then change with the language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from ui.i18n import labels_of, t
+from ui.labels import keep_valid
+
+KIND_KEY, LAYER_KEY, HEAD_KEY = "kind", "layer", "head"
+
+
+def kind_name(kind: str) -> str:
+    """An attention kind's name in the UI language ("cross" → "Encoder–decoder (cross) attention")."""
+    return t(f"heads.kind_{kind}")
+
+
+def kind_picker(container, kinds: list[str], *, default: str | None = None, section: str = "heads",
+                key: str = KIND_KEY, url: bool = True, drop_default: bool = False) -> str:
+    """An attention-kind selectbox in `container`, seeded from `?kind=` and written back to it.
+
+    Labels come from catalog `section` ("<section>.kind"). `drop_default` leaves the URL without
+    `kind` while the page's default is chosen (the heads page's links stay short); otherwise the
+    kind is always in the URL.
+    """
+    default = default if default in kinds else kinds[0]
+    if key not in st.session_state:
+        st.session_state[key] = st.query_params[key] if url and st.query_params.get(key) in kinds else default
+    keep_valid(key, kinds, default)
+    kind = container.selectbox(t(f"{section}.kind"), kinds, key=key,
+                               format_func=labels_of({k: kind_name(k) for k in kinds}))
+    if url:
+        if drop_default and kind == default:
+            st.query_params.pop(key, None)
+        else:
+            st.query_params[key] = kind
+    return kind
+
+
+def layer_head_picker(columns: Sequence, n_layers: int, n_heads: int, *, section: str = "heads") -> tuple[int, int]:
+    """Layer and head selectboxes (bound to `?layer=&head=`) in two columns; stale values fall back to 0."""
+    layers, heads = list(range(n_layers)), list(range(n_heads))
+    keep_valid(LAYER_KEY, layers, 0)
+    keep_valid(HEAD_KEY, heads, 0)
+    layer = columns[0].selectbox(t(f"{section}.layer"), layers, key=LAYER_KEY, bind="query-params")
+    head = columns[1].selectbox(t(f"{section}.head"), heads, key=HEAD_KEY, bind="query-params")
+    return int(layer), int(head)
+
+
+def head_picker(kinds: list[str], n_layers: int, n_heads: int, *, default_kind: str = "decoder",
+                section: str = "masks") -> tuple[str, int, int]:
+    """Attention kind, layer and head in three columns (`?kind=cross&layer=1&head=0`). The decoder's
+    masked self-attention is the default: the one with a mask even for a single sentence."""
+    cols = st.columns(3)
+    kind = kind_picker(cols[0], kinds, default=default_kind, section=section)
+    layer, head = layer_head_picker(cols[1:], n_layers, n_heads, section=section)
+    return kind, layer, head
