@@ -24,11 +24,13 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import os
 import random
 import statistics
 import time
 from dataclasses import dataclass, field
 
+import torch
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -66,6 +68,7 @@ def expectations(n: int, seed: int) -> list[Expected]:
     from transformer.registry import DEFAULT_MODEL, load_model
     from transformer.tasks.translate_zh import EnglishToChinese
 
+    torch.set_num_threads(1)  # the clients' process stays light: the server's cores are what is measured
     sentences: list[str] = []
     for example in EnglishToChinese().examples(4 * n + 10, "heldout", seed):
         if example.source not in sentences:
@@ -118,19 +121,21 @@ class Student:
 
     def __init__(self, port: int) -> None:
         self.port = port
+        self.query = QUERY  # the page's URL query string, sent with every rerun as the browser does
         self.ws = None
         self.page_hash = ""
         self.text_id = ""
 
     async def connect(self) -> None:
         self.ws = await websockets.connect(f"ws://127.0.0.1:{self.port}/_stcore/stream", subprotocols=["streamlit"],
-                                           origin=f"http://127.0.0.1:{self.port}", max_size=None, open_timeout=60)
+                                           origin=f"http://127.0.0.1:{self.port}", max_size=None, open_timeout=60,
+                                           ping_interval=None)  # a browser sends no pings; a busy server answers them late
 
     async def rerun(self, text: str | None = None) -> tuple[float, list[ForwardMsg]]:
         """Send one `rerun_script` (with the text box's new value if given); seconds to `script_finished`, replies."""
         back = BackMsg()
         state = back.rerun_script
-        state.query_string = QUERY
+        state.query_string = self.query
         if self.page_hash:
             state.page_script_hash = self.page_hash
         if text is not None:
@@ -184,16 +189,23 @@ async def classroom(port: int, pid: int, n: int, rounds: int, spread_s: float, s
     await asyncio.gather(*(s.connect() for s in students))
     cpu0 = _cpu_seconds(pid)
 
-    async def open_page(student: Student) -> None:
-        seconds, messages = await student.rerun()
+    async def open_page(i: int, student: Student) -> None:
+        try:
+            seconds, messages = await student.rerun()
+            student.learn_page(messages)
+        except (TimeoutError, websockets.ConnectionClosed, RuntimeError) as error:
+            tally.errors.append(f"student {i} opening the page: {type(error).__name__}: {error}")
+            student.text_id = ""
+            return
         tally.first_load.append(seconds)
-        student.learn_page(messages)
 
-    await asyncio.gather(*(open_page(s) for s in students))
+    await asyncio.gather(*(open_page(i, s) for i, s in enumerate(students)))
     wall0, cpu1 = time.perf_counter(), _cpu_seconds(pid)
     threads = 0
 
     async def type_sentence(i: int, student: Student, mine: Expected, delay: float) -> None:
+        if not student.text_id:
+            return  # could not open the page: counted once, above
         await asyncio.sleep(delay)
         try:
             seconds, messages = await student.rerun(mine.sentence)
@@ -240,6 +252,8 @@ def main() -> None:
     n_sentences = max(args.students) * args.rounds * len(patterns)
     sentences = expectations(n_sentences, args.seed)
     header("Classroom: simulated students typing into the heads page (default model, Streamlit's websocket protocol)")
+    print(f"Server: `streamlit run app.py`, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '2 (app.py default)')}; "
+          "the torch threads above are the clients' process.\n")
     rows, failures = [], []
     for n in args.students:
         for p, (pattern, spread) in enumerate(patterns.items()):

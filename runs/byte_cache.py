@@ -54,29 +54,39 @@ def budget_from_env(default: int = DEFAULT_BUDGET) -> int:
     return value
 
 
-def deep_nbytes(value: object, _depth: int = 0) -> int:
-    """An estimate of the memory `value` holds: `.nbytes` where a value declares it (numpy arrays,
-    `TraceData`), else a walk through containers and dataclasses (a plotly figure's dict counts
-    its base64 images and arrays). Bounded depth, so a cyclic structure cannot hang it."""
+def deep_nbytes(value: object, _depth: int = 0, _seen: set[int] | None = None) -> int:
+    """An estimate of the memory `value` keeps alive: numpy arrays by the buffer they view (a row sliced
+    out of a batch keeps the whole batch alive, so the whole batch is counted, once), containers and
+    dataclasses (`TraceData`) walked, a plotly figure by its dict (its base64 images and arrays), other
+    objects by their `.nbytes` or `sys.getsizeof`. Bounded depth, so a cyclic structure cannot hang it."""
+    seen = set() if _seen is None else _seen
     if _depth > 12:
         return 0
     if isinstance(value, np.ndarray):
-        return int(value.nbytes)
-    nbytes = getattr(value, "nbytes", None)
-    if isinstance(nbytes, int):
-        return nbytes
+        root = value
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if id(root) in seen:
+            return 0
+        seen.add(id(root))
+        return int(root.nbytes)
     if isinstance(value, (str, bytes, bytearray, int, float, bool)) or value is None:
         return sys.getsizeof(value)
+
+    def walk(items) -> int:
+        return sum(deep_nbytes(item, _depth + 1, seen) for item in items)
+
     if isinstance(value, dict):
-        return sys.getsizeof(value) + sum(deep_nbytes(k, _depth + 1) + deep_nbytes(v, _depth + 1) for k, v in value.items())
+        return sys.getsizeof(value) + walk(value.keys()) + walk(value.values())
     if isinstance(value, (list, tuple, set, frozenset)):
-        return sys.getsizeof(value) + sum(deep_nbytes(v, _depth + 1) for v in value)
+        return sys.getsizeof(value) + walk(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return sys.getsizeof(value) + sum(deep_nbytes(getattr(value, f.name), _depth + 1) for f in dataclasses.fields(value))
+        return sys.getsizeof(value) + walk(getattr(value, f.name) for f in dataclasses.fields(value))
     to_dict = getattr(value, "to_plotly_json", None)  # a plotly Figure: its data and layout
     if callable(to_dict):
-        return deep_nbytes(to_dict(), _depth + 1)
-    return sys.getsizeof(value)
+        return deep_nbytes(to_dict(), _depth + 1, seen)
+    nbytes = getattr(value, "nbytes", None)
+    return nbytes if isinstance(nbytes, int) else sys.getsizeof(value)
 
 
 @dataclass(frozen=True)
@@ -108,7 +118,7 @@ class ByteCache(Generic[K, V]):
     Args:
         budget: bytes to keep at most; None reads `ATLAS_CACHE_BYTES` (default 1 GiB). 0 keeps nothing
             but still shares in-flight computations.
-        sizeof: bytes one value holds (default `deep_nbytes`, which reads `TraceData.nbytes`).
+        sizeof: bytes one value keeps alive (default `deep_nbytes`, which walks a `TraceData`'s arrays).
         name: shown in `repr`, for logs.
     """
 
