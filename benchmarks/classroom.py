@@ -26,15 +26,21 @@ import html
 import json
 import os
 import random
+import signal
 import statistics
+import sys
+import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import torch
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from benchmarks import profile_split
 from benchmarks.browser import rss_peak_kib, streamlit_server
 from benchmarks.common import arguments, header, ms, print_table, size
 
@@ -180,7 +186,7 @@ def _threads(pid: int) -> int:
 
 
 async def classroom(port: int, pid: int, n: int, rounds: int, spread_s: float, sentences: list[Expected],
-                    seed: int) -> dict[str, object]:
+                    seed: int, profile: Path | None = None) -> dict[str, object]:
     """N students open the page together, then `rounds` times each types its own next sentence."""
     rng = random.Random(seed)
     by_src = {e.src: e for e in sentences}
@@ -202,6 +208,7 @@ async def classroom(port: int, pid: int, n: int, rounds: int, spread_s: float, s
     await asyncio.gather(*(open_page(i, s) for i, s in enumerate(students)))
     wall0, cpu1 = time.perf_counter(), _cpu_seconds(pid)
     threads = 0
+    sampler = profile_split.record(pid, 3600, profile) if profile else None  # the typing only, not start-up
 
     async def type_sentence(i: int, student: Student, mine: Expected, delay: float) -> None:
         if not student.text_id:
@@ -228,6 +235,9 @@ async def classroom(port: int, pid: int, n: int, rounds: int, spread_s: float, s
             await asyncio.wait([task], timeout=0.2)
         await task
     wall, cpu = time.perf_counter() - wall0, _cpu_seconds(pid) - cpu1
+    if sampler is not None:
+        sampler.send_signal(signal.SIGINT)  # py-spy writes what it has and exits
+        sampler.wait(60)
     await asyncio.gather(*(s.close() for s in students))
     return {"tally": tally, "wall": wall, "cpu": cpu, "open_cpu": cpu1 - cpu0, "threads": threads}
 
@@ -244,26 +254,36 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="sentences each student types, per pattern")
     parser.add_argument("--spread", type=float, default=10.0, help="seconds over which 'spread' students press Enter")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--patterns", nargs="*", default=["burst", "spread"], choices=["burst", "spread"])
+    parser.add_argument("--profile", action="store_true",
+                        help="sample the server with py-spy while students type and split its time by stage")
     args = parser.parse_args()
     if args.quick:
         args.students, args.rounds, patterns = [3], 1, {"burst": 0.0}
     else:
-        patterns = {"burst": 0.0, "spread": args.spread}
+        patterns = {p: (0.0 if p == "burst" else args.spread) for p in args.patterns}
+    if args.profile and not profile_split.available():
+        parser.error("--profile needs py-spy (pip install py-spy)")
     n_sentences = max(args.students) * args.rounds * len(patterns)
     sentences = expectations(n_sentences, args.seed)
     header("Classroom: simulated students typing into the heads page (default model, Streamlit's websocket protocol)")
-    print(f"Server: `streamlit run app.py`, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '2 (app.py default)')}; "
-          "the torch threads above are the clients' process.\n")
+    options = " ".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("STREAMLIT_"))
+    print(f"Server: `streamlit run app.py`, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '2 (app.py default)')}"
+          f"{', ' + options if options else ''}; the torch threads above are the clients' process.\n")
     rows, failures = [], []
+    profiles: dict[str, Counter] = {}
     for n in args.students:
         for p, (pattern, spread) in enumerate(patterns.items()):
             with streamlit_server() as server:  # a fresh server per row: no warm cache from the row before
                 port = int(server.url.rsplit(":", 1)[1])
                 pid = server.process.pid
                 offset = p * n * args.rounds
+                raw = Path(tempfile.gettempdir()) / f"classroom-{n}-{pattern}.pyspy" if args.profile else None
                 result = asyncio.run(classroom(port, pid, n, args.rounds, spread,
-                                               sentences[offset:offset + n * args.rounds] or sentences, args.seed + n))
+                                               sentences[offset:offset + n * args.rounds] or sentences, args.seed + n, raw))
                 peak, now = rss_peak_kib(pid)
+            if raw is not None and raw.is_file():
+                profiles[f"{n} students, {pattern}"] = profile_split.split(raw)
             tally: Tally = result["tally"]  # type: ignore[assignment]
             busy = result["cpu"] / max(result["wall"], 1e-9)  # type: ignore[operator]
             rows.append([n, pattern if not spread else f"{pattern} ({spread:.0f} s)", len(tally.times),
@@ -272,9 +292,14 @@ def main() -> None:
                          f"{result['cpu']:.1f} s ({100 * busy:.0f} %)", result["threads"],
                          size(peak * 1024), size(now * 1024), len(tally.errors), f"{tally.leaks}/{tally.checked}"])
             failures += tally.errors[:5]
+            print(f"<!-- done: {rows[-1]} -->", file=sys.stderr, flush=True)  # progress on long runs
     print_table(["students", "pattern", "sentences typed", "open page p50 (ms)", "open p95", "Enter → finished p50 (ms)",
                  "p95", "max", "server CPU while typing (% of one core)", "server threads (max)", "server peak RSS",
                  "RSS after", "errors", "leaks / replies checked"], rows)
+    for title, counts in profiles.items():
+        total = sum(counts.values()) or 1
+        print(f"Server CPU samples by stage while typing ({title}; py-spy, {total} samples):\n")
+        print_table(["stage", "share"], [[stage, f"{100 * k / total:.0f} %"] for stage, k in counts.most_common()])
     if failures:
         print("First errors:\n" + "\n".join(f"- {f}" for f in failures) + "\n")
 

@@ -15,12 +15,13 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
-STAGES: list[tuple[str, tuple[str, ...]]] = [
+STAGES: list[tuple[str, tuple[str, ...]]] = [  # py-spy names frames "function (path/relative/to/sys.path:line)"
+    ("start-up imports", ("_find_and_load",)),
     ("model run (get_trace)", ("get_trace (", "trace_text (")),
-    ("charts to JSON/protobuf (st.plotly_chart)", ("plotly_chart.py", "_plotly_chart")),
-    ("figures, statistics, rollout (viz/)", ("/viz/",)),
-    ("page code (views/, ui/)", ("/views/", "/ui/")),
-    ("other Streamlit (runtime, protocol, widgets)", ("streamlit/",)),
+    ("charts to JSON/protobuf (st.plotly_chart)", ("plotly_chart.py",)),
+    ("figures, statistics, rollout (viz/)", ("(viz/", "/viz/")),
+    ("page code (views/, ui/, app.py)", ("(views/", "/views/", "(ui/", "/ui/", "(heads.py:", "(app.py:")),
+    ("other Streamlit (runtime, protocol, widgets)", ("(streamlit/", "/streamlit/")),
 ]
 OTHER = "other (interpreter, websockets, idle threads)"
 
