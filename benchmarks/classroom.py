@@ -289,13 +289,14 @@ def main() -> None:
             rows.append([n, pattern if not spread else f"{pattern} ({spread:.0f} s)", len(tally.times),
                          ms(_quantile(tally.first_load, 0.5)), ms(_quantile(tally.first_load, 0.95)),
                          ms(_quantile(tally.times, 0.5)), ms(_quantile(tally.times, 0.95)), ms(max(tally.times, default=0)),
-                         f"{result['cpu']:.1f} s ({100 * busy:.0f} %)", result["threads"],
+                         f"{result['cpu']:.1f} s ({100 * busy:.0f} %)", ms(result["cpu"] / max(len(tally.times), 1)),  # type: ignore[operator]
+                         result["threads"],
                          size(peak * 1024), size(now * 1024), len(tally.errors), f"{tally.leaks}/{tally.checked}"])
             failures += tally.errors[:5]
             print(f"<!-- done: {rows[-1]} -->", file=sys.stderr, flush=True)  # progress on long runs
     print_table(["students", "pattern", "sentences typed", "open page p50 (ms)", "open p95", "Enter → finished p50 (ms)",
-                 "p95", "max", "server CPU while typing (% of one core)", "server threads (max)", "server peak RSS",
-                 "RSS after", "errors", "leaks / replies checked"], rows)
+                 "p95", "max", "server CPU while typing (% of one core)", "CPU per sentence (ms)", "server threads (max)",
+                 "server peak RSS", "RSS after", "errors", "leaks / replies checked"], rows)
     for title, counts in profiles.items():
         total = sum(counts.values()) or 1
         print(f"Server CPU samples by stage while typing ({title}; py-spy, {total} samples):\n")

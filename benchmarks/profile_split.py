@@ -21,6 +21,9 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [  # py-spy names frames "function (
     ("charts to JSON/protobuf (st.plotly_chart)", ("plotly_chart.py",)),
     ("figures, statistics, rollout (viz/)", ("(viz/", "/viz/")),
     ("page code (views/, ui/, app.py)", ("(views/", "/views/", "(ui/", "/ui/", "(heads.py:", "(app.py:")),
+    ("after each run: gc.collect(2) (runner.postScriptGC) and clean-up", ("_on_script_finished",)),
+    ("file watcher (server.fileWatcherType)", ("path_watcher", "watchdog")),
+    ("waking the event loop for each message", ("_call_soon_on_event_loop", "_write_to_self")),
     ("other Streamlit (runtime, protocol, widgets)", ("(streamlit/", "/streamlit/")),
 ]
 OTHER = "other (interpreter, websockets, idle threads)"

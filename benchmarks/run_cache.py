@@ -93,7 +93,7 @@ def one(workload: str, cache_name: str, n: int) -> dict[str, object]:
 
     cache = CountCache() if cache_name.startswith("count") else ByteCache(1 << 30)
     inputs = _inputs(workload, n)
-    first = 0
+    first = half = 0
     for i, (model, text) in enumerate(inputs):
         b = bundle(model)
         names = tuple(h for h in b.model.hook_names if h.endswith("attn.hook_pattern"))  # what the heads page captures
@@ -106,9 +106,11 @@ def one(workload: str, cache_name: str, n: int) -> dict[str, object]:
         cache.get_or_compute((model, text, names), run)
         if i == 0:
             first = _status()["VmRSS"]
+        if i == len(inputs) // 2:
+            half = _status()["VmRSS"]
     held = cache.held() if isinstance(cache, CountCache) else cache.stats().bytes
     status = _status()
-    return {"first": first, "peak": status["VmHWM"], "end": status["VmRSS"], "held": held,
+    return {"first": first, "half": half, "peak": status["VmHWM"], "end": status["VmRSS"], "held": held,
             "entries": len(cache.entries) if isinstance(cache, CountCache) else len(cache)}
 
 
@@ -130,9 +132,10 @@ def main() -> None:
             if result.returncode != 0:
                 raise RuntimeError(result.stderr[-2000:])
             r = json.loads(result.stdout.strip().splitlines()[-1])
-            rows.append([workload, n, cache_name, size(r["first"]), size(r["peak"]), size(r["end"]), r["entries"],
+            rows.append([workload, n, cache_name, *(size(r[k]) for k in ("first", "half", "peak", "end")), r["entries"],
                          size(r["held"])])
-    print_table(["workload", "inputs", "cache", "RSS after 1st", "peak RSS", "RSS at end", "entries kept", "bytes kept"], rows)
+    print_table(["workload", "inputs", "cache", "RSS after 1st", "RSS half-way", "peak RSS", "RSS at end", "entries kept",
+                 "bytes kept"], rows)
 
 
 if __name__ == "__main__":
