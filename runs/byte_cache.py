@@ -235,3 +235,18 @@ def byte_cached(cache: ByteCache) -> Callable[[Callable[..., V]], Callable[..., 
         return wrapper
 
     return decorate
+
+
+_SHARED: ByteCache | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_cache() -> ByteCache:
+    """The process's one cache for runs and everything derived from a run (grid figures, head
+    statistics, rollouts, padded batches), so one budget (`ATLAS_CACHE_BYTES`) bounds them all and
+    the least recently used of any kind goes first. Made on first use, so the budget is read then."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = ByteCache(name="atlas")
+        return _SHARED

@@ -152,3 +152,10 @@ def test_budget_from_the_environment(monkeypatch):
         budget_from_env()
     monkeypatch.delenv(BUDGET_ENV)
     assert budget_from_env() == 1 << 30
+
+
+def test_one_shared_cache_per_process():
+    from runs.byte_cache import shared_cache
+
+    assert shared_cache() is shared_cache()
+    assert shared_cache().budget == budget_from_env()
