@@ -98,7 +98,11 @@ def _elements(messages: list[ForwardMsg]):
 
 
 def check_reply(messages: list[ForwardMsg], mine: Expected, others: dict[str, Expected]) -> tuple[str | None, bool]:
-    """(error or None, leaked): does this reply show my sentence, and only mine?"""
+    """(error or None, leaked): does this reply show my sentence, and only mine?
+
+    Strict on purpose: a chart axis that is neither my source nor my target tokens counts as a leak
+    too, as does a reply showing any other sentence of the run (another student's, or a stale one).
+    """
     codes, axes = [], []
     for element in _elements(messages):
         kind = element.WhichOneof("type")
@@ -177,7 +181,7 @@ class Student:
 def _cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / 100  # utime + stime, in clock ticks (USER_HZ = 100 on Linux)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime, in clock ticks
 
 
 def _threads(pid: int) -> int:

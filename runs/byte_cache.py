@@ -137,8 +137,9 @@ class ByteCache(Generic[K, V]):
     def get_or_compute(self, key: K, compute: Callable[[], V]) -> V:
         """The cached value of `key`, or `compute()`'s, computed once however many threads ask at once.
 
-        If `compute` raises, every caller waiting for that key gets the same exception and nothing
-        is cached (the next call tries again).
+        If `compute` raises an Exception, every caller waiting for that key gets the same exception
+        and nothing is cached (the next call tries again). If the computing thread is stopped instead
+        (a BaseException such as Streamlit's rerun of that session), the waiters compute it themselves.
         """
         with self._lock:
             if key in self._entries:
@@ -155,8 +156,10 @@ class ByteCache(Generic[K, V]):
         assert pending is not None
         if not owner:
             pending.done.wait()
-            if pending.error is not None:
+            if isinstance(pending.error, Exception):
                 raise pending.error
+            if pending.error is not None:  # the owner was stopped (Streamlit's rerun/stop, Ctrl-C), not failed
+                return self.get_or_compute(key, compute)
             return pending.value  # type: ignore[return-value]
         try:
             value = compute()

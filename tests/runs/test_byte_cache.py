@@ -159,3 +159,27 @@ def test_one_shared_cache_per_process():
 
     assert shared_cache() is shared_cache()
     assert shared_cache().budget == budget_from_env()
+
+
+def test_a_stopped_owner_leaves_the_waiters_to_compute():
+    class Stopped(BaseException):  # like Streamlit's StopException when the owner's session reruns
+        pass
+
+    cache = ByteCache(budget=1000)
+    started, results = threading.Event(), []
+
+    def owner():
+        def stop():
+            started.set()
+            time.sleep(0.1)
+            raise Stopped
+
+        with pytest.raises(Stopped):
+            cache.get_or_compute("k", stop)
+
+    first = threading.Thread(target=owner)
+    first.start()
+    started.wait(5)
+    results.append(cache.get_or_compute("k", lambda: _array(3)))
+    first.join(5)
+    assert results[0].nbytes == 3 and "k" in cache
