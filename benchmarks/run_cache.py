@@ -75,9 +75,13 @@ def _status() -> dict[str, int]:
         return {k: int(v.split()[0]) * 1024 for k, _, v in (line.partition(":") for line in status) if k in ("VmRSS", "VmHWM")}
 
 
-def one(workload: str, cache_name: str, n: int) -> dict[str, object]:
-    """Run one workload through one cache in this process; its memory figures."""
-    import ui.models  # noqa: F401  # the app's process-wide malloc settings (keep_freed_memory), as the server has them
+def one(workload: str, cache_name: str, n: int, trim: int | None = None) -> dict[str, object]:
+    """Run one workload through one cache in this process; its memory figures. `trim`: another glibc
+    trim threshold than the app's (how much freed heap may stay resident)."""
+    import ui.models  # the app's process-wide malloc settings (keep_freed_memory), as the server has them
+
+    if trim is not None:
+        ui.models.keep_freed_memory(trim_threshold=trim)
     from runs.byte_cache import ByteCache
     from transformer.decoding import trace_text
     from transformer.registry import load_model, random_bundle
@@ -117,9 +121,10 @@ def one(workload: str, cache_name: str, n: int) -> dict[str, object]:
 def main() -> None:
     parser = arguments(__doc__)
     parser.add_argument("--one", nargs=3, metavar=("WORKLOAD", "CACHE", "N"), help=argparse.SUPPRESS)
+    parser.add_argument("--trim", type=int, default=None, help="with --one: glibc trim threshold in bytes (app: 1 GiB)")
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one(args.one[0], args.one[1], int(args.one[2]))))
+        print(json.dumps(one(args.one[0], args.one[1], int(args.one[2]), args.trim)))
         return
     workloads = {"shipped": 6, "random small": 4} if args.quick else WORKLOADS
     header("Run cache: memory over a long lesson, cached by count vs by bytes")
