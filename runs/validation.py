@@ -53,7 +53,8 @@ def check_text(text: str, tokenizer: Tokenizer, max_tokens: int, suggest=None) -
         max_tokens: the most input tokens the model accepts (max_len - 1: room for <eos>/<bos>).
         suggest: optional function word → close in-vocabulary words, for word-level models.
     """
-    text = (text or "")[:MAX_INPUT_CHARS]
+    full = text or ""
+    text = full[:MAX_INPUT_CHARS]
     cleaned, removed = strip_controls(text)
     if not cleaned.strip():
         return TextCheck(None, removed_controls=removed)
@@ -70,7 +71,7 @@ def check_text(text: str, tokenizer: Tokenizer, max_tokens: int, suggest=None) -
         text=tokenizer.detokenize(symbols),
         removed_controls=removed,
         truncated_to=truncated_to,
-        original_tokens=len(tokenizer.tokenize(cleaned.strip())),
+        original_tokens=len(tokenizer.tokenize((cleaned if len(full) <= MAX_INPUT_CHARS else strip_controls(full)[0]).strip())),
         unknown=unknown,
         suggestions={k: v for k, v in suggestions.items() if v},
     )

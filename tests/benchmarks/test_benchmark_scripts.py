@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-IN_PROCESS = ["capture_overhead", "wire_cost", "server_time", "training"]
+IN_PROCESS = ["capture_overhead", "wire_cost", "server_time", "training", "run_cache"]
 BROWSER = ["browser_time", "cold_start", "memory"]
+SERVER = ["classroom"]  # a real `streamlit run`, no browser
 
 
 def _run(name: str) -> str:
@@ -43,3 +44,12 @@ def test_browser_script_prints_its_table(name):
         pytest.skip("Chromium not installed (apt-get install chromium); browser benchmarks skipped")
     stdout = _run(name)
     assert _has_table(stdout), stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SERVER)
+def test_server_script_prints_its_table(name):
+    stdout = _run(name)
+    assert stdout.startswith("## ") and _has_table(stdout), stdout
+    row = next(line for line in stdout.splitlines() if line.startswith("| 3 "))
+    assert row.endswith("| 0 | 0/3 |"), row  # no errors, no leaks, every reply checked

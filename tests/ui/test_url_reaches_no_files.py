@@ -1,0 +1,43 @@
+"""A student's URL cannot make the server load anything but a shipped model or random weights.
+
+`transformer.registry.load_model` accepts a folder path, so this checks the one door a URL has to it:
+the sidebar's model picker, bound to `?model=`. AppTest ignores URL binding, so this talks to a real
+`streamlit run` through Streamlit's websocket protocol, as a browser opening a crafted link does.
+"""
+
+import asyncio
+import json
+
+import pytest
+
+from benchmarks.browser import streamlit_server
+from benchmarks.classroom import Student
+from transformer.registry import DEFAULT_MODEL, MODELS_DIR
+
+SHIPPED_SUMMARY = {name: json.loads((MODELS_DIR / name / "card.json").read_text(encoding="utf-8"))["summary"]
+                   for name in ("reverse", DEFAULT_MODEL)}
+
+
+async def _sidebar_text(port: int, query: str) -> str:
+    student = Student(port)
+    await student.connect()
+    try:
+        student.query = query
+        _, messages = await student.rerun()
+    finally:
+        await student.close()
+    return "\n".join(m.delta.new_element.markdown.body for m in messages
+                     if m.WhichOneof("type") == "delta" and m.delta.new_element.WhichOneof("type") == "markdown")
+
+
+@pytest.mark.slow
+def test_a_path_in_the_url_loads_the_default_model_not_the_folder():
+    reverse = MODELS_DIR / "reverse"
+    with streamlit_server() as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        named = asyncio.run(_sidebar_text(port, "lang=en&model=reverse"))
+        assert SHIPPED_SUMMARY["reverse"] in named  # the door works for a shipped name
+        for path in (str(reverse), "../assets/models/reverse", "assets/models/reverse", "/etc"):
+            shown = asyncio.run(_sidebar_text(port, f"lang=en&model={path}"))
+            assert SHIPPED_SUMMARY["reverse"] not in shown, path
+            assert SHIPPED_SUMMARY[DEFAULT_MODEL] in shown, path
