@@ -98,7 +98,8 @@ def batch_row(bundle: ModelBundle, traces: Sequence[TraceData], row: int, names:
     src, tgt = padded_ids(bundle, traces)
     with torch.no_grad(), capture(bundle.model, names) as cache:
         bundle.model(src, tgt)
-    arrays = {name: array[row : row + 1] for name, array in cache.numpy().items()}  # batch dimension kept
+    # batch dimension kept; a copy, so a cached row does not keep the whole batch alive
+    arrays = {name: array[row : row + 1].copy() for name, array in cache.numpy().items()}
     for array in arrays.values():
         array.setflags(write=False)
     src_tokens = padded_tokens([tr.src_tokens for tr in traces], PAD)[row] if src is not None else ()

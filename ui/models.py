@@ -1,10 +1,11 @@
 """Thin Streamlit caches over the run layer (`runs/`): models loaded once per process, runs once per input.
 
-Models are `st.cache_resource`: loaded once, shared by every session, never mutated (interventions
-are per call). Runs are cached too, as read-only `TraceData`, keyed by model key, text, the hook
-names a page needs and the interventions — so changing which head is shown never reruns a model.
-(`cache_resource` rather than `cache_data`: a run can hold tens of MB of arrays, and cache_data
-would copy them on every rerun.) Each function here only picks the cache; the work is in `runs/`.
+Models are loaded once, shared by every session, never mutated (interventions are per call). Runs
+are cached too, as read-only `TraceData`, keyed by model key, text, the hook names a page needs and
+the interventions — so changing which head is shown never reruns a model, and 30 students typing
+the same sentence run it once. Both caches are bounded by bytes (`runs.byte_cache`), not by count:
+a run of the base config at 512 tokens holds ~150 MB, so 48 cached runs could fill a laptop
+mid-lesson (benchmarks/README.md §9). Each function here only picks the cache; the work is in `runs/`.
 The model key is `runs.model_ref.ModelRef.key`, the string the URL carries.
 """
 
@@ -12,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-import streamlit as st
 
 from runs import heads, sentence_batch, teaching_arrays
+from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cache
 from runs.memory import keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import run_text
@@ -26,16 +27,19 @@ from viz.trace import TraceData
 
 keep_freed_memory()  # captured runs then reuse freed heap memory instead of page-faulting fresh pages
 
+_MODELS = ByteCache(budget=budget_from_env(), name="models",
+                    sizeof=lambda bundle: sum(t.nbytes for t in bundle.model.state_dict().values()))
+
 Run = tuple[str, str]  # (model key, text): identifies a cached `get_trace` result in the per-run caches below
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@byte_cached(_MODELS)
 def get_bundle(model_key: str) -> ModelBundle:
     """A shipped model by name, or a random one by `ModelRef.random(...).key`; loaded once per process."""
     return load_bundle(ModelRef.parse(model_key))
 
 
-@st.cache_resource(max_entries=48, ttl=3600, show_spinner=False)
+@byte_cached(shared_cache())
 def get_trace(
     model_key: str,
     text: str,
@@ -46,31 +50,31 @@ def get_trace(
     return run_text(get_bundle(model_key), text, names=names, interventions=interventions)
 
 
-@st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
+@byte_cached(shared_cache())
 def get_batch_row(model_key: str, sentences: tuple[str, ...], row: int, names: tuple[str, ...]) -> TraceData:
     """`runs.sentence_batch.batch_row` over the sentences' cached runs."""
     traces = [get_trace(model_key, sentence, names=()) for sentence in sentences]
     return sentence_batch.batch_row(get_bundle(model_key), traces, row, names)
 
 
-@st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
+@byte_cached(shared_cache())
 def get_padded_batch(model_key: str, texts: tuple[str, ...], names: tuple[str, ...]) -> dict[str, PaddedBatch]:
     """`runs.teaching_arrays.padded_batch`, cached per arguments."""
     return teaching_arrays.padded_batch(get_bundle(model_key), texts, names)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@byte_cached(shared_cache())
 def get_grid_figure(run: Run, kind: str, layers: range, min_stride: int, tile_label: str, hover: str,
                     _trace: TraceData) -> go.Figure:
     """`runs.heads.kind_grid`, cached per run (the trace is the one `get_trace` returned for `run`)."""
     return heads.kind_grid(_trace, kind, layers, min_stride, tile_label, hover)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@byte_cached(shared_cache())
 def get_head_summary(run: Run, kind: str, _trace: TraceData) -> HeadSummary:
     return heads.head_summary(_trace, kind)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@byte_cached(shared_cache())
 def get_rollout(run: Run, kind: str, _trace: TraceData) -> np.ndarray:
     return heads.rollout_of(_trace, kind)  # (L, T, T)
