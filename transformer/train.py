@@ -29,7 +29,7 @@ from transformer.config import TransformerConfig
 from transformer.evaluate import EvalResult, evaluate, make_batch
 from transformer.model import Transformer
 from transformer.schedule import noam_optimizer, noam_rate
-from transformer.tokenizer import PAD_ID, CharTokenizer, Tokenizer, WordTokenizer
+from transformer.tokenizer import PAD_ID, SENTENCE_PUNCTUATION, CharTokenizer, Tokenizer, WordTokenizer
 
 log = logging.getLogger(__name__)
 
@@ -93,11 +93,18 @@ class TrainResult:
 
 
 def tokenizers_for(task: Any) -> tuple[Tokenizer, Tokenizer]:
-    """(source, target) tokenizers built from the task's sorted vocabularies."""
+    """(source, target) tokenizers built from the task's sorted vocabularies.
+
+    Char tasks read user-perceived characters (an emoji with a skin tone is one symbol, as the task counts
+    it); word tasks ignore a teacher's sentence punctuation, and a source the task segments by its lexicon
+    (Chinese, spaces optional) is segmented the same way by the tokenizer.
+    """
     if task.level == "char":
-        shared = CharTokenizer(task.source_vocabulary())
+        shared = CharTokenizer(task.source_vocabulary(), graphemes=True)
         return shared, shared
-    return WordTokenizer(task.source_vocabulary()), WordTokenizer(task.target_vocabulary())
+    segmented = bool(getattr(task, "segmented_source", False))
+    source = WordTokenizer(task.source_vocabulary(), ignored=SENTENCE_PUNCTUATION, segment=segmented)
+    return source, WordTokenizer(task.target_vocabulary())
 
 
 def build_bundle(task: Any, settings: TrainSettings) -> ModelBundle:

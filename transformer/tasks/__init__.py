@@ -14,7 +14,7 @@ The translation tasks use small synthetic grammars whose every sentence has a co
 from __future__ import annotations
 
 from transformer.tasks.base import HELDOUT_MODULUS, Example, Level, Split, Task, is_heldout
-from transformer.tasks.chars import COMMON_HANZI, CharTask, CopyTask, ReverseTask, SortTask
+from transformer.tasks.chars import COMMON_HANZI, HANZI, LEVEL_ONE_HANZI, CharTask, CopyTask, ReverseTask, SortTask
 from transformer.tasks.english import Sentence
 from transformer.tasks.phrase import Phrase
 from transformer.tasks.translate_fr import EnglishToFrench
@@ -40,7 +40,9 @@ def get_task(name: str) -> Task:
 
 __all__ = [
     "COMMON_HANZI",
+    "HANZI",
     "HELDOUT_MODULUS",
+    "LEVEL_ONE_HANZI",
     "TASKS",
     "CharTask",
     "CopyTask",

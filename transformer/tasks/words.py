@@ -76,9 +76,9 @@ class WordTask(Task):
     def reference(self, source: str) -> Example | None:
         """The reference translation of an English sentence, or None if the grammar cannot make it.
 
-        Case and runs of spaces are ignored; punctuation is not (the grammar has none).
+        Case, runs of spaces and sentence punctuation (". , ? ! ;", full-width too) are ignored.
         """
-        words = tuple(source.lower().split())
+        words = tuple(self.split_source(source))
         for sentence in parse_candidates(words, self._english_lexicon):
             try:
                 phrase = self.render(sentence)
