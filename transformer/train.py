@@ -51,6 +51,7 @@ class TrainSettings:
     target_exact: float = 1.0  # stop early once the periodic check reaches this exact-match (> 1: never)
     bucket_pool: int = 8  # batches drawn at once and sorted by length, so a batch holds similar lengths
     init_from: str | None = None  # a checkpoint folder to continue from (fresh optimizer and schedule)
+    task_options: dict[str, Any] = field(default_factory=dict)  # task fields to change, e.g. {"max_len": 12} for a first stage
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "warmup", "eval_n", "bucket_pool"):
@@ -107,6 +108,21 @@ def tokenizers_for(task: Any) -> tuple[Tokenizer, Tokenizer]:
     return source, WordTokenizer(task.target_vocabulary())
 
 
+def task_with_options(task: Any, options: dict[str, Any]) -> Any:
+    """`task` with some of its dataclass fields changed (a curriculum stage trains on shorter strings, say).
+
+    Raises:
+        ValueError: for a field the task does not have.
+    """
+    if not options:
+        return task
+    known = {f.name for f in dataclasses.fields(task)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ValueError(f"task {task.name!r} has no option {', '.join(unknown)}; it has {', '.join(sorted(known))}")
+    return dataclasses.replace(task, **options)
+
+
 def build_bundle(task: Any, settings: TrainSettings) -> ModelBundle:
     """A freshly initialized model (seeded by the caller) with the task's tokenizers."""
     source, target = tokenizers_for(task)
@@ -147,6 +163,7 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
         from transformer.tasks import get_task
 
         task = get_task(settings.task)
+    task = task_with_options(task, settings.task_options)
     torch.manual_seed(settings.seed)
     data_rng = random.Random(settings.seed)
     bundle = build_bundle(task, settings)

@@ -19,10 +19,12 @@ from transformer.tasks.english import Sentence
 from transformer.tasks.phrase import Phrase
 from transformer.tasks.translate_fr import EnglishToFrench
 from transformer.tasks.translate_zh import EnglishToChinese
+from transformer.tasks.translate_zh_en import ChineseToEnglish
 from transformer.tasks.words import NotInGrammar, WordTask
 
 TASKS: dict[str, Task] = {
-    task.name: task for task in (CopyTask(), ReverseTask(), SortTask(), EnglishToChinese(), EnglishToFrench())
+    task.name: task
+    for task in (CopyTask(), ReverseTask(), SortTask(), EnglishToChinese(), EnglishToFrench(), ChineseToEnglish())
 }
 
 
@@ -45,6 +47,7 @@ __all__ = [
     "LEVEL_ONE_HANZI",
     "TASKS",
     "CharTask",
+    "ChineseToEnglish",
     "CopyTask",
     "EnglishToChinese",
     "EnglishToFrench",
