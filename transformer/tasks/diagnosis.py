@@ -21,6 +21,7 @@ Problem kinds (params in brackets, each the words as typed or as the grammar wri
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import itertools
 from collections.abc import Iterator, Sequence
@@ -86,10 +87,13 @@ def diagnose(task: WordTask, text: str) -> Diagnosis | None:
         return None
     readings = read(words, source_lexicon(task))
     problems = [Problem("unknown_word", (w,), {"word": w}) for w in task.unknown_symbols(text)]
-    nearest, distance = _nearest(task, words, readings)
-    literal = _literal_problem(task, readings)
+    literal, reordered = _literal_problem(task, readings)
     if literal is not None:
         problems.append(literal)
+    if reordered is not None and sorted(reordered) == sorted(words):  # every word right, some in the wrong place
+        problems.append(Problem("word_order", tuple(words), {"expected": " ".join(reordered)}))
+        return Diagnosis(tuple(problems), " ".join(reordered), edit_distance(words, reordered))
+    nearest, distance = _nearest(task, words, readings)
     roles = {role for r in readings for role, _ in r.options}
     for role, present in (("subject", "subject" in roles), ("verb", "verb" in roles), ("object", roles & {"noun", "mass"})):
         if not present:
@@ -108,12 +112,16 @@ def _first(readings: Sequence[Reading], role: str) -> tuple[str, bool | None, st
     return None
 
 
-def _literal_problem(task: WordTask, readings: Sequence[Reading]) -> Problem | None:
-    """Render the sentence the words literally name; a forbidden combination is the problem, with the typed words."""
+def _literal_problem(task: WordTask, readings: Sequence[Reading]) -> tuple[Problem | None, tuple[str, ...] | None]:
+    """Render the sentence the words literally name, with the typed words' roles in the grammar's order.
+
+    Returns:
+        (the forbidden combination, with the typed words, or None; the rendered source if it renders, else None).
+    """
     subject, verb, determiner = _first(readings, "subject"), _first(readings, "verb"), _first(readings, "determiner")
     thing = _first(readings, "noun") or _first(readings, "mass")
     if subject is None or verb is None or thing is None:
-        return None
+        return None, None
     adjective, container = _first(readings, "adjective"), _first(readings, "container")
     plural = next((p for p in (thing[1], container and container[1], determiner and determiner[1]) if p is not None), False)
     is_mass = _first(readings, "noun") is None
@@ -121,34 +129,53 @@ def _literal_problem(task: WordTask, readings: Sequence[Reading]) -> Problem | N
         subject=subject[0], verb=verb[0], determiner=determiner[0] if determiner else _grammar(task).determiners[plural][0],
         noun=thing[0], plural=plural, adjective=adjective[0] if adjective else None,
         container=(container[0] if container else _grammar(task).containers.get(thing[0], ("",))[0]) if is_mass else None,
+        place=(_first(readings, "place") or (None,))[0], time=(_first(readings, "time") or (None,))[0],
     )
     try:
-        task.render(sentence)
+        return None, task.render(sentence).source
     except NotInGrammar as error:
         if error.kind == "not_in_lexicon":
-            return None
+            return None, None
         typed = {"subject": subject, "verb": verb, "determiner": determiner, "noun": thing, "adjective": adjective,
                  "container": container}
         params = {role: typed[role][2] for role in error.roles if typed.get(role)}
-        return Problem(error.kind, tuple(params.values()), params)
-    return None
+        return Problem(error.kind, tuple(params.values()), params), None
 
 
 def _nearest(task: WordTask, words: Sequence[str], readings: Sequence[Reading]) -> tuple[tuple[str, ...] | None, int]:
-    """The grammar's sentence closest to `words` among those built from the recognised roles, and its distance."""
-    best: tuple[str, ...] | None = None
-    best_distance = 1 << 30
-    for sentence in itertools.islice(_candidates(_grammar(task), readings), MAX_CANDIDATES):
-        try:
-            source = task.render(sentence).source
-        except NotInGrammar:
-            continue
-        distance = edit_distance(words, source)
-        if distance < best_distance:
-            best, best_distance = source, distance
-            if distance == 0:
-                break
-    return best, best_distance if best is not None else 0
+    """The grammar's sentence closest to `words` among those built from the recognised roles, and its distance.
+
+    First the core (subject, verb, object) with the place and time as read; then, keeping the verb and object,
+    every subject, adjective (of that noun), place and time of the grammar, one slot at a time, so a mistyped
+    place ("in the rabbits") finds its nearest.
+    """
+    grammar = _grammar(task)
+
+    def scored(sentences: Iterator[Sentence]) -> tuple[Sentence | None, tuple[str, ...] | None, int]:
+        best: tuple[Sentence | None, tuple[str, ...] | None, int] = (None, None, 1 << 30)
+        for sentence in itertools.islice(sentences, MAX_CANDIDATES):
+            try:
+                source = task.render(sentence).source
+            except NotInGrammar:
+                continue
+            distance = edit_distance(words, source)
+            if distance < best[2]:
+                best = (sentence, source, distance)
+                if distance == 0:
+                    break
+        return best
+
+    sentence, source, distance = scored(_candidates(grammar, readings))
+    if sentence is None:
+        return None, 0
+    slots = (("subject", grammar.subjects), ("adjective", grammar.adjectives.get(sentence.noun, ())),
+             ("place", grammar.places), ("time", grammar.times))
+    for field_name, options in slots:
+        alternatives = (dataclasses.replace(sentence, **{field_name: o}) for o in (getattr(sentence, field_name), None, *options))
+        better, better_source, better_distance = scored(alternatives)
+        if better is not None and better_distance < distance:
+            sentence, source, distance = better, better_source, better_distance
+    return source, distance
 
 
 def _values(readings: Sequence[Reading], role: str) -> list[tuple[str, bool | None]]:
@@ -157,7 +184,7 @@ def _values(readings: Sequence[Reading], role: str) -> list[tuple[str, bool | No
 
 def _candidates(grammar: Grammar, readings: Sequence[Reading]) -> Iterator[Sentence]:
     """Sentences built from the roles found in the input, repaired where the grammar forbids the combination."""
-    subjects = [v for v, _ in _values(readings, "subject")] or [grammar.subjects[0]]
+    subjects = [v for v, _ in _values(readings, "subject")] or list(grammar.subjects)
     verbs = [v for v, _ in _values(readings, "verb")]
     things = [v for v, _ in _values(readings, "noun") + _values(readings, "mass")]
     adjectives = [v for v, _ in _values(readings, "adjective")]
