@@ -33,7 +33,7 @@ def test_the_nearest_sentence_is_in_the_grammar_and_no_farther_than_a_one_word_c
     for e in task.examples(40, "heldout", seed=4):
         words = e.source.split()
         i = rng.randrange(len(words))
-        broken = words[:i] + words[i + 1 :] if rng.random() < 0.5 else words[:i] + [rng.choice(vocabulary)] + words[i + 1 :]
+        broken = words[:i] + words[i + 1 :] if rng.random() < 0.5 else [*words[:i], rng.choice(vocabulary), *words[i + 1:]]
         d = diagnose(task, " ".join(broken))
         if d is None:  # the change made another sentence of the grammar
             continue
@@ -48,7 +48,8 @@ def test_the_nearest_sentence_is_in_the_grammar_and_no_farther_than_a_one_word_c
     [
         ("translate-en-zh", "i eat red apples", "adjective_noun", {"adjective": "red", "noun": "apples"}, None),
         ("translate-en-zh", "i read apples", "verb_object", {"verb": "read", "noun": "apples"}, None),
-        ("translate-en-zh", "i drink a bowl of tea", "container_mass", {"container": "bowl", "noun": "tea"}, "i drink a cup of tea"),
+        ("translate-en-zh", "i drink a bowl of tea", "container_mass", {"container": "bowl", "noun": "tea"},
+         "i drink a cup of tea"),
         ("translate-en-zh", "he read a book", "word_form", {"typed": "read", "expected": "reads"}, "he reads a book"),
         ("translate-en-zh", "i eat a apple", "word_form", {"typed": "a", "expected": "an"}, "i eat an apple"),
         ("translate-en-zh", "i read a book today in the library", "word_order", {}, "i read a book in the library today"),
@@ -88,6 +89,6 @@ def test_empty_input_misses_every_part():
 
 
 def test_edit_distance():
-    assert edit_distance("a b c".split(), "a c".split()) == 1
-    assert edit_distance([], "a b".split()) == 2
-    assert edit_distance("a b".split(), "b a".split()) == 2
+    assert edit_distance(["a", "b", "c"], ["a", "c"]) == 1
+    assert edit_distance([], ["a", "b"]) == 2
+    assert edit_distance(["a", "b"], ["b", "a"]) == 2

@@ -47,8 +47,8 @@ def word_samples() -> dict[str, list[Example]]:
 # --- registry ---------------------------------------------------------------------------------------
 
 
-def test_registry_has_the_five_tasks_under_their_names():
-    assert list(TASKS) == ["copy", "reverse", "sort", "translate-en-zh", "translate-en-fr"]
+def test_registry_has_the_six_tasks_under_their_names():
+    assert list(TASKS) == ["copy", "reverse", "sort", "translate-en-zh", "translate-en-fr", "translate-zh-en"]
     for name, task in TASKS.items():
         assert task.name == name
         assert get_task(name) is task
