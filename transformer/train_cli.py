@@ -43,8 +43,8 @@ SUMMARIES: dict[str, tuple[str, str, str]] = {
         "attention 注意力",
     ),
     "reverse": (
-        "Reverses its input character by character (ASCII and common Chinese).",
-        "把输入逐字倒过来（ASCII 和常用汉字）。",
+        "Reverses its input character by character (ASCII and the 3,500 level-1 standard Chinese characters, up to 48).",
+        "把输入逐字倒过来（ASCII 和《通用规范汉字表》一级字表的 3500 个汉字，最长 48 个字符）。",
         "hello 世界",
     ),
     "sort": ("Sorts its input's characters by Unicode code point.", "把输入的字符按 Unicode 码位排序。", "transformer"),

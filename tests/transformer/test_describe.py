@@ -72,6 +72,16 @@ def test_input_descriptions_say_what_each_model_reads():
     assert "矗" in chars.symbols and "a" in chars.symbols and "😀" not in chars.symbols
 
 
+def test_a_model_without_a_task_reads_its_tokenizers_symbols():
+    from transformer.config import TransformerConfig
+    from transformer.registry import random_bundle
+    from transformer.tasks import model_input_description
+
+    bundle = random_bundle(TransformerConfig(n_layers=1, d_model=16, n_heads=2, d_ff=32, max_len=40), seed=0, symbols="abc")
+    d = model_input_description(bundle)
+    assert d.unit == "character" and d.symbols == ("a", "b", "c") and d.max_symbols == 39
+
+
 def test_length_warning_counts_user_perceived_characters():
     task, card = get_task("reverse"), {"trained_max_len": 4}
     assert length_warning(card, task, "abcd") is None

@@ -100,6 +100,23 @@ def test_reverse_on_typed_text_and_its_trace():
         assert trace_text(bundle, text).output_text == text[::-1]
 
 
+def test_reverse_states_its_trained_length_and_handles_it():
+    """The card says how long an input the model was trained on (>= 48 characters), and it reverses that long."""
+    from transformer.tasks import length_warning
+
+    bundle = load_model("reverse")
+    task = get_task("reverse")
+    limit = bundle.card["trained_max_len"]
+    assert limit >= 48 and limit == task.max_len
+    assert bundle.source_tokenizer.graphemes  # reads user-perceived characters, as the task counts them
+    longest = [e for e in task.examples(400, split="heldout", seed=11) if len(e.source) >= limit - 2][:10]
+    assert len(longest) >= 5
+    result = evaluate(bundle, longest)
+    assert result.exact_match >= 0.8, result.failures[:3]
+    assert length_warning(bundle.card, task, "x" * limit) is None
+    assert length_warning(bundle.card, task, "x" * (limit + 1)).trained_max_len == limit
+
+
 def test_the_default_translator_translates_the_readme_sentence():
     bundle = load_model("translate-en-zh")
     trace = trace_text(bundle, "i read a book in the library today")

@@ -28,6 +28,7 @@ from transformer.tasks.describe import (
     describe_grammar,
     input_description,
     length_warning,
+    model_input_description,
     random_sentence,
 )
 from transformer.tasks.diagnosis import Diagnosis, Problem, diagnose
@@ -89,5 +90,6 @@ __all__ = [
     "input_description",
     "is_heldout",
     "length_warning",
+    "model_input_description",
     "random_sentence",
 ]

@@ -6,6 +6,7 @@ order, so the panel reads the same every time.
 
     describe_grammar(get_task("translate-zh-en"))   # patterns + lexicon by category, in Chinese
     input_description(get_task("reverse"), card)    # "characters of this set, up to 48 long"
+    model_input_description(bundle)                 # the same for a loaded model, random ones included
     random_sentence(get_task("translate-en-zh"), seed=3)  # a held-out example: the verdict is honest
     length_warning(card, task, text)                # longer than the model was trained on?
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from transformer.tasks.base import Example, Split, Task
@@ -139,17 +141,41 @@ def input_description(task: Task, card: Mapping[str, Any] | None = None) -> Inpu
         length = trained_max_len(card) or getattr(task, "max_len", None)
         return InputDescription("character", task.source_vocabulary(), length, "", False, None)
     chinese = bool(getattr(task, "segmented_source", False))
-    longest = max((len(e.source.split()) for e in task.examples(500, "train", seed=0)), default=None)
     return InputDescription(
-        "chinese_word" if chinese else "word", task.source_vocabulary(), longest, SENTENCE_PUNCTUATION, not chinese,
-        "zh" if chinese else "en",
+        unit="chinese_word" if chinese else "word",
+        symbols=task.source_vocabulary(),
+        max_symbols=_longest_sentence(task),
+        ignored=SENTENCE_PUNCTUATION,
+        lowercase=not chinese,
+        language="zh" if chinese else "en",
     )
+
+
+def model_input_description(bundle: Any) -> InputDescription:
+    """What a loaded model reads: its task's description, or for a model without a task (random weights) its
+    tokenizer's: the vocabulary's symbols, up to the model's maximum length."""
+    from transformer.tasks import get_task
+
+    try:
+        return input_description(get_task(str(bundle.card.get("task", ""))), bundle.card)
+    except ValueError:
+        reader = bundle.source_tokenizer or bundle.target_tokenizer
+        unit: Literal["word", "character"] = "word" if reader.level == "word" else "character"
+        symbols = tuple(reader.vocab[4:])  # after the four specials
+        return InputDescription(unit, symbols, bundle.config.max_len - 1, getattr(reader, "ignored", ""),
+                                bool(getattr(reader, "lowercase", False)), None)
 
 
 def trained_max_len(card: Mapping[str, Any]) -> int | None:
     """The longest input (in symbols) a model was trained on, from its card ("trained_max_len", else data.max_len)."""
     value = card.get("trained_max_len", (card.get("data") or {}).get("max_len"))
     return value if isinstance(value, int) and value > 0 else None
+
+
+@lru_cache(maxsize=16)
+def _longest_sentence(task: Task) -> int:
+    """The most words in 2,000 sampled sentences: about the longest sentence the grammar makes."""
+    return max(len(task.split_source(e.source)) for e in task.examples(2000, "train", seed=0))
 
 
 @dataclass(frozen=True)
