@@ -14,6 +14,7 @@ page measure the same thing.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ SEED = 12345
 
 @torch.no_grad()
 def induction_measurements(bundle: ModelBundle, examples: list[Any]) -> dict[str, np.ndarray | float]:
-    """Scores and losses of a decoder-only model on the induction task's `examples` (h + h[0] → h[1:]).
+    """Scores and losses of a decoder-only model on pure repeats (`pure_repeats`: h + h[0] → h[1:]).
 
     Returns:
         previous_token: (L, H) mean previous-token score over sequences;
@@ -73,14 +74,19 @@ def induction_measurements(bundle: ModelBundle, examples: list[Any]) -> dict[str
     }
 
 
+def pure_repeats(n: int = N_SEQUENCES, seed: int = SEED) -> list[Any]:
+    """`n` held-out induction examples without a lead-in: `<bos> x1 … xn x1 … xn` exactly."""
+    from transformer.tasks import get_task
+
+    return dataclasses.replace(get_task("induction"), max_lead=0).examples(n, split="heldout", seed=seed)
+
+
 def induction_report(bundle: ModelBundle, n: int = N_SEQUENCES, seed: int = SEED) -> tuple[dict[str, Any], dict[str, float]]:
     """The card's (attention, extra metrics) for the induction model, on `n` held-out sequences.
 
     The previous-token head is the best layer-0 head, the induction head the best head of the last layer.
     """
-    from transformer.tasks import get_task
-
-    found = induction_measurements(bundle, get_task("induction").examples(n, split="heldout", seed=seed))
+    found = induction_measurements(bundle, pure_repeats(n, seed))
     previous, induction = found["previous_token"], found["induction"]
     assert isinstance(previous, np.ndarray) and isinstance(induction, np.ndarray)
     prev_head = int(np.argmax(previous[0]))

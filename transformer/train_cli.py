@@ -198,6 +198,18 @@ def attention_line(card: dict[str, Any]) -> str:
     )
 
 
+def prompt_line(card: dict[str, Any]) -> str:
+    """A decoder-only card's line on how the model reads its task ("" for encoder-decoder cards)."""
+    if "prompt" not in card:
+        return ""
+    fmt = card["prompt"]
+    suffix = " ".join(fmt["suffix"])
+    layout = f"`<bos> prompt {suffix} completion{' <eos>' if fmt['end_with_eos'] else ''}`".replace("  ", " ")
+    loss = "every token (a plain language model)" if fmt["loss_on_prompt"] else "the completion only (the prompt is given)"
+    typed = f"; the app appends `{suffix}` to the text it is given" if suffix else ""
+    return f"- **Decoder-only:** one sequence {layout}, trained with the loss on {loss}{typed}.\n"
+
+
 def card_markdown(card: dict[str, Any], bundle: ModelBundle) -> str:
     m = card["metrics"]
     config = "\n".join(f"| `{k}` | `{v}` |" for k, v in bundle.config.to_dict().items())
@@ -212,7 +224,7 @@ def card_markdown(card: dict[str, Any], bundle: ModelBundle) -> str:
 - **Task:** `{card["task"]}` — data generator `transformer.tasks.get_task({card["task"]!r})` ({data}).
   Training examples are drawn on the fly from the training split; the held-out split (about 5 % of all
   sources, chosen by a hash of the source text) is never seen in training.
-- **Parameters:** {card["parameters"]:,} (float32 safetensors).
+{prompt_line(card)}- **Parameters:** {card["parameters"]:,} (float32 safetensors).
 - **Training:** {card["steps"]} steps ({card["stop_reason"]}) in {card["training_seconds"]:.0f} s on a shared
   2-core CPU with one thread; the paper's recipe: Adam(β1=0.9, β2=0.98, ε=1e-9), warmup then
   inverse-square-root learning rate, label smoothing. Settings: {recipe}.
