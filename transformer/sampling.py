@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -77,8 +78,9 @@ class SamplingSettings:
         return self.greedy or self.temperature <= GREEDY_TEMPERATURE
 
 
-def choose(probs: Tensor, settings: SamplingSettings, step: int) -> int:
+def choose(probs: Tensor | np.ndarray, settings: SamplingSettings, step: int) -> int:
     """The token id chosen from `probs` (V,) at output step `step`: the arg-max, or a seeded draw."""
+    probs = torch.as_tensor(probs, dtype=torch.float64)
     if settings.is_greedy:
         return int(probs.argmax())
     weights = probs
@@ -94,14 +96,14 @@ class Distribution:
 
     Attributes:
         position: the output step (0 = the first generated token).
-        probs: (V,) float64 probabilities at `temperature`, summing to 1.
+        probs: (V,) float64 NumPy probabilities at `temperature`, summing to 1 (NumPy, so pages need no torch).
         top_ids / top_tokens / top_probs: the k most probable tokens, most probable first.
         greedy_id: the arg-max (what greedy decoding writes here).
         temperature: the temperature `probs` was computed at.
     """
 
     position: int
-    probs: Tensor
+    probs: np.ndarray
     top_ids: tuple[int, ...]
     top_tokens: tuple[str, ...]
     top_probs: tuple[float, ...]
@@ -159,7 +161,7 @@ def distributions(
     return [
         Distribution(
             position=i,
-            probs=probs[i],
+            probs=probs[i].numpy(),
             top_ids=tuple(top.indices[i].tolist()),
             top_tokens=tuple(symbols(top.indices[i].tolist())),
             top_probs=tuple(top.values[i].tolist()),

@@ -88,3 +88,14 @@ def test_induction_loss_falls_on_the_repeated_half_of_held_out_sequences(inducti
     assert found["loss_repeated_half"] < 0.1 * found["loss_first_half"]
     assert np.nanmax(found["induction"][1]) >= 0.9
     assert N_SEQUENCES >= 100
+
+
+def test_the_translators_are_registered_as_counterparts():
+    from transformer.registry import counterpart, list_models
+
+    shipped = {info.name for info in list_models()}
+    assert {"gpt-translate-en-zh", "induction"} <= shipped
+    assert counterpart("translate-en-zh") == "gpt-translate-en-zh" and counterpart("gpt-translate-en-zh") == "translate-en-zh"
+    assert counterpart("induction") is None
+    a, b = load_model("translate-en-zh"), load_model("gpt-translate-en-zh")
+    assert get_task(a.card["task"]).reference(TEXT).target == get_task(b.card["task"]).reference(TEXT).target

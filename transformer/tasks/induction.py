@@ -46,7 +46,7 @@ class InductionTask(DecoderOnlyTask, Task):
     prompt_format: ClassVar[PromptFormat] = PromptFormat(suffix=(), loss_on_prompt=True, end_with_eos=False)
     name: str = "induction"
     level: Level = "char"
-    min_half: int = 6
+    min_half: int = 2
     max_half: int = 24
     max_lead: int = 10
     description_en: str = (
