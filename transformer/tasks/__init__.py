@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from transformer.tasks.base import HELDOUT_MODULUS, Example, Level, Split, Task, is_heldout
 from transformer.tasks.chars import COMMON_HANZI, HANZI, LEVEL_ONE_HANZI, CharTask, CopyTask, ReverseTask, SortTask
+from transformer.tasks.decoder_only import DecoderOnlyTask, GptEnglishToChinese, is_decoder_only
 from transformer.tasks.describe import (
     GrammarDescription,
     InputDescription,
@@ -33,6 +34,7 @@ from transformer.tasks.describe import (
 )
 from transformer.tasks.diagnosis import Diagnosis, Problem, diagnose
 from transformer.tasks.english import Sentence
+from transformer.tasks.induction import InductionTask
 from transformer.tasks.phrase import Phrase
 from transformer.tasks.translate_fr import EnglishToFrench
 from transformer.tasks.translate_zh import EnglishToChinese
@@ -41,7 +43,10 @@ from transformer.tasks.words import Grammar, NotInGrammar, WordTask
 
 TASKS: dict[str, Task] = {
     task.name: task
-    for task in (CopyTask(), ReverseTask(), SortTask(), EnglishToChinese(), EnglishToFrench(), ChineseToEnglish())
+    for task in (
+        CopyTask(), ReverseTask(), SortTask(), EnglishToChinese(), EnglishToFrench(), ChineseToEnglish(),
+        GptEnglishToChinese(), InductionTask(),
+    )
 }
 
 
@@ -66,12 +71,15 @@ __all__ = [
     "CharTask",
     "ChineseToEnglish",
     "CopyTask",
+    "DecoderOnlyTask",
     "Diagnosis",
     "EnglishToChinese",
     "EnglishToFrench",
     "Example",
+    "GptEnglishToChinese",
     "Grammar",
     "GrammarDescription",
+    "InductionTask",
     "InputDescription",
     "LengthWarning",
     "Level",
@@ -88,6 +96,7 @@ __all__ = [
     "diagnose",
     "get_task",
     "input_description",
+    "is_decoder_only",
     "is_heldout",
     "length_warning",
     "model_input_description",
