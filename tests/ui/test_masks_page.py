@@ -12,10 +12,10 @@ from streamlit.testing.v1 import AppTest
 from runs.model_ref import ModelRef, load_bundle
 from runs.reference import model_task
 from runs.text_run import run_text
+from tests.ui.conftest import ROOT, figure, open_page, plotly_array
 from transformer.causal import causal_experiment
 from transformer.hook_names import attn_module
 from transformer.interventions import InterventionSpec
-from tests.ui.conftest import ROOT, figure, open_page, plotly_array
 
 ZH = "translate-en-zh"
 
@@ -173,7 +173,8 @@ def test_ablation_defaults_to_a_head_that_changes_the_output():
     kind, layer, head = named[0]
     text = "i read a book in the library today"
     base = run_text(bundle, text, names=())
-    ablated = run_text(bundle, text, names=(), interventions=(InterventionSpec("zero_output", attn_module(kind, layer), head=head),))
+    spec = InterventionSpec("zero_output", attn_module(kind, layer), head=head)
+    ablated = run_text(bundle, text, names=(), interventions=(spec,))
     assert ablated.output_tokens != base.output_tokens
     at.selectbox(key="ablate_head").set_value("encoder-0-0").run()  # any head can still be chosen
     assert not at.exception and not any(c.value.startswith("Ablating ") for c in at.caption)
