@@ -20,7 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from transformer.hook_names import act_name
-from viz.mask_figures import MIN_TEXT_CELL, hovertemplate, matrix_layout, text_px
+from viz.mask_figures import hovertemplate, matrix_layout, text_px
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, TICK_FONT_SIZE
 from viz.tokens import Labels, hover_labels
 
@@ -29,7 +29,7 @@ MINUS_INF = "−∞"
 MASKED_GREY = "#c4c4c4"
 PANEL_GAP = 60  # px between panels: room for a colour bar
 CELL_FONT = TICK_FONT_SIZE - 3  # px: numbers inside cells
-CELL_PADDING = 5  # px left free around the widest number of a cell
+CELL_PADDING = 3  # px left free beside the widest number of a cell (estimates are generous already)
 SCORE_DIGITS, WEIGHT_DIGITS = (1, 0), (2, 1)  # decimals to try, most first
 
 
@@ -94,12 +94,21 @@ def number_text(values: np.ndarray, digits: int, weights: bool | None = None) ->
 
 def fitting_text(values: np.ndarray, digits: Sequence[int], cell: float, *, weights: bool) -> np.ndarray | None:
     """Cell text with the most decimals (of `digits`, most first) whose widest number fits a `cell` px
-    wide cell; None when none fits (numbers would run into their neighbours: hover still has them)."""
+    wide cell. Past that, weights keep only their exact "0" and "1" (the softmax panel's point: a
+    blocked weight is exactly 0), other panels no text (hover still has every number); None: no text."""
     for d in digits:
         text = number_text(values, d, weights)
-        if max((text_px(s, CELL_FONT) for s in text.ravel()), default=0.0) + CELL_PADDING <= cell:
+        if _fits(text, cell):
             return text
+    if weights and _fits(np.array(["0"]), cell):
+        text = number_text(values, digits[-1], weights)
+        text[(values != 0) & (values != 1)] = ""
+        return text
     return None
+
+
+def _fits(text: np.ndarray, cell: float, size: int = CELL_FONT) -> bool:
+    return max((text_px(s, size) for s in text.ravel()), default=0.0) + CELL_PADDING <= cell
 
 
 def panel_traces(values: np.ndarray, *, x: Sequence[str], y: Sequence[str], zrange: tuple[float, float],
@@ -107,17 +116,16 @@ def panel_traces(values: np.ndarray, *, x: Sequence[str], y: Sequence[str], zran
                  blocked: np.ndarray | None = None, blocked_hover: str = "", xaxis: str = "x",
                  colorbar: dict | None = None) -> list[go.Heatmap]:
     """A panel's heatmap (cell text if it fits `cell`), plus a grey "−∞" overlay on `blocked` cells."""
-    numbers = fitting_text(values, digits, cell, weights=weights) if cell >= MIN_TEXT_CELL / 2 else None
-    show_text = numbers is not None
+    numbers = fitting_text(values, digits, cell, weights=weights)
     text = {"text": numbers.tolist(), "texttemplate": "%{text}",
-            "textfont": {"size": CELL_FONT}} if show_text else {}
+            "textfont": {"size": CELL_FONT}} if numbers is not None else {}
     main = go.Heatmap(z=values.astype(np.float32), x=x, y=y, zmin=zrange[0], zmax=zrange[1], colorscale=colorscale,
                       xgap=1, ygap=1, hoverongaps=False, hovertemplate=hover, xaxis=xaxis, yaxis="y",
                       showscale=colorbar is not None, colorbar=colorbar, **text)
     if blocked is None or not blocked.any():
         return [main]
     grey = {"text": np.where(blocked, MINUS_INF, "").tolist(), "texttemplate": "%{text}",
-            "textfont": {"size": CELL_FONT + 1, "color": "#222222"}} if show_text else {}
+            "textfont": {"size": CELL_FONT, "color": "#222222"}} if _fits(np.array([MINUS_INF]), cell) else {}
     overlay = go.Heatmap(z=np.where(blocked, 1.0, np.nan).astype(np.float32), x=x, y=y,
                          colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]], showscale=False, xgap=1, ygap=1,
                          hoverongaps=False, hovertemplate=blocked_hover, xaxis=xaxis, yaxis="y", **grey)
@@ -181,7 +189,7 @@ def pattern_figure(pattern: np.ndarray, *, row_tokens: Labels, col_tokens: Label
                    x_title: str, y_title: str, weight_label: str, width_hint: int = 480) -> go.Figure:
     """One head's weights on the 0..1 scale with exact values on hover; zero weights read "0"."""
     fig = go.Figure()
-    cell = matrix_layout(fig, title, x_title, y_title, row_tokens, col_tokens, width_hint)
+    cell = matrix_layout(fig, title, x_title, y_title, row_tokens, col_tokens, width_hint, top=60)
     fig.add_traces(panel_traces(pattern, x=hover_labels(col_tokens), y=hover_labels(row_tokens), zrange=(0.0, 1.0),
                                 colorscale=ATTENTION_SCALE, digits=WEIGHT_DIGITS, cell=cell, weights=True,
                                 hover=hovertemplate(y_title, x_title, f"{weight_label} = %{{z:.6~g}}"),
