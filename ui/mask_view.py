@@ -155,7 +155,7 @@ def show_causal(experiment: CausalExperiment, target: CausalTarget, summary: Cau
         st.caption(t(f"masks.target_{target.source}{'_' + target.why if target.why else ''}"))
         st.code(experiment.reference, language=None, wrap_lines=True)
         st.markdown(t("masks.forced_summary", n=summary.positions, ahead=summary.looking_ahead,
-                      weight=f"{summary.max_future_weight:.0%}", changed=summary.changed,
+                      weight=f"{summary.max_future_weight:.1%}", changed=summary.changed,
                       right_with=summary.right_with_mask, right_without=summary.right_without_mask))
     _prediction_table(experiment)
     _causal_patterns(experiment, layer, head)
