@@ -20,8 +20,8 @@ from transformer.tasks import get_task
 from viz import head_importance
 
 RANDOM_SAMPLE_TASK = "copy"  # the sample an untrained model's heads are ablated on (named on the page)
-RANDOM_SAMPLE_SIZE = 20
-RANDOM_SAMPLE_MAX_CHARS = 12  # short strings: the untrained model decodes each one greedily, once per head
+RANDOM_SAMPLE_SIZE = 16
+RANDOM_SAMPLE_MAX_CHARS = 10  # short strings: the untrained model decodes each one greedily, once per head
 
 
 def can_measure(bundle: ModelBundle) -> bool:

@@ -13,6 +13,7 @@ from runs import head_importance
 from runs.byte_cache import byte_cached, shared_cache
 from transformer.importance import HeadImportance
 from ui.charts import show_figure
+from ui.head_picker import kind_name
 from ui.i18n import t
 from ui.models import get_bundle
 from viz.head_importance import importance_figure
@@ -42,8 +43,11 @@ def _measure(model_key: str) -> None:
     bar.empty()
 
 
-def importance_section(model_key: str, kind: str, n_layers: int, n_heads: int, *, untrained: bool) -> None:
-    """The "Heads that matter" section for attention `kind`: explanation, figure, or how to get them."""
+def importance_section(model_key: str, shapes: dict[str, tuple[int, int]], *, untrained: bool) -> None:
+    """The "Heads that matter" section, one tab per attention kind (`shapes`: kind → (layers, heads)):
+    explanation and figure, or how to get them (a button that measures them, with a progress bar).
+
+    Drawn outside any fragment and before the grid: after a measurement, the same run marks the grid."""
     st.subheader(t("heads.importance_header"))
     bundle = get_bundle(model_key)
     if not head_importance.can_measure(bundle):
@@ -56,15 +60,17 @@ def importance_section(model_key: str, kind: str, n_layers: int, n_heads: int, *
                          chars=head_importance.RANDOM_SAMPLE_MAX_CHARS))
         else:
             st.caption(t("heads.importance_missing", name=bundle.name))
-        if st.button(t("heads.importance_button"), key="heads_importance_measure", icon=":material/science:"):
-            _measure(model_key)
-            st.rerun()
-        return
-    view = head_importance.kind_importance(table, kind, n_layers, n_heads)
+        if not st.button(t("heads.importance_button"), key="heads_importance_measure", icon=":material/science:"):
+            return
+        _measure(model_key)
+        table = current_table(model_key)
     sample = t("heads.importance_sample_random" if table.split == "given" else "heads.importance_sample", n=table.n)
     st.caption(t("heads.importance_explain", sample=sample))
-    if not view.important.any():
-        st.info(t("heads.importance_none"))
-    fig = importance_figure(view, titles=(t("heads.importance_changed"), t("heads.importance_drop")),
-                            layer_label=t("heads.layer"), head_label=t("heads.head"))
-    show_figure(fig, f"importance-{kind}", key="heads_importance_fig", html=False)
+    for tab, (kind, (n_layers, n_heads)) in zip(st.tabs([kind_name(k) for k in shapes]), shapes.items(), strict=True):
+        view = head_importance.kind_importance(table, kind, n_layers, n_heads)
+        with tab:
+            if not view.important.any():
+                st.info(t("heads.importance_none"))
+            fig = importance_figure(view, titles=(t("heads.importance_changed"), t("heads.importance_drop")),
+                                    layer_label=t("heads.layer"), head_label=t("heads.head"))
+            show_figure(fig, f"importance-{kind}", key=f"heads_importance_{kind}", html=False)

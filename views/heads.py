@@ -72,9 +72,7 @@ def _open_on(model_key: str, bundle: ModelBundle, kinds: list[str]) -> str:
         same = chosen == kind
         for key, value in ((KIND_KEY, chosen), (LAYER_KEY, layer if same else 0), (HEAD_KEY, head if same else 0)):
             if url.get(key) is None:
-                st.session_state[key] = value
-                if key != KIND_KEY:
-                    st.query_params[key] = str(value)
+                st.session_state[key] = value  # a bound picker writes it to the URL
             elif key != KIND_KEY and str(url[key]).isdigit():
                 st.session_state[key] = int(url[key])
     st.session_state[OPENED_KEY] = model_key
@@ -185,7 +183,6 @@ def _inspector(run: Run, trace: TraceData, kinds: list[str], default_kind: str,
     summary = get_head_summary(run, kind, trace, alignment if kind == "cross" else None)
     with right:
         _metric_picture(summary, kind)
-    importance_section(run[0], kind, trace.n_layers(kind), trace.pattern(kind, 0).shape[0], untrained=untrained)
     _summary_table(summary)
 
 
@@ -244,7 +241,10 @@ def main() -> None:
     default_kind = _open_on(ctx.model.key, ctx.bundle, kinds)
     alignment = gold_alignment(ctx.bundle, trace)
     show_run(trace, ctx.bundle)
-    _inspector(run, trace, kinds, default_kind, alignment, is_untrained(ctx.bundle))
+    untrained = is_untrained(ctx.bundle)
+    _inspector(run, trace, kinds, default_kind, alignment, untrained)
+    importance_section(ctx.model.key, {k: (trace.n_layers(k), trace.pattern(k, 0).shape[0]) for k in kinds},
+                       untrained=untrained)
     _grids(run, trace, kinds, _marks(ctx.model.key, trace, kinds))
     _rollout(run, trace, kinds)
     _downloads(trace, names)
