@@ -155,23 +155,19 @@ def _summary_table(summary: HeadSummary) -> None:
 
 
 @st.fragment
-def _inspector(run: Run, trace: TraceData, kinds: list[str], default_kind: str,
-               alignment: tuple[int | None, ...] | None, untrained: bool) -> None:
-    """Pick one head and see it large; only this fragment reruns when the choice changes."""
+def _inspector(run: Run, trace: TraceData, bundle: ModelBundle, kinds: list[str], default_kind: str,
+               alignment: tuple[int | None, ...] | None) -> None:
+    """Pick one head and see it large, the run's output beside it; only this fragment reruns when the choice changes."""
     st.header(t("heads.inspect_header"))
-    cols = st.columns([2, 1, 1, 2], vertical_alignment="bottom")
+    cols = st.columns([3, 1, 1, 2, 3], vertical_alignment="bottom")
     kind = kind_picker(cols[0], kinds, default=default_kind, drop_default=True)
     layer, head = layer_head_picker(cols[1:3], trace.n_layers(kind), trace.pattern(kind, 0).shape[0])
     stretch = cols[3].toggle(t("heads.stretch"), key="heads_stretch", bind="query-params", help=t("heads.stretch_help"))
     outline = None
-    if kind == "cross" and alignment is not None:
-        if st.toggle(t("heads.alignment_toggle"), value=True, key="heads_alignment", bind="query-params",
-                     help=t("heads.alignment_help")):
-            outline = alignment
-    elif kind == "cross" and not untrained:
-        st.caption(t("heads.alignment_unavailable"))
-    if kind != "encoder":
-        st.caption(t("heads.rows_write"))
+    if kind == "cross" and alignment is not None and cols[4].toggle(
+            t("heads.alignment_toggle"), value=True, key="heads_alignment", bind="query-params",
+            help=t("heads.alignment_help")):
+        outline = alignment
     text = HeatmapText(title=t("heads.head_title", kind=kind_name(kind), layer=layer, head=head),
                        x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("heads.weight"),
                        alignment=t("heads.alignment_legend"))
@@ -180,8 +176,13 @@ def _inspector(run: Run, trace: TraceData, kinds: list[str], default_kind: str,
     left, right = st.columns([3, 2])
     with left:
         show_figure(fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig", width="content")
+        if kind != "encoder":
+            st.caption(t("heads.rows_write"))
+        if kind == "cross" and alignment is None and not is_untrained(bundle):
+            st.caption(t("heads.alignment_unavailable"))
     summary = get_head_summary(run, kind, trace, alignment if kind == "cross" else None)
     with right:
+        show_run(trace, bundle)
         _metric_picture(summary, kind)
     _summary_table(summary)
 
@@ -240,9 +241,8 @@ def main() -> None:
     run = (ctx.model.key, ctx.text)
     default_kind = _open_on(ctx.model.key, ctx.bundle, kinds)
     alignment = gold_alignment(ctx.bundle, trace)
-    show_run(trace, ctx.bundle)
     untrained = is_untrained(ctx.bundle)
-    _inspector(run, trace, kinds, default_kind, alignment, untrained)
+    _inspector(run, trace, ctx.bundle, kinds, default_kind, alignment)
     importance_section(ctx.model.key, {k: (trace.n_layers(k), trace.pattern(k, 0).shape[0]) for k in kinds},
                        untrained=untrained)
     _grids(run, trace, kinds, _marks(ctx.model.key, trace, kinds))
