@@ -90,7 +90,8 @@ def test_the_page_opens_on_the_translators_alignment_head(app_page, app_url, bro
     page.reload()  # a copied link opens the same tab, stretched
     page.locator(TICKS).first.wait_for(timeout=180_000)
     tools.wait_idle(page)
-    assert page.locator(".st-key-heads_grid_tab").get_by_role("tab", name="Decoder masked self-attention").get_attribute("aria-selected") == "true"
+    tab = page.locator(".st-key-heads_grid_tab").get_by_role("tab", name="Decoder masked self-attention")
+    assert tab.get_attribute("aria-selected") == "true"
     assert page.locator(".st-key-grid_stretch input").is_checked()
     params = _params(page)
     assert params.get("grid") == "decoder" and params.get("grid_stretch") == "true", params
