@@ -57,8 +57,8 @@ def _on_grid_click(kind: str, chart_key: str) -> None:
     st.toast(t("heads.selected", kind=kind_name(kind), layer=layer, head=head), icon=":material/zoom_in:")
 
 
-def _open_on(model_key: str, bundle: ModelBundle, kinds: list[str]) -> str:
-    """Seed kind/layer/head with the model's most telling head; returns the default kind.
+def _open_on(model_key: str, bundle: ModelBundle, kinds: list[str]) -> tuple[str, int, int]:
+    """Seed kind/layer/head with the model's most telling head; returns that head (its kind is the default).
 
     On entering the page a link's explicit `?kind=&layer=&head=` win; after a model switch the old
     model's head means nothing, so the new model's opening head replaces it.
@@ -76,7 +76,7 @@ def _open_on(model_key: str, bundle: ModelBundle, kinds: list[str]) -> str:
             elif key != KIND_KEY and str(url[key]).isdigit():
                 st.session_state[key] = int(url[key])
     st.session_state[OPENED_KEY] = model_key
-    return kind
+    return kind, layer, head
 
 
 def _grid_tab(kinds: list[str]) -> str:
@@ -155,13 +155,15 @@ def _summary_table(summary: HeadSummary) -> None:
 
 
 @st.fragment
-def _inspector(run: Run, trace: TraceData, bundle: ModelBundle, kinds: list[str], default_kind: str,
+def _inspector(run: Run, trace: TraceData, bundle: ModelBundle, kinds: list[str], opening: tuple[str, int, int],
                alignment: tuple[int | None, ...] | None) -> None:
     """Pick one head and see it large, the run's output beside it; only this fragment reruns when the choice changes."""
     st.header(t("heads.inspect_header"))
     cols = st.columns([3, 1, 1, 2, 3], vertical_alignment="bottom")
-    kind = kind_picker(cols[0], kinds, default=default_kind, drop_default=True)
+    kind = kind_picker(cols[0], kinds, default=opening[0], drop_default=True)
     layer, head = layer_head_picker(cols[1:3], trace.n_layers(kind), trace.pattern(kind, 0).shape[0])
+    if (kind, layer, head) == opening != (kinds[0], 0, 0):  # not the fallback: a head chosen for a reason
+        st.caption(t("heads.opened_alignment" if kind == "cross" else "heads.opened_important"))
     stretch = cols[3].toggle(t("heads.stretch"), key="heads_stretch", bind="query-params", help=t("heads.stretch_help"))
     outline = None
     if kind == "cross" and alignment is not None and cols[4].toggle(
@@ -239,10 +241,10 @@ def main() -> None:
         st.warning(t("heads.no_attention"))
         return
     run = (ctx.model.key, ctx.text)
-    default_kind = _open_on(ctx.model.key, ctx.bundle, kinds)
+    opening = _open_on(ctx.model.key, ctx.bundle, kinds)
     alignment = gold_alignment(ctx.bundle, trace)
     untrained = is_untrained(ctx.bundle)
-    _inspector(run, trace, ctx.bundle, kinds, default_kind, alignment)
+    _inspector(run, trace, ctx.bundle, kinds, opening, alignment)
     importance_section(ctx.model.key, {k: (trace.n_layers(k), trace.pattern(k, 0).shape[0]) for k in kinds},
                        untrained=untrained)
     _grids(run, trace, kinds, _marks(ctx.model.key, trace, kinds))

@@ -159,6 +159,7 @@ def test_translator_opens_on_cross_attention_with_the_cards_head_and_rows_named_
     assert "我 → 今天" in rows and "在 → 图书馆" in rows, rows
     assert "Cross-attention (decoder → encoder), layer 1, head 3" in head["layout"]["title"]["text"]
     assert any("named by the token they write" in c.value for c in at.caption)
+    assert any("opens on this model's alignment head" in c.value for c in at.caption)
     assert "kind" not in at.query_params  # the default kind stays out of links
 
 
