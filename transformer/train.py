@@ -94,7 +94,15 @@ class TrainResult:
 
 
 def tokenizers_for(task: Any) -> tuple[Tokenizer, Tokenizer]:
-    """(source, target) tokenizers built from the task's sorted vocabularies."""
+    """(source, target) tokenizers built from the task's sorted vocabularies.
+
+    A decoder-only task gets one tokenizer for both (its model reads and writes one sequence)."""
+    from transformer.tasks.decoder_only import is_decoder_only
+
+    kind = CharTokenizer if task.level == "char" else WordTokenizer
+    if is_decoder_only(task):
+        shared = kind(task.vocabulary())
+        return shared, shared
     if task.level == "char":
         shared = CharTokenizer(task.source_vocabulary())
         return shared, shared
@@ -102,9 +110,24 @@ def tokenizers_for(task: Any) -> tuple[Tokenizer, Tokenizer]:
 
 
 def build_bundle(task: Any, settings: TrainSettings) -> ModelBundle:
-    """A freshly initialized model (seeded by the caller) with the task's tokenizers."""
+    """A freshly initialized model (seeded by the caller) with the task's tokenizers.
+
+    The architecture follows the task: sequence-to-sequence tasks train an encoder-decoder, decoder-only
+    tasks (`tasks.decoder_only`) a decoder-only model whose card carries the task's prompt format.
+    """
+    from transformer.prompt import CARD_KEY
+    from transformer.tasks.decoder_only import is_decoder_only
+
     source, target = tokenizers_for(task)
-    config = TransformerConfig.from_dict({**settings.config, "src_vocab_size": len(source), "tgt_vocab_size": len(target)})
+    sizes = {"src_vocab_size": len(source), "tgt_vocab_size": len(target)}
+    if is_decoder_only(task):
+        overrides = {**settings.config, **sizes, "architecture": settings.config.get("architecture", "decoder-only")}
+        config = TransformerConfig.from_dict(overrides)
+        if config.is_encoder_decoder:
+            raise ValueError(f"task {settings.task!r} is a decoder-only language-model task: train a decoder-only model")
+        card = {CARD_KEY: task.prompt_format.to_dict()}
+        return ModelBundle(Transformer(config), target, None, card, name=settings.task)
+    config = TransformerConfig.from_dict({**settings.config, **sizes})
     if not config.is_encoder_decoder:
         raise ValueError("the toy tasks are sequence-to-sequence: train an encoder-decoder model")
     return ModelBundle(Transformer(config), target, source, name=settings.task)
@@ -165,7 +188,7 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
         optimizer.step()
         scheduler.step()
         with torch.no_grad():
-            real = batch.tgt_out != PAD_ID  # (B, Tt)
+            real = batch.tgt_out != PAD_ID  # (B, Tt): labels that count (not padding, not a given prompt)
             accuracy = ((logits.argmax(-1) == batch.tgt_out) & real).sum().item() / max(real.sum().item(), 1)
         losses.append(loss.item())
         if settings.eval_every and step % settings.eval_every == 0:

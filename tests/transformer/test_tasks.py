@@ -45,12 +45,12 @@ def word_samples() -> dict[str, list[Example]]:
 # --- registry ---------------------------------------------------------------------------------------
 
 
-def test_registry_has_the_five_tasks_under_their_names():
-    assert list(TASKS) == ["copy", "reverse", "sort", "translate-en-zh", "translate-en-fr"]
+def test_registry_has_the_tasks_under_their_names():
+    assert list(TASKS) == ["copy", "reverse", "sort", "translate-en-zh", "translate-en-fr", "gpt-translate-en-zh", "induction"]
     for name, task in TASKS.items():
         assert task.name == name
         assert get_task(name) is task
-        assert task.level == ("char" if name in CHAR_TASKS else "word")
+        assert task.level == ("char" if name in (*CHAR_TASKS, "induction") else "word")
         assert task.description_en and task.description_zh
         assert re.search(r"[\u4e00-\u9fff]", task.description_zh)
 

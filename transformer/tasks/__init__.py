@@ -15,14 +15,19 @@ from __future__ import annotations
 
 from transformer.tasks.base import HELDOUT_MODULUS, Example, Level, Split, Task, is_heldout
 from transformer.tasks.chars import COMMON_HANZI, CharTask, CopyTask, ReverseTask, SortTask
+from transformer.tasks.decoder_only import DecoderOnlyTask, GptEnglishToChinese, is_decoder_only
 from transformer.tasks.english import Sentence
+from transformer.tasks.induction import InductionTask
 from transformer.tasks.phrase import Phrase
 from transformer.tasks.translate_fr import EnglishToFrench
 from transformer.tasks.translate_zh import EnglishToChinese
 from transformer.tasks.words import NotInGrammar, WordTask
 
 TASKS: dict[str, Task] = {
-    task.name: task for task in (CopyTask(), ReverseTask(), SortTask(), EnglishToChinese(), EnglishToFrench())
+    task.name: task
+    for task in (
+        CopyTask(), ReverseTask(), SortTask(), EnglishToChinese(), EnglishToFrench(), GptEnglishToChinese(), InductionTask()
+    )
 }
 
 
@@ -44,9 +49,12 @@ __all__ = [
     "TASKS",
     "CharTask",
     "CopyTask",
+    "DecoderOnlyTask",
     "EnglishToChinese",
     "EnglishToFrench",
     "Example",
+    "GptEnglishToChinese",
+    "InductionTask",
     "Level",
     "NotInGrammar",
     "Phrase",
@@ -57,5 +65,6 @@ __all__ = [
     "Task",
     "WordTask",
     "get_task",
+    "is_decoder_only",
     "is_heldout",
 ]
