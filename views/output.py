@@ -14,6 +14,7 @@ from ui.analysis_cache import get_output_steps
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.page import start_page
+from ui.url_choice import seed_choice, write_choice
 from ui.url_values import bounded_int
 from viz.output_distribution import DistributionText, distribution_figure, rest_of_vocabulary
 from viz.tokens import visible_token
@@ -43,8 +44,10 @@ def _set_steps(n: int) -> None:
 def _settings() -> tuple[SamplingSettings, int]:
     """The mode, temperature, seed and k widgets (all in the URL) → sampling settings and k."""
     cols = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
-    mode = cols[0].segmented_control(t("output.mode"), MODES, key="mode", default="greedy", required=True,
-                                     bind="query-params", format_func=labels_of({m: t(f"output.mode_{m}") for m in MODES}))
+    seed_choice("mode", MODES, MODES[0])
+    mode = cols[0].segmented_control(t("output.mode"), MODES, key="mode", required=True,
+                                     format_func=labels_of({m: t(f"output.mode_{m}") for m in MODES})) or MODES[0]
+    write_choice("mode", mode, MODES[0])
     temperature = cols[1].slider(t("output.temperature"), 0.0, 2.0, 1.0, 0.05, key="temp", bind="query-params",
                                  help=t("output.temperature_help"))
     seed = cols[2].number_input(t("output.seed"), 0, 1_000_000, 0, key="seed", bind="query-params",
