@@ -14,6 +14,7 @@ from runs.heads import grid_stride, metric_zmax, plan_grids, self_attention_kind
 from runs.text_run import attention_names
 from ui.charts import show_figure
 from ui.export import image_format_picker, npz_button, npz_bytes
+from ui.head_detectors import head_detectors
 from ui.head_picker import kind_name, kind_picker, layer_head_picker
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
@@ -147,6 +148,7 @@ def main() -> None:
     _grids(run, trace, kinds)
     _inspector(run, trace, kinds)
     _rollout(run, trace, kinds)
+    head_detectors(ctx.model.key)
     _downloads(trace, names)
 
 
