@@ -18,7 +18,7 @@ NORM = {
     "post": r"x_{l+1}=\mathrm{LayerNorm}\big(x_l+\mathrm{Sublayer}(x_l)\big)",
     "pre": r"x_{l+1}=x_l+\mathrm{Sublayer}\big(\mathrm{LayerNorm}(x_l)\big)",
 }
-LINKED_PAGES = ("positional", "heads", "masks", "step_by_step", "layernorm")
+LINKED_PAGES = ("positional", "heads", "masks", "step_by_step", "layernorm", "feed_forward", "output")
 
 
 def _labels(config: TransformerConfig) -> dict[str, str]:
