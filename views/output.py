@@ -43,7 +43,7 @@ def _set_steps(n: int) -> None:
 
 def _settings() -> tuple[SamplingSettings, int]:
     """The mode, temperature, seed and k widgets (all in the URL) → sampling settings and k."""
-    cols = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
+    cols = [st.container(), st.container(), *st.columns(2, vertical_alignment="bottom")]
     seed_choice("mode", MODES, MODES[0])
     mode = cols[0].segmented_control(t("output.mode"), MODES, key="mode", required=True,
                                      format_func=labels_of({m: t(f"output.mode_{m}") for m in MODES})) or MODES[0]
@@ -69,7 +69,7 @@ def _sequence(run: OutputSteps, encoder_decoder: bool) -> None:
 
 
 def _buttons(run: OutputSteps, steps: int) -> None:
-    cols = st.columns([1, 1, 1, 3])
+    cols = [*st.columns(3), st.container()]
     n = len(run.generated_ids)
     cols[0].button(t("output.next"), key="out_next", on_click=_set_steps, args=(n + 1,), disabled=run.finished,
                    type="primary", icon=":material/skip_next:")
@@ -128,7 +128,7 @@ def _table(run: OutputSteps) -> None:
 
 
 def _explain() -> None:
-    with st.expander(t("output.explain_header"), expanded=False):
+    with st.expander(t("output.explain_header"), expanded=True):
         st.latex(SOFTMAX)
         st.markdown(t("output.explain_softmax"))
         st.markdown(t("output.explain_temperature"))
@@ -141,17 +141,21 @@ def main() -> None:
         return
     encoder_decoder = ctx.bundle.config.is_encoder_decoder
     st.info(t("output.enc_dec_note" if encoder_decoder else "output.dec_only_note"), icon=":material/info:")
-    _explain()
-    settings, k = _settings()
+    left, right = st.columns([5, 6], gap="large")
+    with left:
+        settings, k = _settings()
     steps = _steps_from_url()
     with st.spinner(t("output.running")):
         run = get_output_steps(ctx.model.key, ctx.text, settings, steps, k)
     if run.truncated:
         st.warning(t("output.truncated"))
-    _sequence(run, encoder_decoder)
-    _buttons(run, steps)
-    _position(run, settings, encoder_decoder)
+    with left:
+        _sequence(run, encoder_decoder)
+        _buttons(run, steps)
+    with right:
+        _position(run, settings, encoder_decoder)
     _table(run)
+    _explain()
 
 
 main()

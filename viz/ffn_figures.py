@@ -6,6 +6,7 @@ Pure plotly over `viz.ffn` view-models; labels arrive translated, tokens are esc
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -14,7 +15,7 @@ from plotly.subplots import make_subplots
 
 from viz.ffn import FeedForwardView, ResidualContributions
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, QUALITATIVE, TICK_FONT_SIZE, base_layout
-from viz.tokens import escape_token
+from viz.tokens import escape_token, text_width_px
 
 
 def expansion_figure(x: np.ndarray, hidden: np.ndarray, out: np.ndarray, titles: Sequence[str], unit: str) -> go.Figure:
@@ -23,7 +24,7 @@ def expansion_figure(x: np.ndarray, hidden: np.ndarray, out: np.ndarray, titles:
     The d_model strips span d_model / d_ff of the width, centred, so the widening is seen at its true ratio.
     """
     x, hidden, out = (np.asarray(a, dtype=np.float32) for a in (x, hidden, out))
-    fig = make_subplots(rows=3, cols=1, subplot_titles=list(titles), vertical_spacing=0.18)
+    fig = make_subplots(rows=3, cols=1, subplot_titles=[html.escape(x) for x in titles], vertical_spacing=0.3)
     ratio = len(x) / max(len(hidden), 1)
     lo, hi = 0.5 - ratio / 2, 0.5 + ratio / 2
     for row, (values, scale, zmid) in enumerate(((x, DIVERGING_SCALE, 0.0), (hidden, ATTENTION_SCALE, None),
@@ -33,8 +34,9 @@ def expansion_figure(x: np.ndarray, hidden: np.ndarray, out: np.ndarray, titles:
                            zmin=-bound if zmid is not None else 0.0, zmax=bound,
                            hovertemplate=f"{unit} %{{x}}: %{{z:.3f}}<extra></extra>")
         fig.add_trace(trace, row=row, col=1)
-        fig.update_yaxes(showticklabels=False, row=row, col=1)
-    fig.update_layout(**base_layout(height=300, margin={"l": 10, "r": 10, "t": 40, "b": 10}))
+        fig.update_yaxes(showticklabels=False, ticks="", showgrid=False, row=row, col=1)
+        fig.update_xaxes(tickfont={"size": TICK_FONT_SIZE - 3}, showgrid=False, row=row, col=1)
+    fig.update_layout(**base_layout(height=340, margin={"l": 10, "r": 10, "t": 40, "b": 20}))
     fig.update_layout(xaxis={"domain": [lo, hi]}, xaxis3={"domain": [lo, hi]})
     for annotation, (a, b) in zip(fig.layout.annotations, ((lo, hi), (0, 1), (lo, hi)), strict=True):
         annotation.x = (a + b) / 2
@@ -49,17 +51,18 @@ def firing_figure(view: FeedForwardView, title: str, token_label: str, unit: str
     labels = [escape_token(tok) for tok in view.tokens]
     zmax = float(hidden.max()) or 1.0
     fig = go.Figure(go.Heatmap(z=hidden, x=np.arange(hidden.shape[1]), y=np.arange(t), colorscale=ATTENTION_SCALE,
-                               zmin=0.0, zmax=zmax, colorbar={"title": {"text": "ReLU"}, "thickness": 12},
+                               zmin=0.0, zmax=zmax, showscale=False,
                                hovertemplate=f"{token_label} %{{y}} · {unit} %{{x}}: %{{z:.3f}}<extra></extra>"))
     for row, share in enumerate(view.fraction_firing):
         fig.add_annotation(x=1.0, xref="paper", xanchor="left", y=row, text=f"{100 * share:.0f}%", showarrow=False,
                            font={"size": TICK_FONT_SIZE - 2})
-    fig.update_layout(**base_layout(title={"text": title}, height=max(260, 80 + 22 * t),
-                                    margin={"l": 10, "r": 110, "t": 50, "b": 40}))
+    left = 16 + int(max((text_width_px(tok, TICK_FONT_SIZE) for tok in view.tokens), default=0))
+    fig.update_layout(**base_layout(title={"text": html.escape(title)}, height=max(260, 110 + 24 * t),
+                                    margin={"l": left, "r": 70, "t": 50, "b": 50}))
     fig.update_yaxes(tickvals=list(range(t)), ticktext=labels, autorange="reversed", tickfont={"size": TICK_FONT_SIZE})
     fig.update_xaxes(title={"text": unit})
-    fig.add_annotation(x=1.0, xref="paper", xanchor="left", y=-0.5, yanchor="bottom", text=share_label, showarrow=False,
-                       font={"size": TICK_FONT_SIZE - 2})
+    fig.add_annotation(x=1.0, xref="paper", xanchor="left", y=-0.6, yanchor="bottom", text=f"<i>{html.escape(share_label)}</i>",
+                       showarrow=False, font={"size": TICK_FONT_SIZE - 2})
     return fig
 
 
@@ -79,8 +82,9 @@ def contributions_figure(contributions: ResidualContributions, token: int | None
                hovertemplate=f"{layer_label} %{{x}}: %{{y:.3f}}<extra>{kind_names.get(kind, kind)}</extra>")
         for s, kind in enumerate(contributions.kinds)
     ])
-    fig.update_layout(**base_layout(title={"text": title}, barmode="group", height=340,
-                                    legend={"orientation": "h", "y": -0.25}, margin={"l": 10, "r": 10, "t": 50, "b": 60}))
+    fig.update_layout(**base_layout(title={"text": html.escape(title), "x": 0.0, "xanchor": "left"}, barmode="group", height=360,
+                                    legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1.0, "xanchor": "right"},
+                                    margin={"l": 70, "r": 10, "t": 80, "b": 50}))
     fig.update_xaxes(title={"text": layer_label}, tickvals=list(layers))
     fig.update_yaxes(title={"text": size_label}, rangemode="tozero")
     return fig
@@ -95,7 +99,7 @@ def parameter_figure(counts: Mapping[str, int], names: Mapping[str, str], title:
                hovertemplate=f"{names.get(part, part)}: {n:,} (%{{x:.1%}})<extra></extra>")
         for i, (part, n) in enumerate(counts.items()) if n
     ])
-    fig.update_layout(**base_layout(title={"text": title}, barmode="stack", height=170, showlegend=True,
+    fig.update_layout(**base_layout(title={"text": html.escape(title)}, barmode="stack", height=170, showlegend=True,
                                     legend={"orientation": "h", "y": -0.4}, margin={"l": 10, "r": 10, "t": 40, "b": 10}))
     fig.update_xaxes(range=[0, 1], tickformat=".0%")
     return fig

@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz.style import MARK_COLOR, QUALITATIVE, TICK_FONT_SIZE, base_layout
-from viz.tokens import escape_token
+from viz.tokens import escape_token, text_width_px
 
 
 @dataclass(frozen=True)
@@ -43,9 +43,10 @@ def distribution_figure(tokens: Sequence[str], probs: Sequence[float], chosen: i
         cliponaxis=False,
     ))
     fig.update_layout(**base_layout(
-        title={"text": html.escape(text.title)},
+        title={"text": html.escape(text.title), "x": 0.0, "xanchor": "left", "font": {"size": 15}},
         height=max(260, 44 + 30 * n),
-        margin={"l": 10, "r": 60, "t": 50, "b": 40},
+        margin={"l": 16 + int(max((text_width_px(tok, TICK_FONT_SIZE) for tok in tokens), default=0)), "r": 70,
+                "t": 50, "b": 40},
         showlegend=False,
     ))
     fig.update_yaxes(tickvals=list(range(n)), ticktext=labels, autorange="reversed", tickfont={"size": TICK_FONT_SIZE})
