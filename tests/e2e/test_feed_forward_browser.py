@@ -4,20 +4,11 @@ token, and the residual bars are drawn; the page switches to Chinese; screenshot
 import re
 
 import pytest
+from first_screen import first_screen  # tests/e2e/first_screen.py
 
 pytestmark = pytest.mark.e2e
 
 TEXT = "i read a book"
-
-
-def _first_screen(page, tools, name: str) -> None:
-    page.set_viewport_size({"width": 1280, "height": 720})
-    tools.wait_idle(page)
-    page.wait_for_timeout(800)
-    path = tools.screenshot(page, f"{name}-full")
-    assert path.stat().st_size > 0
-    page.locator("[data-testid=stMain]").evaluate("e => e.scrollTo(0, 0)")
-    page.screenshot(path=str(path.with_name(f"{name}.png")))
 
 
 def _drawn(page, key: str) -> list[str]:
@@ -40,11 +31,11 @@ def test_feed_forward_page_in_both_languages(app_page, app_url, browser_tools):
     assert len(shares) >= len(TEXT.split()), relu  # one share of firing units per token
     residual = _drawn(page, "ffn_residual")
     assert "feed-forward" in residual and "self-attention" in residual
-    _first_screen(page, tools, "feed-forward-en-ui")
+    first_screen(page, tools, "feed-forward-en-ui")
 
     page.locator("[data-testid=stSidebar]").get_by_text("简体中文", exact=True).click()
     tools.wait_idle(page, 90_000)
     assert page.locator("h1").first.inner_text().strip() == "前馈网络层"
     assert "前馈网络" in _drawn(page, "ffn_residual")
-    _first_screen(page, tools, "feed-forward-zh-ui")
+    first_screen(page, tools, "feed-forward-zh-ui")
     assert not page.outside, page.outside

@@ -2,6 +2,7 @@
 bar's token and puts the step in the URL, the page switches to Chinese; screenshots at 1280×720."""
 
 import pytest
+from first_screen import first_screen  # tests/e2e/first_screen.py
 
 pytestmark = pytest.mark.e2e
 
@@ -16,16 +17,6 @@ def _bars(page) -> list[str]:
 
 def _sequence(page) -> str:
     return page.locator("[data-testid=stCode]").filter(has_text="⟶").first.inner_text()
-
-
-def _first_screen(page, tools, name: str) -> None:
-    page.set_viewport_size({"width": 1280, "height": 720})
-    tools.wait_idle(page)
-    page.wait_for_timeout(800)
-    path = tools.screenshot(page, f"{name}-full")
-    assert path.stat().st_size > 0
-    page.locator("[data-testid=stMain]").evaluate("e => e.scrollTo(0, 0)")
-    page.screenshot(path=str(path.with_name(f"{name}.png")))
 
 
 def test_step_through_greedy_in_both_languages(app_page, app_url, browser_tools):
@@ -46,12 +37,12 @@ def test_step_through_greedy_in_both_languages(app_page, app_url, browser_tools)
     page.get_by_role("button", name="Next token").click()
     tools.wait_idle(page)
     assert _sequence(page).strip().endswith(f"我 · {second}")
-    _first_screen(page, tools, "output-en-ui")
+    first_screen(page, tools, "output-en-ui")
 
     page.locator("[data-testid=stSidebar]").get_by_text("简体中文", exact=True).click()
     tools.wait_idle(page, 90_000)
     assert page.locator("h1").first.inner_text().strip() == "输出分布"
     assert page.get_by_role("button", name="下一个词元").count() == 1
     assert _sequence(page).strip().endswith(f"我 · {second}")  # the steps survive the switch
-    _first_screen(page, tools, "output-zh-ui")
+    first_screen(page, tools, "output-zh-ui")
     assert not page.outside, page.outside
