@@ -40,7 +40,7 @@ def detector_figure(scores: HeadScores, titles: Mapping[str, str], layer_label: 
             text[layer, head] = f"★{text[layer, head]}"
         fig.add_trace(go.Heatmap(
             z=np.nan_to_num(grid, nan=0.0), x=list(range(n_heads)), y=list(range(n_layers)), text=text,
-            texttemplate="%{text}", colorscale=ATTENTION_SCALE, zmin=0.0, zmax=1.0, showscale=False, xgap=2, ygap=2,
+            texttemplate="%{text}", textfont={"size": 12}, colorscale=ATTENTION_SCALE, zmin=0.0, zmax=1.0, showscale=False, xgap=2, ygap=2,
             hovertemplate=f"{html.escape(layer_label)} %{{y}}, {html.escape(head_label)} %{{x}}: %{{text}}<extra></extra>",
         ), row=1, col=i)
         for layer, head in marks[name]:
@@ -49,7 +49,7 @@ def detector_figure(scores: HeadScores, titles: Mapping[str, str], layer_label: 
         fig.update_xaxes(tickvals=list(range(n_heads)), title={"text": html.escape(head_label)}, fixedrange=True,
                          showgrid=False, zeroline=False, row=1, col=i)
         fig.update_yaxes(tickvals=list(range(n_layers)), autorange="reversed", fixedrange=True, showgrid=False,
-                         zeroline=False, showticklabels=i == 1, row=1, col=i)
+                         zeroline=False, showticklabels=i == 1, ticks="", row=1, col=i)
     fig.update_yaxes(title={"text": html.escape(layer_label)}, row=1, col=1)
     fig.update_annotations(font={"size": 13})
     fig.update_layout(**base_layout(height=140 + 40 * n_layers, margin={"l": 60, "r": 10, "t": 50, "b": 50}))
