@@ -40,7 +40,8 @@ def detector_figure(scores: HeadScores, titles: Mapping[str, str], layer_label: 
             text[layer, head] = f"★{text[layer, head]}"
         fig.add_trace(go.Heatmap(
             z=np.nan_to_num(grid, nan=0.0), x=list(range(n_heads)), y=list(range(n_layers)), text=text,
-            texttemplate="%{text}", textfont={"size": 12}, colorscale=ATTENTION_SCALE, zmin=0.0, zmax=1.0, showscale=False, xgap=2, ygap=2,
+            texttemplate="%{text}", textfont={"size": 12}, colorscale=ATTENTION_SCALE, zmin=0.0, zmax=1.0,
+            showscale=False, xgap=2, ygap=2,
             hovertemplate=f"{html.escape(layer_label)} %{{y}}, {html.escape(head_label)} %{{x}}: %{{text}}<extra></extra>",
         ), row=1, col=i)
         for layer, head in marks[name]:
