@@ -14,7 +14,7 @@ from transformer.checkpoint import ModelBundle
 from transformer.sampling import Distribution, SamplingSettings, choose, distributions, model_inputs
 from transformer.tokenizer import EOS_ID
 
-__all__ = ["MAX_TOP_K", "OutputSteps", "SamplingSettings", "output_steps", "replay", "room"]
+__all__ = ["MAX_TOP_K", "OutputSteps", "SamplingSettings", "output_steps", "replay", "room", "step_budget"]
 
 MAX_TOP_K = 20  # bars in one chart: more stop being readable on a projector
 
@@ -33,7 +33,7 @@ class OutputSteps:
         chosen: the id each position's step chose (len(distributions); the last is the next token the
             settings write, which may be <eos>).
         reads: the token each output position reads (the decoder input at that row).
-        finished: the last step wrote <eos> or the model has no room left: "next token" does nothing.
+        finished: the last step wrote <eos> or the run reached `step_budget`: "next token" does nothing.
         truncated: the text was cut to the model's maximum length.
     """
 
@@ -58,13 +58,22 @@ def room(bundle: ModelBundle, text: str) -> int:
     return bundle.config.max_len - model_inputs(bundle, text).tgt_in.shape[1]
 
 
+def step_budget(bundle: ModelBundle, text: str) -> int:
+    """The most tokens a run writes: the room left, and as `sampling.generate` by default (outputs are never
+    much longer than the input; a decoder-only model continues for 64), so "to the end" on an untrained
+    model that never writes <eos> stops instead of running the whole 512 positions."""
+    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    default = 2 * len(reader.tokenize(text)) + 16 if bundle.config.is_encoder_decoder else 64
+    return min(room(bundle, text), default)
+
+
 def replay(bundle: ModelBundle, text: str, settings: SamplingSettings, steps: int) -> list[int]:
-    """The ids `steps` steps of generation with `settings` write (stopping early at <eos> or the model's length).
+    """The ids `steps` steps of generation with `settings` write (stopping early at <eos> or `step_budget`).
 
     Step i draws from (seed, i) exactly as `sampling.generate` does, so the result is `generate`'s prefix.
     """
     ids: list[int] = []
-    for step in range(max(0, min(steps, room(bundle, text)))):
+    for step in range(max(0, min(steps, step_budget(bundle, text)))):
         dist = distributions(bundle, text, ids, temperature=settings.temperature, k=1)[-1]
         chosen = choose(dist.probs, settings, step)
         if chosen == EOS_ID:
@@ -85,7 +94,7 @@ def output_steps(bundle: ModelBundle, text: str, settings: SamplingSettings, ste
     prompt = tgt_tokens[: inputs.first_output + 1]
     reader = bundle.source_tokenizer or target
     source = reader.symbols(inputs.src[0].tolist()) if inputs.src is not None else []
-    full = len(generated) >= room(bundle, text)
+    full = len(generated) >= step_budget(bundle, text)
     return OutputSteps(
         prompt_tokens=tuple(prompt),
         source_tokens=tuple(source),

@@ -76,3 +76,10 @@ def test_an_untrained_decoder_only_model_steps_too():
     run = output_steps(bundle, "abc", SamplingSettings(temperature=1.0, seed=0), 5)
     assert len(run.distributions) == len(run.generated_ids) + 1
     assert run.prompt_tokens[0] == "<bos>"
+
+
+def test_to_the_end_stops_at_the_budget_on_a_model_that_never_ends():
+    bundle = load_bundle(ModelRef.random(architecture="decoder-only", seed=3))
+    run = output_steps(bundle, "abc", SamplingSettings(greedy=True), 10_000)
+    assert run.finished
+    assert len(run.generated_ids) == 64 or run.chosen[-1] == EOS_ID
