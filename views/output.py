@@ -21,12 +21,18 @@ from viz.tokens import visible_token
 
 SOFTMAX = r"p_i=\mathrm{softmax}(z/T)_i=\frac{e^{z_i/T}}{\sum_{j=1}^{|V|} e^{z_j/T}}"
 MODES = ("greedy", "sample")
-STEPS_KEY, POSITION_KEY = "out_steps", "out_pos"
+STEPS_KEY, POSITION_KEY, RUN_KEY = "out_steps", "out_pos", "out_run"
 MAX_STEPS = 512  # no model here reads more tokens than this
 
 
-def _steps_from_url() -> int:
-    """The number of steps taken, from session state, else from `?steps=` (range-checked), else 0."""
+def _steps_from_url(run_key: tuple[str, str]) -> int:
+    """The number of steps taken, from session state, else from `?steps=` (range-checked), else 0.
+
+    Another model or text starts over: its tokens are not the ones these steps wrote.
+    """
+    if st.session_state.get(RUN_KEY, run_key) != run_key:
+        _set_steps(0)
+    st.session_state[RUN_KEY] = run_key
     if STEPS_KEY not in st.session_state:
         st.session_state[STEPS_KEY] = bounded_int(st.query_params.get("steps"), 0, MAX_STEPS) or 0
     return int(st.session_state[STEPS_KEY])
@@ -144,7 +150,7 @@ def main() -> None:
     left, right = st.columns([5, 6], gap="large")
     with left:
         settings, k = _settings()
-    steps = _steps_from_url()
+    steps = _steps_from_url((ctx.model.key, ctx.text))
     with st.spinner(t("output.running")):
         run = get_output_steps(ctx.model.key, ctx.text, settings, steps, k)
     if run.truncated:

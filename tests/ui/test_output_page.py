@@ -114,3 +114,12 @@ def test_hostile_url_steps_are_ignored():
     at.query_params["steps"] = "9" * 500
     at.run()
     assert not at.exception and _written(at) == []
+
+
+def test_a_new_text_starts_over():
+    at = _page("translate-en-zh")
+    at.button(key="out_next").click().run()
+    at.button(key="out_next").click().run()
+    assert len(_written(at)) == 2
+    at.text_input(key="text").set_value("i read a book").run()
+    assert _written(at) == [] and "steps" not in at.query_params
