@@ -71,12 +71,15 @@ def test_training_a_decoder_only_model_lowers_its_loss_and_evaluates_by_completi
 
 def test_induction_task_reference_and_alignment():
     task = get_task("induction")
-    for example in task.examples(100, "train", 2):
-        half = len(example.source) - 1
-        assert len(set(example.source[:half])) == half  # distinct symbols: one earlier occurrence each
-        assert example.source[half] == example.source[0]
-        assert example.target == example.source[1:half]
+    leads = set()
+    for example in task.examples(200, "train", 2):
+        body, last = example.source[:-1], example.source[-1]
+        assert len(set(body)) == len(body)  # lead + h: distinct symbols, so each repeated one occurred once before
+        lead = body.index(last)  # the repeat starts with h's first symbol
+        leads.add(lead)
+        assert example.target == body[lead + 1 :]
         assert task.reference(example.source) == example
         assert [example.source[i] for i in example.alignment] == list(example.target)
-    assert task.reference("abcab").target == "c"
-    assert task.reference("abcd") is None and task.reference("aab") is None
+    assert 0 in leads and len(leads) > 3  # pure repeats and varying lead-ins
+    assert task.reference("abcab").target == "c" and task.reference("xyabcab").target == "c"
+    assert task.reference("abcd") is None and task.reference("aab") is None and task.reference("abcabd") is None
