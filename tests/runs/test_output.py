@@ -83,3 +83,11 @@ def test_to_the_end_stops_at_the_budget_on_a_model_that_never_ends():
     run = output_steps(bundle, "abc", SamplingSettings(greedy=True), 10_000)
     assert run.finished
     assert len(run.generated_ids) == 64 or run.chosen[-1] == EOS_ID
+
+
+def test_the_induction_model_steps_through_the_repeat():
+    """Its card's example repeats "aKq": step-through writes what followed "aKq" the first time, confidently."""
+    bundle = load_bundle(ModelRef.parse("induction"))
+    run = output_steps(bundle, "aKq7xbN3aKq", SamplingSettings(greedy=True), 5)
+    assert "".join(run.generated_tokens) == "7xbN3"
+    assert all(d.top_probs[0] > 0.9 for d in run.distributions)
