@@ -91,7 +91,8 @@ def trace_text(
     """Run `bundle` on `text`: decode greedily (under `interventions`), then capture one pass.
 
     Encoder-decoder: the source is the text's tokens + <eos>; the decoder starts from <bos>.
-    Decoder-only: the decoder starts from <bos> + the text's tokens and continues it.
+    Decoder-only: the decoder starts from <bos> + the text's tokens (+ the prompt suffix of the model's
+    card, e.g. "=" for gpt-translate-en-zh) and continues it.
     Input longer than the model's maximum length is truncated (`Trace.truncated`).
 
     `generate=False` is teacher forcing, as in training: nothing is decoded; the decoder reads

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 from runs.teaching_arrays import parameter_sizes
 from transformer.checkpoint import ModelBundle
@@ -19,7 +16,6 @@ from viz.architecture import (
     Box,
     architecture_boxes,
     architecture_hook_names,
-    format_shape,
     parameter_groups,
 )
 from viz.architecture_figure import architecture_figure
@@ -28,10 +24,8 @@ NORM = {
     "post": r"x_{l+1}=\mathrm{LayerNorm}\big(x_l+\mathrm{Sublayer}(x_l)\big)",
     "pre": r"x_{l+1}=x_l+\mathrm{Sublayer}\big(\mathrm{LayerNorm}(x_l)\big)",
 }
-LINKED_PAGES = ("positional", "heads", "masks", "step_by_step", "layernorm")
-VIEWS = Path(__file__).resolve().parent
+LINKED_PAGES = ("positional", "heads", "masks", "step_by_step", "layernorm", "feed_forward", "output")
 ATTENTION_KIND = {"self_attn": "encoder", "masked_self_attn": "decoder", "cross_attn": "cross"}  # box → heads ?kind=
-PLANNED_PAGES = {"feed_forward": "feed_forward", "linear": "output", "softmax": "output"}  # box → page being built
 
 
 def _labels(config: TransformerConfig) -> dict[str, str]:
@@ -51,32 +45,15 @@ def _figure_text(stacks: dict[str, list[Box]]) -> dict[str, str]:
     return text
 
 
-def _switch(page: str, **params: str) -> bool:
-    """Open `views/<page>.py` (with URL `params`) if it exists and is in the navigation; False if not."""
-    if not (VIEWS / f"{page}.py").is_file():
-        return False
+def _switch(page: str, **params: str) -> None:
+    """Open `views/<page>.py` with URL `params`."""
     for key in params:  # the target page's picker would keep a value left in the session over the URL's
         st.session_state.pop(key, None)
-    try:
-        st.switch_page(f"views/{page}.py", query_params=params or None)
-    except StreamlitAPIException:  # the file exists but the navigation does not list it (yet)
-        return False
-    return True
-
-
-def _note(box: Box, config: TransformerConfig) -> None:
-    """In place of a page that does not exist yet: what the box computes, with this input's shapes."""
-    if box.component == "feed_forward":
-        st.info(t("architecture.note_feed_forward", d_model=config.d_model, d_ff=config.d_ff,
-                  hidden=format_shape(box.detail_shape), out=format_shape(box.shape)), icon=":material/info:")
-    else:
-        st.info(t("architecture.note_output", d_model=config.d_model, vocab=config.tgt_vocab_size,
-                  shape=format_shape(box.shape)), icon=":material/info:")
+    st.switch_page(f"views/{page}.py", query_params=params or None)
 
 
 def _diagram(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
-    """The figure; clicking a box opens the page that explains it (attention: the heads page on that
-    kind), or, for the feed-forward and output boxes while their pages are missing, a note in place."""
+    """The figure; clicking a box opens the page that explains it (attention: the heads page on that kind)."""
     titles = {p: t(f"nav.{p}") for p in LINKED_PAGES}
     fig = architecture_figure(stacks, _labels(config), _figure_text(stacks), config.n_layers, titles)
     event = show_figure(fig, "architecture", on_select="rerun", selection_mode="points")
@@ -87,9 +64,6 @@ def _diagram(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
         return
     if box.component in ATTENTION_KIND:
         _switch("heads", kind=ATTENTION_KIND[box.component])
-    elif box.component in PLANNED_PAGES:
-        if not _switch(PLANNED_PAGES[box.component]):
-            _note(box, config)
     elif box.pages:
         _switch(box.pages[0])
 

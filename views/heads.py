@@ -30,6 +30,7 @@ from runs.text_run import attention_names
 from transformer.checkpoint import ModelBundle
 from ui.charts import show_figure
 from ui.export import image_format_picker, npz_button, npz_bytes
+from ui.head_detectors import head_detectors
 from ui.head_importance import current_table, importance_section
 from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker, layer_head_picker
 from ui.i18n import labels_of, t
@@ -249,6 +250,7 @@ def main() -> None:
                        untrained=untrained)
     _grids(run, trace, kinds, _marks(ctx.model.key, trace, kinds))
     _rollout(run, trace, kinds)
+    head_detectors(ctx.model.key)
     _downloads(trace, names)
 
 
