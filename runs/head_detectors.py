@@ -18,14 +18,14 @@ from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
 from transformer.detector_inputs import DECODER_CROSS, detector_inputs
 from transformer.evaluate import alignment_sets, make_batch
-from transformer.hook_names import act_name
-from transformer.hooks import capture
-from viz.head_detectors import (
+from transformer.head_detectors import (
     HeadScores,
     alignment_matrix,
     head_scores,
     source_alignment_score,
 )
+from transformer.hook_names import act_name
+from transformer.hooks import capture
 
 ALIGNMENT_EXAMPLES = 40  # held-out sentences for the source-alignment score: enough for a stable mean, under a second
 HALF = 20  # length of the random half of the repeated sequence

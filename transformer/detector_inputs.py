@@ -20,20 +20,16 @@ import numpy as np
 import torch
 
 from transformer.checkpoint import ModelBundle
+from transformer.hook_names import act_name
 from transformer.hooks import capture
 from transformer.tokenizer import BOS_ID, EOS_ID, SPECIALS, Tokenizer
 
-ENCODER_SELF, DECODER_SELF, DECODER_CROSS = "encoder", "decoder", "cross"  # the app's attention kinds (viz.trace)
-_MODULES = {
-    ENCODER_SELF: "encoder.layers.{}.self_attn",
-    DECODER_SELF: "decoder.layers.{}.self_attn",
-    DECODER_CROSS: "decoder.layers.{}.cross_attn",
-}
+ENCODER_SELF, DECODER_SELF, DECODER_CROSS = "encoder", "decoder", "cross"  # the attention kinds of hook_names
 
 
 def pattern_name(kind: str, layer: int) -> str:
     """The hook name of one layer's attention pattern, e.g. ("cross", 1) → decoder.layers.1.cross_attn.hook_pattern."""
-    return f"{_MODULES[kind].format(layer)}.hook_pattern"
+    return act_name(kind, layer, "pattern")
 
 
 @dataclass(frozen=True)

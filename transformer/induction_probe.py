@@ -8,7 +8,7 @@ On held-out repeated sequences `<bos> x1 … xn x1 … xn` (distinct random symb
   the repeated half (from its second symbol on) falls close to zero.
 
 The numbers go into the model card (`train_cli.attention_report`) and are re-checked on the shipped
-weights by the tests. The scores are `viz.head_detectors`' (pure NumPy), so the card and the heads
+weights by the tests. The scores are `transformer.head_detectors`' (pure NumPy), so the card and the heads
 page measure the same thing.
 """
 
@@ -23,6 +23,7 @@ import torch
 from transformer.checkpoint import ModelBundle
 from transformer.detector_inputs import DECODER_SELF, pattern_name
 from transformer.evaluate import make_batch
+from transformer.head_detectors import induction_score, previous_token_score
 from transformer.hooks import capture
 from transformer.tokenizer import PAD_ID
 
@@ -40,7 +41,7 @@ def induction_measurements(bundle: ModelBundle, examples: list[Any]) -> dict[str
         loss_first_half: mean cross-entropy (nats) predicting x1 … xn;
         loss_repeated_half: mean cross-entropy predicting the repeat's x2 … xn (x1 cannot be predicted).
     """
-    from viz.head_detectors import induction_score, previous_token_score
+
 
     model, n_layers = bundle.model, bundle.config.n_layers
     was_training = model.training

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from transformer.head_detectors import SCORE_NAMES, HeadScores
 from ui.analysis_cache import get_detectors
 from ui.charts import show_figure
 from ui.head_picker import kind_name
 from ui.i18n import t
 from viz.detector_figure import detector_figure, marked_heads
-from viz.head_detectors import SCORE_NAMES, HeadScores
 
 
 def _meanings(scores: HeadScores) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from viz.head_detectors import HeadScores
+from transformer.head_detectors import HeadScores
 from viz.style import ATTENTION_SCALE, MARK_COLOR, base_layout
 
 MARK_AT_LEAST = 0.2  # a head is marked only if it scores at least this: the best of a random model is still no such head

@@ -6,7 +6,7 @@ import pytest
 
 from runs.head_detectors import detector_table
 from runs.model_ref import ModelRef, load_bundle
-from viz.head_detectors import INDUCTION, PREVIOUS_TOKEN, SOURCE_ALIGNMENT
+from transformer.head_detectors import INDUCTION, PREVIOUS_TOKEN, SOURCE_ALIGNMENT
 
 
 @pytest.mark.parametrize("key", ["translate-en-zh", "gpt-translate-en-zh", ModelRef.random(architecture="decoder-only").key])

@@ -2,10 +2,10 @@
 
 import numpy as np
 
+from transformer.head_detectors import head_scores
 from viz.detector_figure import detector_figure, marked_heads
 from viz.ffn import feed_forward_view, residual_contributions
 from viz.ffn_figures import contribution_sizes, contributions_figure, expansion_figure, firing_figure, parameter_figure
-from viz.head_detectors import head_scores
 from viz.output_distribution import DistributionText, distribution_figure, rest_of_vocabulary
 
 
