@@ -50,13 +50,14 @@ def square_trace(bundle: ModelBundle, length: int, seed: int = 0) -> TraceData:
     src = torch.tensor([src_ids]) if bundle.config.is_encoder_decoder else None  # (1, T)
     tgt = torch.tensor([tgt_ids])  # (1, T)
     with torch.no_grad(), capture(model, pattern_names(bundle)) as cache:
-        model(src, tgt)
+        logits = model(src, tgt)  # (1, T, vocab)
     arrays = cache.numpy()
     for array in arrays.values():
         array.setflags(write=False)
     target = bundle.target_tokenizer
     return TraceData(text="", src_tokens=tuple(reader.symbols(src_ids)) if src is not None else (),
                      tgt_tokens=tuple(target.symbols(tgt_ids)), output_tokens=(), output_text="", arrays=arrays,
+                     next_tokens=tuple(target.symbols(logits[0].argmax(dim=-1).tolist())),  # what each row writes
                      src_ids=tuple(src_ids) if src is not None else (), tgt_ids=tuple(tgt_ids))
 
 
