@@ -18,7 +18,7 @@ from transformer.checkpoint import ModelBundle, save_checkpoint
 from transformer.config import config_overrides
 from transformer.evaluate import EvalResult, best_head, cross_attention_alignment, is_reordered
 from transformer.registry import load_model
-from transformer.train import TrainProgress, TrainResult, TrainSettings, heldout_metrics, train
+from transformer.train import TrainProgress, TrainResult, TrainSettings, heldout_metrics, task_with_options, train
 
 # Per-task defaults for flags left out, chosen so that `train --task T --out DIR` gives a good model.
 _SMALL = {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "dropout": 0.0}
@@ -30,6 +30,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "sort": {"steps": 4000, "lr_factor": 0.5, "config": _SMALL},
     "translate-en-zh": {"steps": 3000, "lr_factor": 0.5, "config": _SMALL},
     "translate-en-fr": {"steps": 3000, "lr_factor": 0.5, "config": _SMALL},
+    "translate-zh-en": {"steps": 3000, "lr_factor": 0.5, "config": _SMALL},
 }
 _RECIPE_FLAGS = (
     "steps", "batch_size", "warmup", "lr_factor", "label_smoothing", "eval_every", "eval_n", "target_exact", "init_from",
@@ -43,8 +44,8 @@ SUMMARIES: dict[str, tuple[str, str, str]] = {
         "attention 注意力",
     ),
     "reverse": (
-        "Reverses its input character by character (ASCII and common Chinese).",
-        "把输入逐字倒过来（ASCII 和常用汉字）。",
+        "Reverses its input character by character (ASCII and the 3,500 level-1 standard Chinese characters, up to 48).",
+        "把输入逐字倒过来（ASCII 和《通用规范汉字表》一级字表的 3500 个汉字，最长 48 个字符）。",
         "hello 世界",
     ),
     "sort": ("Sorts its input's characters by Unicode code point.", "把输入的字符按 Unicode 码位排序。", "transformer"),
@@ -56,7 +57,22 @@ SUMMARIES: dict[str, tuple[str, str, str]] = {
     "translate-en-fr": (
         "Translates a toy English grammar into French (adjectives follow the noun and agree with its gender).",
         "把玩具英语语法翻译成法语（形容词放在名词后，并与名词的性一致）。",
-        "the girl reads a red book in the garden",
+        "the girl reads a french book in the garden",
+    ),
+    "translate-zh-en": (
+        "Translates the toy grammar's Chinese into English (spaces optional; time and place move to the end).",
+        "把玩具语法的中文翻译成英语（空格可有可无；时间和地点移到句末）。",
+        "我今天在图书馆读一本书",
+    ),
+}
+
+# How each translator's gold word alignment (`Example.alignment`, what the alignment match is measured against) is made.
+GOLD_ALIGNMENT: dict[str, str] = {
+    "translate-en-zh": "each Chinese word → the English word it translates; measure words and 的 → none",
+    "translate-en-fr": "each French word → the English word it translates; French words with no English counterpart → none",
+    "translate-zh-en": (
+        "each English word → the first Chinese word aligned to it by translate-en-zh read backwards; "
+        "English words with no Chinese counterpart (the, of, every) → none"
     ),
 }
 
@@ -82,7 +98,7 @@ def _task_data(task: Any) -> dict[str, Any]:
 
 def _example_text(task: Any, name: str) -> str:
     text = SUMMARIES.get(name, ("", "", ""))[2]
-    if text and task.is_valid_source(text):
+    if text and task.is_valid_source(text) and task.reference(text) is not None:
         return text
     return task.examples(1, split="heldout", seed=0)[0].source
 
@@ -96,6 +112,8 @@ def command_for(settings: TrainSettings, out: str) -> str:
     words += ["--eval-n", str(settings.eval_n), "--target-exact", repr(settings.target_exact)]
     if settings.init_from is not None:
         words += ["--init-from", settings.init_from]
+    for key, value in sorted(settings.task_options.items()):
+        words += ["--task-option", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
     for key, value in sorted(settings.config.items()):
         words += ["--config", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
     return shlex.join(words)
@@ -115,7 +133,12 @@ def write_model(result: TrainResult, task: Any, out: str, command: str) -> tuple
         "summary_zh": summary_zh,
         "parameters": bundle.model.num_parameters(),
         "metrics": metrics.as_metrics(),
-        "attention": {"best_cross_attention_head": head, "alignment_argmax_match": round(score, 4), "n_examples": len(reordered)},
+        "attention": {
+            "best_cross_attention_head": head,
+            "alignment_argmax_match": round(score, 4),
+            "n_examples": len(reordered),
+            **({"gold_alignment": GOLD_ALIGNMENT[settings.task]} if settings.task in GOLD_ALIGNMENT else {}),
+        },
         "training_seconds": round(result.training_seconds, 1),
         "steps": result.steps,
         "stop_reason": result.stop_reason,
@@ -126,6 +149,8 @@ def write_model(result: TrainResult, task: Any, out: str, command: str) -> tuple
         "training": {k: v for k, v in settings.to_dict().items() if k != "config"},
         "example": _example_text(task, settings.task),
     }
+    if isinstance(getattr(task, "max_len", None), int):
+        card["trained_max_len"] = task.max_len  # the longest input trained on; the app warns past it
     bundle = ModelBundle(bundle.model, bundle.target_tokenizer, bundle.source_tokenizer, card, Path(out).name)
     save_checkpoint(bundle, out, card_md=card_markdown(card, bundle))
     return card, metrics
@@ -133,6 +158,12 @@ def write_model(result: TrainResult, task: Any, out: str, command: str) -> tuple
 
 def card_markdown(card: dict[str, Any], bundle: ModelBundle) -> str:
     m, att = card["metrics"], card["attention"]
+    gold = f"\n  Gold alignment: {att['gold_alignment']}." if "gold_alignment" in att else ""
+    longest = (
+        f"\n- **Trained length:** inputs of up to {card['trained_max_len']} characters; longer input is outside training."
+        if "trained_max_len" in card
+        else ""
+    )
     config = "\n".join(f"| `{k}` | `{v}` |" for k, v in bundle.config.to_dict().items())
     data = ", ".join(f"{k}={v!r}" for k, v in card["data"].items())
     recipe = ", ".join(f"{k}={v!r}" for k, v in card["training"].items())
@@ -153,7 +184,7 @@ def card_markdown(card: dict[str, Any], bundle: ModelBundle) -> str:
   token accuracy {100 * m["heldout_token_accuracy"]:.1f} %.
 - **Attention:** in `{att["best_cross_attention_head"]}` the arg-max source position matches the task's
   alignment for {100 * att["alignment_argmax_match"]:.1f} % of aligned output tokens ({att["n_examples"]} held-out examples
-  {"with reordering" if card["task"].startswith("translate") else ""}).
+  {"with reordering" if card["task"].startswith("translate") else ""}).{gold}{longest}
 - **Try:** `{card["example"]}`
 
 ## Config
@@ -202,7 +233,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         config["norm_position"] = args.norm
     recipe = {k: preset[k] for k in _RECIPE_FLAGS if k in preset}
     recipe.update({k: getattr(args, k) for k in _RECIPE_FLAGS if getattr(args, k) is not None})
-    settings = TrainSettings(task=args.task, config=config, seed=args.seed, **recipe)
+    task_options = _config_overrides(args.task_option)
+    settings = TrainSettings(task=args.task, config=config, seed=args.seed, task_options=task_options, **recipe)
+    task = task_with_options(task, task_options)
     command = command_for(settings, args.out)
     print(f"training {args.task}: {command}", file=sys.stderr)
     bar, stop = ProgressBar(), {"asked": False}
@@ -278,6 +311,10 @@ def add_commands(sub: Any) -> None:
     t.add_argument("--eval-n", type=int, default=None, help="held-out examples per check")
     t.add_argument("--target-exact", type=float, default=None, help="stop once a check reaches this exact-match")
     t.add_argument("--init-from", default=None, help="continue from this checkpoint folder's weights (same config)")
+    t.add_argument(
+        "--task-option", action="append", default=[], metavar="KEY=VALUE",
+        help="change a task field for this run, e.g. max_len=12 for a short first stage (repeatable)",
+    )
     t.add_argument("--threads", type=int, default=1, help="torch threads (default 1: the machine is shared)")
     t.add_argument(
         "--time-budget",
