@@ -141,8 +141,10 @@ def _tokenizer_data(data: Any, role: str) -> dict[str, Any]:
     if not isinstance(data.get("vocab"), list) or not all(isinstance(s, str) for s in data["vocab"]):
         raise ValueError(f"the {role!r} tokenizer's 'vocab' must be a list of strings")
     options = data.get("options", {})
-    if not isinstance(options, dict) or not all(isinstance(v, bool) for v in options.values()):
-        raise ValueError(f"the {role!r} tokenizer's 'options' must be an object of true/false values, got {options!r}")
+    text_options = {"ignored"}  # the punctuation a word tokenizer drops; every other option is a switch
+    if not isinstance(options, dict) or not all(isinstance(v, str if k in text_options else bool) for k, v in options.items()):
+        raise ValueError(f"the {role!r} tokenizer's 'options' must be an object of true/false values ('ignored': text), "
+                         f"got {options!r}")
     return data
 
 
