@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -9,11 +10,16 @@ import streamlit as st
 from runs.reference import ReferenceCheck, check_reference
 from runs.validation import TextCheck
 from transformer.checkpoint import ModelBundle
-from ui.i18n import t
-from ui.inputs import text_box
+from transformer.tasks import Diagnosis
+from ui.i18n import current_language, t
+from ui.inputs import text_box, use_text
+from ui.safe import md_literal
 from ui.sidebar import ModelChoice, model_picker
+from ui.url_values import MAX_URL_TEXT_CHARS, UrlRepair, sanitize_query_params
 from viz.tokens import visible_token
 from viz.trace import TraceData
+
+TOKENS_INLINE = 24  # tokens shown on the one line under the output; the rest in an expander
 
 
 @dataclass(frozen=True)
@@ -31,11 +37,13 @@ class PageContext:
 
 
 def show_reference(check: ReferenceCheck | None) -> None:
-    """The task's right output and the verdict, or a warning that the text has no right output."""
+    """The task's right output and the verdict, or a warning that the text has no right output (with why,
+    and the nearest sentence the grammar makes, one click away)."""
     if check is None:
         return
     if check.expected is None:
         st.warning(t("input.out_of_grammar"), icon=":material/help:")
+        show_diagnosis(check.diagnosis)
         return
     if check.correct:
         st.success(t("input.correct"), icon=":material/check_circle:")
@@ -46,16 +54,42 @@ def show_reference(check: ReferenceCheck | None) -> None:
     st.caption(t("input.heldout" if check.heldout else "input.maybe_seen"))
 
 
+def show_diagnosis(diagnosis: Diagnosis | None) -> None:
+    """Which word or combination is outside the grammar, and the nearest sentence with a "use it" button."""
+    if diagnosis is None:
+        return
+    from transformer.tasks.reading import CATEGORY_NAMES
+
+    lines = []
+    for problem in diagnosis.problems:
+        params = {name: md_literal(value) for name, value in problem.params.items()}
+        if problem.kind == "missing_role":
+            english, chinese = CATEGORY_NAMES.get(problem.params.get("role", ""), (params.get("role", ""),) * 2)
+            params["role"] = chinese if current_language() == "zh" else english
+        key = f"grammar.problem_{problem.kind}"
+        lines.append("- " + (t(key, **params) if t(key) != key else md_literal(problem.kind)))
+    if lines:
+        st.markdown("\n".join(lines))
+    if diagnosis.nearest is not None:
+        st.markdown(f"**{t('grammar.nearest')}**")
+        cols = st.columns([4, 1], vertical_alignment="center")
+        cols[0].code(diagnosis.nearest, language=None, wrap_lines=True)
+        cols[1].button(t("grammar.use_it"), key="use_nearest", on_click=use_text, args=(diagnosis.nearest,),
+                       icon=":material/arrow_upward:", width="stretch")
+
+
 def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
     """Title and intro from catalog `section` ("<section>.title", "<section>.intro"), the model and text.
 
     Returns None when the page cannot go on (no model could be loaded); a page that needs text
     should also stop when `ctx.text` is None (the text box has already said why).
     """
+    repair = sanitize_query_params(st.query_params)  # before any widget reads the URL
     st.title(t(f"{section}.title"))
     intro = t(f"{section}.intro")
     if intro != f"{section}.intro":
         st.markdown(intro)
+    _report_url(repair)
     choice = model_picker()
     if choice is None:
         return None
@@ -63,8 +97,21 @@ def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
     return PageContext(choice, check)
 
 
+def _report_url(repair: UrlRepair) -> None:
+    """Say what the link carried that could not be used (a cut text, out-of-range numbers)."""
+    for key, length in repair.cut:
+        st.warning(t("input.url_text_cut", name=key, total=f"{length:,}", kept=f"{MAX_URL_TEXT_CHARS:,}"),
+                   icon=":material/content_cut:")
+    if repair.dropped:
+        st.info(t("input.url_numbers_dropped", names=", ".join(f"`{key}`" for key in repair.dropped)))
+
+
 def show_run(trace: TraceData, bundle: ModelBundle) -> None:
-    """The model's output (and whether it is right) and its tokens, shown literally (never as markdown or HTML)."""
+    """The model's output (and whether it is right) and its tokens, shown literally (never as markdown or HTML).
+
+    The token lists stay one line each whatever the input's length (a long list pushed every chart below the
+    fold): the first TOKENS_INLINE tokens, and the whole list in an expander.
+    """
     cols = st.columns(2)
     with cols[0]:
         st.markdown(f"**{t('input.output')}**")
@@ -74,7 +121,16 @@ def show_run(trace: TraceData, bundle: ModelBundle) -> None:
             st.caption(t("input.teacher_forced"))
     with cols[1]:
         if trace.src_tokens:
-            st.markdown(f"**{t('input.tokens_src')}**")
-            st.code(" · ".join(map(visible_token, trace.src_tokens)), language=None, wrap_lines=True)
-        st.markdown(f"**{t('input.tokens_tgt')}**")
-        st.code(" · ".join(map(visible_token, trace.tgt_tokens)), language=None, wrap_lines=True)
+            _token_list(t("input.tokens_src"), trace.src_tokens)
+        _token_list(t("input.tokens_tgt"), trace.tgt_tokens)
+
+
+def _token_list(title: str, tokens: Sequence[str]) -> None:
+    shown = [visible_token(tok) for tok in tokens]
+    st.markdown(f"**{title}** ({len(shown)})")
+    if len(shown) <= TOKENS_INLINE:
+        st.code(" · ".join(shown), language=None)
+        return
+    st.code(" · ".join(shown[:TOKENS_INLINE]) + " · …", language=None)
+    with st.expander(t("input.all_tokens", n=len(shown))):
+        st.code(" · ".join(shown), language=None, wrap_lines=True)

@@ -6,12 +6,12 @@ minutes. Every URL-bound number goes through `bounded_int` and the text through 
 page shows a one-line notice when a value was dropped or cut.
 
 `sanitize_query_params` applies both to every parameter the pages bind, once per run, before any widget
-reads the URL (`ui.page.start_page` calls it through `ui.url_guard`): the pages' own files need no guard.
+reads the URL (`ui.page.start_page` calls it): the pages' own files need no guard.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 
 # What a link may carry and the text box accepts: the longest input any model reads is max_len − 1 =

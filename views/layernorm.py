@@ -136,8 +136,9 @@ def batch_section(ctx: PageContext) -> None:
     batch = more_sentences(ctx.bundle, ctx.text, t("layernorm.more_label", n=MAX_SENTENCES - 1), t("layernorm.more_help"),
                            100)
     unknown = [n for n, check in batch.lines if check.unknown]
-    if unknown:
-        st.caption(t("layernorm.batch_unknown", lines=", ".join(map(str, unknown))))
+    if unknown:  # sentence numbers: the text box is sentence 1, the first extra line sentence 2
+        key = "layernorm.batch_unknown_one" if len(unknown) == 1 else "layernorm.batch_unknown_many"
+        st.caption(t(key, sentences=", ".join(map(str, unknown))))
     if not batch.ok:
         st.info(t("layernorm.batch_too_few"))
         return
