@@ -15,7 +15,8 @@ from ui.i18n import current_language, t
 from ui.inputs import text_box, use_text
 from ui.safe import md_literal
 from ui.sidebar import ModelChoice, model_picker
-from ui.url_values import MAX_URL_TEXT_CHARS, UrlRepair, sanitize_query_params
+from ui.url_guard import guard_query_params
+from ui.url_values import MAX_URL_TEXT_CHARS, UrlRepair
 from viz.tokens import visible_token
 from viz.trace import TraceData
 
@@ -84,7 +85,7 @@ def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
     Returns None when the page cannot go on (no model could be loaded); a page that needs text
     should also stop when `ctx.text` is None (the text box has already said why).
     """
-    repair = sanitize_query_params(st.query_params)  # before any widget reads the URL
+    repair = guard_query_params()  # before any widget reads the URL
     st.title(t(f"{section}.title"))
     intro = t(f"{section}.intro")
     if intro != f"{section}.intro":

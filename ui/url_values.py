@@ -6,7 +6,7 @@ minutes. Every URL-bound number goes through `bounded_int` and the text through 
 page shows a one-line notice when a value was dropped or cut.
 
 `sanitize_query_params` applies both to every parameter the pages bind, once per run, before any widget
-reads the URL (`ui.page.start_page` calls it): the pages' own files need no guard.
+reads the URL (`ui.url_guard.guard_query_params`, called by `ui.page.start_page`): the pages' own files need no guard.
 """
 
 from __future__ import annotations
