@@ -52,7 +52,7 @@ def text_box(bundle: ModelBundle) -> TextCheck:
     if TEXT_KEY not in st.session_state and not st.query_params.get(TEXT_KEY):
         st.session_state[TEXT_KEY] = example
     reads = reads_line(bundle)
-    cols = st.columns([6, 1, 1] if task is not None else [6, 1], vertical_alignment="bottom")
+    cols = st.columns([5, 1, 1.6] if task is not None else [6, 1], vertical_alignment="bottom")
     raw = cols[0].text_input(t("input.label"), key=TEXT_KEY, bind="query-params", placeholder=example,
                              max_chars=MAX_URL_TEXT_CHARS, help=f"{t('input.help', max=MAX_URL_TEXT_CHARS)}\n\n{reads}")
     cols[1].button(t("input.example"), key="use_example", on_click=use_text, args=(example,), width="stretch")

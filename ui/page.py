@@ -20,7 +20,7 @@ from ui.url_values import MAX_URL_TEXT_CHARS, UrlRepair
 from viz.tokens import visible_token
 from viz.trace import TraceData
 
-TOKENS_INLINE = 24  # tokens shown on the one line under the output; the rest in an expander
+TOKENS_INLINE = 16  # tokens shown under the output (a line or two); the whole list in an expander
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def show_diagnosis(diagnosis: Diagnosis | None) -> None:
         st.markdown("\n".join(lines))
     if diagnosis.nearest is not None:
         st.markdown(f"**{t('grammar.nearest')}**")
-        cols = st.columns([4, 1], vertical_alignment="center")
+        cols = st.columns([3, 2], vertical_alignment="center")
         cols[0].code(diagnosis.nearest, language=None, wrap_lines=True)
         cols[1].button(t("grammar.use_it"), key="use_nearest", on_click=use_text, args=(diagnosis.nearest,),
                        icon=":material/arrow_upward:", width="stretch")
@@ -110,8 +110,8 @@ def _report_url(repair: UrlRepair) -> None:
 def show_run(trace: TraceData, bundle: ModelBundle) -> None:
     """The model's output (and whether it is right) and its tokens, shown literally (never as markdown or HTML).
 
-    The token lists stay one line each whatever the input's length (a long list pushed every chart below the
-    fold): the first TOKENS_INLINE tokens, and the whole list in an expander.
+    The token lists stay short whatever the input's length (a long list pushed every chart below the fold):
+    the first TOKENS_INLINE tokens, and the whole list in an expander.
     """
     cols = st.columns(2)
     with cols[0]:
@@ -130,8 +130,8 @@ def _token_list(title: str, tokens: Sequence[str]) -> None:
     shown = [visible_token(tok) for tok in tokens]
     st.markdown(f"**{title}** ({len(shown)})")
     if len(shown) <= TOKENS_INLINE:
-        st.code(" · ".join(shown), language=None)
+        st.code(" · ".join(shown), language=None, wrap_lines=True)
         return
-    st.code(" · ".join(shown[:TOKENS_INLINE]) + " · …", language=None)
+    st.code(" · ".join(shown[:TOKENS_INLINE]) + " · …", language=None, wrap_lines=True)
     with st.expander(t("input.all_tokens", n=len(shown))):
         st.code(" · ".join(shown), language=None, wrap_lines=True)
