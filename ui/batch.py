@@ -34,6 +34,18 @@ def sentence_batch(bundle: ModelBundle) -> BatchCheck:
 
 
 def _report(batch: BatchCheck) -> None:
+    report_lines(batch)
+    if batch.skipped_empty:
+        st.info(t("masks.empty_lines", lines=", ".join(map(str, batch.skipped_empty))))
+    if batch.dropped:
+        st.warning(t("masks.too_many", max=MAX_SENTENCES, n=batch.dropped))
+    if not batch.ok and batch.sentences:
+        st.error(t("masks.too_few", min=MIN_SENTENCES, max=MAX_SENTENCES))
+
+
+def report_lines(batch: BatchCheck) -> None:
+    """What was wrong with each extra sentence (numbered from 2: the text box is sentence 1): removed control
+    characters, truncation with the whole input's count, unknown symbols. The Masks and LayerNorm pages share it."""
     for number, check in batch.lines:
         if check.removed_controls:
             st.info(t("masks.line_controls", n=number, k=check.removed_controls))
@@ -42,9 +54,3 @@ def _report(batch: BatchCheck) -> None:
         if check.unknown:
             st.warning(t("masks.line_unknown", n=number, k=len(check.unknown)))
             st.code("  ".join(check.unknown), language=None)
-    if batch.skipped_empty:
-        st.info(t("masks.empty_lines", lines=", ".join(map(str, batch.skipped_empty))))
-    if batch.dropped:
-        st.warning(t("masks.too_many", max=MAX_SENTENCES, n=batch.dropped))
-    if not batch.ok and batch.sentences:
-        st.error(t("masks.too_few", min=MIN_SENTENCES, max=MAX_SENTENCES))

@@ -246,3 +246,20 @@ def test_a_model_that_cannot_load_gets_a_translated_lead_line_and_the_one_liner(
     lead = _strip(catalog("zh")["sidebar.load_failed"])
     assert any(e.value.startswith(lead) for e in at.error) and any(e.value.startswith(lead) for e in at.sidebar.error)
     assert any("exceeds the limit 24" in c.value for c in at.code)
+
+
+# ---- LayerNorm's batch of sentences: numbered from 2, every problem announced ------------------------
+
+def test_layernorm_numbers_extra_sentences_from_2_and_announces_each_problem():
+    at = AppTest.from_file(page_path("layernorm"), default_timeout=TIMEOUT)
+    at.session_state["lang"] = "en"
+    max_tokens = load_model("reverse").config.max_len - 1
+    at.query_params.update(model="reverse", text="abc", more="ab\u0007c\n\U0001f600x\n" + "a" * (max_tokens + 9))
+    at.run()
+    assert_no_exception(at)
+    shown = _messages(at)
+    strings = catalog("en")
+    assert strings["masks.line_controls"].format(n=2, k=1) in shown
+    assert strings["masks.line_unknown"].format(n=3, k=1) in shown
+    assert strings["masks.line_truncated"].format(n=4, total=max_tokens + 9, kept=max_tokens) in shown
+    assert not any(m.startswith("Lines ") for m in shown + [c.value for c in at.caption])
