@@ -12,6 +12,7 @@ from runs.sentence_batch import MAX_SENTENCES, MIN_SENTENCES, BatchCheck, check_
 from transformer.checkpoint import ModelBundle
 from ui.i18n import t
 from ui.inputs import example_text, text_box
+from ui.url_values import MAX_URL_TEXT_CHARS
 
 MORE_KEY = "more"  # session-state key and URL query parameter of the text area
 
@@ -21,7 +22,8 @@ def more_sentences(bundle: ModelBundle, first: str | None, label: str, help_text
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     if MORE_KEY not in st.session_state and not st.query_params.get(MORE_KEY):
         st.session_state[MORE_KEY] = default_more(example_text(bundle), reader)
-    more = st.text_area(label, key=MORE_KEY, bind="query-params", height=height, help=help_text)
+    more = st.text_area(label, key=MORE_KEY, bind="query-params", height=height, help=help_text,
+                        max_chars=MAX_URL_TEXT_CHARS)  # what a link may carry (ui.url_values)
     return check_batch(first, more or "", reader, bundle.config.max_len - 1)
 
 
