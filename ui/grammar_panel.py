@@ -16,6 +16,7 @@ from runs.model_ref import is_untrained
 from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
 from transformer.tasks import GrammarDescription, Task, WordTask, describe_grammar, model_input_description
+from transformer.tasks.reading import CATEGORY_NAMES
 from ui.i18n import current_language, t
 from ui.safe import md_literal
 
@@ -38,14 +39,15 @@ def reads_line(bundle: ModelBundle) -> str:
     return t(f"grammar.reads_{desc.unit}", count=f"{count:,}", n=n)
 
 
-def category_name(grammar: GrammarDescription, role: str) -> str:
-    """A grammar role ("subject", "noun", ...) in the UI language."""
-    english, chinese = grammar.category_names.get(role, (role, role))
+def role_name(role: str) -> str:
+    """A grammar role ("subject", "noun", ...) in the UI language, as the task names it (`CATEGORY_NAMES`)."""
+    english, chinese = CATEGORY_NAMES.get(role, (role, role))
     return chinese if current_language() == "zh" else english
 
 
-def _slot(slot: str, optional: bool, grammar: GrammarDescription) -> str:
-    word = slot.strip('"') if slot.startswith('"') else category_name(grammar, slot)
+def _slot(slot: str, optional: bool) -> str:
+    """A pattern slot: a role's name, or a literal word ('"of"', '"在"'); optional ones in brackets."""
+    word = slot.strip('"') if slot.startswith('"') else role_name(slot)
     return f"[{word}]" if optional else word
 
 
@@ -64,14 +66,14 @@ def _word_panel(grammar: GrammarDescription) -> None:
     patterns, words, combinations = st.tabs([t("grammar.tab_patterns"), t("grammar.tab_words"), t("grammar.tab_combinations")])
     with patterns:
         for name, slots in grammar.patterns.items():
-            shape = " + ".join(_slot(slot, optional, grammar) for slot, optional in slots)
+            shape = " + ".join(_slot(slot, optional) for slot, optional in slots)
             st.markdown(f"**{t(f'grammar.pattern_{name}')}**: {md_literal(shape)}")
         st.caption(t("grammar.optional_note"))
         st.markdown(f"**{t('grammar.example')}**")
         st.code(grammar.example, language=None, wrap_lines=True)
     with words:
         for role, phrases in grammar.lexicon.items():
-            st.markdown(f"**{category_name(grammar, role)}** ({len(phrases)}): "
+            st.markdown(f"**{role_name(role)}** ({len(phrases)}): "
                         + md_literal(", ".join(phrases)))
     with combinations:
         for role, table in grammar.goes_with.items():

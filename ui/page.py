@@ -11,7 +11,8 @@ from runs.reference import ReferenceCheck, check_reference
 from runs.validation import TextCheck
 from transformer.checkpoint import ModelBundle
 from transformer.tasks import Diagnosis
-from ui.i18n import current_language, t
+from ui.grammar_panel import role_name
+from ui.i18n import t
 from ui.inputs import text_box, use_text
 from ui.safe import md_literal
 from ui.sidebar import ModelChoice, model_picker
@@ -59,14 +60,11 @@ def show_diagnosis(diagnosis: Diagnosis | None) -> None:
     """Which word or combination is outside the grammar, and the nearest sentence with a "use it" button."""
     if diagnosis is None:
         return
-    from transformer.tasks.reading import CATEGORY_NAMES
-
     lines = []
     for problem in diagnosis.problems:
         params = {name: md_literal(value) for name, value in problem.params.items()}
         if problem.kind == "missing_role":
-            english, chinese = CATEGORY_NAMES.get(problem.params.get("role", ""), (params.get("role", ""),) * 2)
-            params["role"] = chinese if current_language() == "zh" else english
+            params["role"] = role_name(problem.params.get("role", ""))
         key = f"grammar.problem_{problem.kind}"
         lines.append("- " + (t(key, **params) if t(key) != key else md_literal(problem.kind)))
     if lines:

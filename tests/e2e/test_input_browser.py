@@ -69,3 +69,20 @@ def test_the_input_area_at_projector_size(projector_tab, app_url, browser_tools,
     page.get_by_role("tab", name=strings["grammar.tab_words"]).click()
     page.get_by_role("tab", name=strings["grammar.tab_combinations"]).wait_for()
     page.screenshot(path=str(SHOTS / f"input-{lang}-panel.png"))
+
+
+def test_switching_language_writes_the_code_and_survives_a_page_change(projector_tab, app_url, browser_tools):
+    page, tools = projector_tab, browser_tools
+    page.goto(f"{app_url}/?model=translate-en-zh")
+    page.get_by_role("heading", name=catalog("en")["heads.title"]).wait_for(timeout=180_000)
+    tools.wait_idle(page)
+    page.locator(".st-key-lang button", has_text="简体中文").click()
+    page.get_by_role("heading", name=catalog("zh")["heads.title"]).wait_for()
+    tools.wait_idle(page)
+    assert "lang=zh" in page.url and "%E7%AE%80" not in page.url  # the code, not the label
+    page.locator("[data-testid=stSidebarNav]").get_by_text(catalog("zh")["nav.masks"]).click()
+    page.get_by_role("heading", name=catalog("zh")["masks.title"]).wait_for()
+    tools.wait_idle(page)
+    assert "lang=zh" in page.url
+    page.reload()
+    page.get_by_role("heading", name=catalog("zh")["masks.title"]).wait_for(timeout=180_000)
