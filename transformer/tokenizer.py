@@ -11,6 +11,8 @@ import unicodedata
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
+from transformer.graphemes import graphemes
+
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS: tuple[str, ...] = (PAD, BOS, EOS, UNK)
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(4)
@@ -140,8 +142,6 @@ class CharTokenizer(Tokenizer):
 
     def tokenize(self, text: str) -> list[str]:
         if self.graphemes:
-            from transformer.graphemes import graphemes
-
             return graphemes(text)
         return list(unicodedata.normalize("NFC", text))
 

@@ -32,7 +32,7 @@ _MAX_MISSES = 100_000
 _PUNCTUATION_TO_SPACE = str.maketrans(dict.fromkeys(SENTENCE_PUNCTUATION, " "))
 
 
-def _without_punctuation(text: str) -> str:
+def without_punctuation(text: str) -> str:
     """NFC `text` with each ignorable sentence mark replaced by a space ("book." → "book ", "书。" → "书 ")."""
     return unicodedata.normalize("NFC", text).translate(_PUNCTUATION_TO_SPACE)
 
@@ -108,7 +108,7 @@ class Task(ABC):
         """
         if self.level == "char":
             return graphemes(text)
-        return _without_punctuation(text).lower().split()
+        return without_punctuation(text).lower().split()
 
     def split_target(self, text: str) -> list[str]:
         """The target symbols of `text`, split the same way as sources."""

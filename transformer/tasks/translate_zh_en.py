@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from transformer.tasks import lexicon_zh as lex
-from transformer.tasks.base import Example, _without_punctuation
+from transformer.tasks.base import Example, without_punctuation
 from transformer.tasks.english import EnglishLexicon, Sentence
 from transformer.tasks.phrase import Phrase
 from transformer.tasks.translate_zh import ADJECTIVE_PARTICLE, PLACE_WORD, EnglishToChinese
@@ -156,10 +156,10 @@ class ChineseToEnglish(WordTask):
     def split_source(self, text: str) -> list[str]:
         """Chinese words: whitespace-separated chunks, each segmented by the lexicon (longest match first)."""
         known = self._source_set
-        return [piece for chunk in _without_punctuation(text).lower().split() for piece in segment(chunk, known, self._longest)]
+        return [piece for chunk in without_punctuation(text).lower().split() for piece in segment(chunk, known, self._longest)]
 
     def split_target(self, text: str) -> list[str]:
-        return _without_punctuation(text).lower().split()
+        return without_punctuation(text).lower().split()
 
     @cached_property
     def _source_set(self) -> frozenset[str]:
