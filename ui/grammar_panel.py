@@ -89,4 +89,5 @@ def _char_panel(bundle: ModelBundle) -> None:
     shown = "".join(symbols[:CHARSET_SHOWN])
     rest = len(symbols) - CHARSET_SHOWN
     st.code(shown + (f" … (+{rest:,})" if rest > 0 else ""), language=None, wrap_lines=True)
-    st.caption(t("grammar.char_note"))
+    if model_task(bundle) is not None:  # untrained weights have no task, so no right output
+        st.caption(t("grammar.char_note"))
