@@ -6,15 +6,18 @@ for any typed text the app can say whether the output is correct, and whether th
 held out of training (the split is a hash of the text, so the model provably never saw it). A word
 task's grammar is small: a sentence outside it has no right answer, and a translator asked for one
 still answers, inventing words it never saw paired (e.g. an object for "i read"). That case gets a
-warning rather than silence, so nobody mistakes the invention for a translation.
+warning rather than silence, so nobody mistakes the invention for a translation, with the diagnosis of
+`transformer.tasks.diagnose`: which word or combination is the problem, and the nearest sentence the grammar
+makes (the page offers it with one click).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from transformer.checkpoint import ModelBundle
-from transformer.tasks import Task, get_task, is_heldout
+from transformer.tasks import Diagnosis, Task, WordTask, diagnose, get_task, is_heldout
 from viz.trace import TraceData
 
 
@@ -25,6 +28,7 @@ class ReferenceCheck:
     expected: str | None  # the right output, or None when the task has none for this text
     correct: bool  # the model's output tokens are the right output's tokens
     heldout: bool  # the (normalised) input belongs to the held-out split: never trained on
+    diagnosis: Diagnosis | None = None  # why a sentence has no right output, and the nearest one that has
 
 
 def model_task(bundle: ModelBundle) -> Task | None:
@@ -39,14 +43,25 @@ def check_reference(bundle: ModelBundle, trace: TraceData) -> ReferenceCheck | N
     """Compare a run with the task's right answer; None when the model has no task (random weights).
 
     Compared token by token in the model's own target vocabulary, so spacing in the output text
-    does not matter. Inputs with symbols the model does not know are not judged: it read <unk>.
+    does not matter. Inputs with symbols the model does not know are not judged: it read <unk> (a translator's
+    grammar still diagnoses them: which words it lacks, and the nearest sentence it makes).
     """
     task = model_task(bundle)
-    if task is None or trace.unknown or not trace.text.strip():
+    if task is None or not trace.text.strip():
         return None
+    if trace.unknown:  # not judged; a grammar still says which words it lacks and what it would accept
+        diagnosis = diagnosis_of(task, trace.text)
+        return None if diagnosis is None else ReferenceCheck(expected=None, correct=False, heldout=False, diagnosis=diagnosis)
     example = task.reference(trace.text)
     if example is None:
-        return ReferenceCheck(expected=None, correct=False, heldout=False)
+        return ReferenceCheck(expected=None, correct=False, heldout=False, diagnosis=diagnosis_of(task, trace.text))
     expected_tokens = bundle.target_tokenizer.tokenize(example.target)
     return ReferenceCheck(expected=example.target, correct=list(trace.output_tokens) == list(expected_tokens),
                           heldout=is_heldout(example.source))
+
+
+@lru_cache(maxsize=256)
+def diagnosis_of(task: Task, text: str) -> Diagnosis | None:
+    """`diagnose(task, text)` for a translator's grammar (up to ~0.3 s, so remembered per text); None for tasks
+    without one (character tasks give every text a right output)."""
+    return diagnose(task, text) if isinstance(task, WordTask) else None

@@ -13,6 +13,7 @@ from runs.sentence_batch import MAX_SENTENCES, MIN_SENTENCES, BatchCheck, check_
 from transformer.checkpoint import ModelBundle
 from ui.i18n import t
 from ui.inputs import example_text, text_box
+from ui.url_values import MAX_URL_TEXT_CHARS
 
 MORE_KEY = "more"  # session-state key and URL query parameter of the text area
 
@@ -23,7 +24,8 @@ def more_sentences(bundle: ModelBundle, first: str | None, label: str, help_text
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     if MORE_KEY not in st.session_state and not st.query_params.get(MORE_KEY):
         st.session_state[MORE_KEY] = default_more(example_text(bundle), reader, model_task(bundle))
-    more = st.text_area(label, key=MORE_KEY, bind="query-params", height=height, help=help_text)
+    more = st.text_area(label, key=MORE_KEY, bind="query-params", height=height, help=help_text,
+                        max_chars=MAX_URL_TEXT_CHARS)  # what a link may carry (ui.url_values)
     return check_batch(first, more or "", reader, bundle.config.max_len - 1)
 
 
@@ -36,6 +38,18 @@ def sentence_batch(bundle: ModelBundle) -> BatchCheck:
 
 
 def _report(batch: BatchCheck) -> None:
+    report_lines(batch)
+    if batch.skipped_empty:
+        st.info(t("masks.empty_lines", lines=", ".join(map(str, batch.skipped_empty))))
+    if batch.dropped:
+        st.warning(t("masks.too_many", max=MAX_SENTENCES, n=batch.dropped))
+    if not batch.ok and batch.sentences:
+        st.error(t("masks.too_few", min=MIN_SENTENCES, max=MAX_SENTENCES))
+
+
+def report_lines(batch: BatchCheck) -> None:
+    """What was wrong with each extra sentence (numbered from 2: the text box is sentence 1): removed control
+    characters, truncation with the whole input's count, unknown symbols. The Masks and LayerNorm pages share it."""
     for number, check in batch.lines:
         if check.removed_controls:
             st.info(t("masks.line_controls", n=number, k=check.removed_controls))
@@ -44,9 +58,3 @@ def _report(batch: BatchCheck) -> None:
         if check.unknown:
             st.warning(t("masks.line_unknown", n=number, k=len(check.unknown)))
             st.code("  ".join(check.unknown), language=None)
-    if batch.skipped_empty:
-        st.info(t("masks.empty_lines", lines=", ".join(map(str, batch.skipped_empty))))
-    if batch.dropped:
-        st.warning(t("masks.too_many", max=MAX_SENTENCES, n=batch.dropped))
-    if not batch.ok and batch.sentences:
-        st.error(t("masks.too_few", min=MIN_SENTENCES, max=MAX_SENTENCES))

@@ -30,6 +30,18 @@ def catalog(lang: str) -> dict[str, str]:
     return strings
 
 
+def language_code(raw: object) -> str | None:
+    """A language code from what a URL or an old link carries: the code ("zh", "EN"), a region variant
+    ("zh-CN", "en_US") or the switch's display label ("简体中文"); None for anything else."""
+    if not isinstance(raw, str):
+        return None
+    text = raw.strip()
+    for code, label in LANGUAGES.items():
+        if text == label or text.lower().replace("_", "-").split("-")[0] == code:
+            return code
+    return None
+
+
 def current_language() -> str:
     lang = st.session_state.get(LANG_KEY, DEFAULT_LANGUAGE)
     return lang if lang in LANGUAGES else DEFAULT_LANGUAGE

@@ -1,4 +1,10 @@
-"""The text box every page shares, with its checks shown in the user's language."""
+"""The text box every page shares, with its checks shown in the user's language.
+
+Beside the box: the card's example and a random sentence from the task's own sampler (held out of
+training, so the verdict under the output is honest); under it, one line saying what this model reads
+and a "what can I type?" panel (`ui.grammar_panel`). The box accepts at most MAX_URL_TEXT_CHARS
+characters, the same cap a link's `?text=` gets (`ui.url_values`), so every link reopens in seconds.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +13,14 @@ import streamlit as st
 from runs.reference import model_task
 from runs.validation import TextCheck, check_text
 from transformer.checkpoint import ModelBundle
+from transformer.tasks import length_warning, random_sentence
+from ui.grammar_panel import grammar_panel, reads_line
 from ui.i18n import t
 from ui.safe import md_literal
+from ui.url_values import MAX_URL_TEXT_CHARS
 
 TEXT_KEY = "text"
+RANDOM_DRAWS_KEY = "random_draws"  # how many random sentences this session drew: the next one's seed
 FALLBACK_EXAMPLE = "Hello, 世界!"
 
 
@@ -18,8 +28,18 @@ def example_text(bundle: ModelBundle) -> str:
     return str(bundle.card.get("example") or FALLBACK_EXAMPLE)
 
 
-def _use_example(example: str) -> None:
-    st.session_state[TEXT_KEY] = example
+def use_text(text: str) -> None:
+    """Button callback: put `text` in the box (runs before the script, so the box shows it at once)."""
+    st.session_state[TEXT_KEY] = text[:MAX_URL_TEXT_CHARS]
+
+
+def _use_random(bundle: ModelBundle) -> None:
+    task = model_task(bundle)
+    if task is None:
+        return
+    draw = int(st.session_state.get(RANDOM_DRAWS_KEY, 0)) + 1
+    st.session_state[RANDOM_DRAWS_KEY] = draw
+    use_text(random_sentence(task, seed=draw).source)
 
 
 def text_box(bundle: ModelBundle) -> TextCheck:
@@ -28,16 +48,27 @@ def text_box(bundle: ModelBundle) -> TextCheck:
     Returns a TextCheck whose `text` is None when there is nothing to run (empty input).
     """
     example = example_text(bundle)
+    task = model_task(bundle)
     if TEXT_KEY not in st.session_state and not st.query_params.get(TEXT_KEY):
         st.session_state[TEXT_KEY] = example
-    cols = st.columns([6, 1], vertical_alignment="bottom")
+    reads = reads_line(bundle)
+    cols = st.columns([5, 1, 1.6] if task is not None else [6, 1], vertical_alignment="bottom")
     raw = cols[0].text_input(t("input.label"), key=TEXT_KEY, bind="query-params", placeholder=example,
-                             help=t("input.help"))
-    cols[1].button(t("input.example"), on_click=_use_example, args=(example,), width="stretch")
+                             max_chars=MAX_URL_TEXT_CHARS, help=f"{t('input.help', max=MAX_URL_TEXT_CHARS)}\n\n{reads}")
+    cols[1].button(t("input.example"), key="use_example", on_click=use_text, args=(example,), width="stretch")
+    if task is not None:
+        cols[2].button(t("grammar.random"), key="random_sentence", on_click=_use_random, args=(bundle,), width="stretch",
+                       help=t("grammar.random_help"), icon=":material/casino:")
+    st.caption(reads)
+    grammar_panel(bundle)
     reader = bundle.source_tokenizer or bundle.target_tokenizer
-    task = model_task(bundle)
     check = check_text(raw or "", reader, bundle.config.max_len - 1, task.suggest if task else None)
     _report(check)
+    if task is not None and check.text is not None and not check.unknown:
+        warning = length_warning(bundle.card, task, check.text)
+        if warning is not None:
+            key = "grammar.too_long" if task.level == "char" else "grammar.too_long_words"
+            st.warning(t(key, length=warning.length, limit=warning.trained_max_len), icon=":material/straighten:")
     return check
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -9,12 +10,19 @@ import streamlit as st
 from runs.reference import ReferenceCheck, check_reference
 from runs.validation import TextCheck
 from transformer.checkpoint import ModelBundle
+from transformer.tasks import Diagnosis
+from ui.grammar_panel import role_name
 from ui.i18n import t
-from ui.inputs import text_box
+from ui.inputs import text_box, use_text
 from ui.model_parts import missing_parts_note
+from ui.safe import md_literal
 from ui.sidebar import ModelChoice, model_picker
+from ui.url_guard import guard_query_params
+from ui.url_values import MAX_URL_TEXT_CHARS, UrlRepair
 from viz.tokens import visible_token
 from viz.trace import TraceData
+
+TOKENS_INLINE = 16  # tokens shown under the output (a line or two); the whole list in an expander
 
 
 @dataclass(frozen=True)
@@ -32,11 +40,13 @@ class PageContext:
 
 
 def show_reference(check: ReferenceCheck | None) -> None:
-    """The task's right output and the verdict, or a warning that the text has no right output."""
+    """The task's right output and the verdict, or a warning that the text has no right output (with why,
+    and the nearest sentence the grammar makes, one click away)."""
     if check is None:
         return
     if check.expected is None:
         st.warning(t("input.out_of_grammar"), icon=":material/help:")
+        show_diagnosis(check.diagnosis)
         return
     if check.correct:
         st.success(t("input.correct"), icon=":material/check_circle:")
@@ -47,16 +57,39 @@ def show_reference(check: ReferenceCheck | None) -> None:
     st.caption(t("input.heldout" if check.heldout else "input.maybe_seen"))
 
 
+def show_diagnosis(diagnosis: Diagnosis | None) -> None:
+    """Which word or combination is outside the grammar, and the nearest sentence with a "use it" button."""
+    if diagnosis is None:
+        return
+    lines = []
+    for problem in diagnosis.problems:
+        params = {name: md_literal(value) for name, value in problem.params.items()}
+        if problem.kind == "missing_role":
+            params["role"] = role_name(problem.params.get("role", ""))
+        key = f"grammar.problem_{problem.kind}"
+        lines.append("- " + (t(key, **params) if t(key) != key else md_literal(problem.kind)))
+    if lines:
+        st.markdown("\n".join(lines))
+    if diagnosis.nearest is not None:
+        st.markdown(f"**{t('grammar.nearest')}**")
+        cols = st.columns([3, 2], vertical_alignment="center")
+        cols[0].code(diagnosis.nearest, language=None, wrap_lines=True)
+        cols[1].button(t("grammar.use_it"), key="use_nearest", on_click=use_text, args=(diagnosis.nearest,),
+                       icon=":material/arrow_upward:", width="stretch")
+
+
 def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
     """Title and intro from catalog `section` ("<section>.title", "<section>.intro"), the model and text.
 
     Returns None when the page cannot go on (no model could be loaded); a page that needs text
     should also stop when `ctx.text` is None (the text box has already said why).
     """
+    repair = guard_query_params()  # before any widget reads the URL
     st.title(t(f"{section}.title"))
     intro = t(f"{section}.intro")
     if intro != f"{section}.intro":
         st.markdown(intro)
+    _report_url(repair)
     choice = model_picker()
     if choice is None:
         return None
@@ -65,8 +98,21 @@ def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
     return PageContext(choice, check)
 
 
+def _report_url(repair: UrlRepair) -> None:
+    """Say what the link carried that could not be used (a cut text, out-of-range numbers)."""
+    for key, length in repair.cut:
+        st.warning(t("input.url_text_cut", name=key, total=f"{length:,}", kept=f"{MAX_URL_TEXT_CHARS:,}"),
+                   icon=":material/content_cut:")
+    if repair.dropped:
+        st.info(t("input.url_numbers_dropped", names=", ".join(f"`{key}`" for key in repair.dropped)))
+
+
 def show_run(trace: TraceData, bundle: ModelBundle) -> None:
-    """The model's output (and whether it is right) and its tokens, shown literally (never as markdown or HTML)."""
+    """The model's output (and whether it is right) and its tokens, shown literally (never as markdown or HTML).
+
+    The token lists stay short whatever the input's length (a long list pushed every chart below the fold):
+    the first TOKENS_INLINE tokens, and the whole list in an expander.
+    """
     cols = st.columns(2)
     with cols[0]:
         st.markdown(f"**{t('input.output')}**")
@@ -76,7 +122,16 @@ def show_run(trace: TraceData, bundle: ModelBundle) -> None:
             st.caption(t("input.teacher_forced"))
     with cols[1]:
         if trace.src_tokens:
-            st.markdown(f"**{t('input.tokens_src')}**")
-            st.code(" · ".join(map(visible_token, trace.src_tokens)), language=None, wrap_lines=True)
-        st.markdown(f"**{t('input.tokens_tgt')}**")
-        st.code(" · ".join(map(visible_token, trace.tgt_tokens)), language=None, wrap_lines=True)
+            _token_list(t("input.tokens_src"), trace.src_tokens)
+        _token_list(t("input.tokens_tgt"), trace.tgt_tokens)
+
+
+def _token_list(title: str, tokens: Sequence[str]) -> None:
+    shown = [visible_token(tok) for tok in tokens]
+    st.markdown(f"**{title}** ({len(shown)})")
+    if len(shown) <= TOKENS_INLINE:
+        st.code(" · ".join(shown), language=None, wrap_lines=True)
+        return
+    st.code(" · ".join(shown[:TOKENS_INLINE]) + " · …", language=None, wrap_lines=True)
+    with st.expander(t("input.all_tokens", n=len(shown))):
+        st.code(" · ".join(shown), language=None, wrap_lines=True)

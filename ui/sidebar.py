@@ -13,7 +13,8 @@ import streamlit as st
 from runs.model_ref import RANDOM_DEFAULTS, ModelRef, shipped_models
 from transformer.checkpoint import CheckpointError, ModelBundle
 from transformer.registry import DEFAULT_MODEL, RANDOM
-from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, t
+from transformer.untrusted_files import one_line
+from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, language_code, t
 from ui.models import get_bundle
 
 ARCHITECTURES = ["encoder-decoder", "decoder-only"]
@@ -35,11 +36,21 @@ class ModelChoice:
 
 
 def language_switch() -> None:
-    """Render the language switch first, so everything after it (page titles too) is translated."""
-    st.sidebar.segmented_control(
-        "Language / 语言", options=list(LANGUAGES), format_func=LANGUAGES.get, key=LANG_KEY,
-        default=DEFAULT_LANGUAGE, required=True, bind="query-params",
+    """Render the language switch first, so everything after it (page titles too) is translated.
+
+    The URL carries the language as a code (`?lang=zh`), read and written here rather than through
+    `bind="query-params"`: a bound segmented control stores its display label ("简体中文") and ignores
+    `?lang=zh`. The label is still accepted, so links copied before keep working.
+    """
+    if LANG_KEY not in st.session_state:  # the first run of a session: the link decides
+        st.session_state[LANG_KEY] = language_code(st.query_params.get(LANG_KEY)) or DEFAULT_LANGUAGE
+    lang = st.sidebar.segmented_control(
+        "Language / 语言", options=list(LANGUAGES), format_func=LANGUAGES.get, key=LANG_KEY, required=True,
     )
+    if lang == DEFAULT_LANGUAGE:
+        st.query_params.pop(LANG_KEY, None)
+    elif st.query_params.get(LANG_KEY) != lang:
+        st.query_params[LANG_KEY] = lang
 
 
 def _codes_help(prefix: str, codes: tuple[str, ...] | list[str]) -> str:
@@ -85,12 +96,22 @@ def model_picker() -> ModelChoice | None:
     try:
         with st.spinner(t("sidebar.loading")):
             bundle = get_bundle(key)
-    except (CheckpointError, ValueError) as err:
-        st.sidebar.error(t("sidebar.load_failed", name=name))
-        st.sidebar.code(str(err), language=None)
+    except (CheckpointError, ValueError) as err:  # config limits and bad files: one translated line + the technical one
+        for place in (st.sidebar, st):
+            place.error(t("sidebar.load_failed", name=name))
+            place.code(one_line(str(err)), language=None, wrap_lines=True)
         return None
     _card_summary(bundle)
+    model_warnings(bundle)
     return ModelChoice(key, bundle)
+
+
+def model_warnings(bundle: ModelBundle) -> None:
+    """What loading the model let pass but the teacher should know (a broken card.json: the model loads
+    without its facts), as a translated lead line and the loader's own one-liners."""
+    if bundle.warnings:
+        st.sidebar.warning(t("sidebar.load_warnings", n=len(bundle.warnings)), icon=":material/warning:")
+        st.sidebar.code("\n".join(one_line(w) for w in bundle.warnings), language=None, wrap_lines=True)
 
 
 def _card_summary(bundle: ModelBundle) -> None:

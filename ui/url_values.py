@@ -4,11 +4,15 @@ A link is typed by anyone: `?dk_seed=` with ten thousand digits made the step-by
 fragment raise OverflowError, and a 100,000-character `?text=` made reopening the link hang for
 minutes. Every URL-bound number goes through `bounded_int` and the text through `capped_text`; the
 page shows a one-line notice when a value was dropped or cut.
+
+`sanitize_query_params` applies both to every parameter the pages bind, once per run, before any widget
+reads the URL (`ui.url_guard.guard_query_params`, called by `ui.page.start_page`): the pages' own files need no guard.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import MutableMapping
+from dataclasses import dataclass
 
 # What a link may carry and the text box accepts: the longest input any model reads is max_len − 1 =
 # 511 tokens, about 3,000 characters of words, so 4,000 keeps every useful text and reopens in seconds.
@@ -38,15 +42,44 @@ def bounded_int(raw: str | None, low: int, high: int) -> int | None:
     return value if low <= value <= high else None
 
 
-def trained_length(card: Mapping) -> int | None:
-    """The longest input the model saw in training, in symbols, when its card records it (char tasks)."""
-    data = card.get("data")
-    length = data.get("max_len") if isinstance(data, Mapping) else None
-    return length if isinstance(length, int) and not isinstance(length, bool) and length > 0 else None
+# Every number a page binds to the URL, with bounds at least as wide as its widget's (the widget keeps its own
+# exact range and options; this guard only stops values no widget could hold: 10 kB of digits, "1e999", -5).
+URL_NUMBERS: dict[str, tuple[int, int]] = {
+    "dk": (1, 4096), "dk_seed": (0, 1_000_000),  # step by step: √d_k experiment
+    "r_layers": (1, 24), "r_dmodel": (1, 4096), "r_heads": (1, 64), "r_seed": (0, 10_000),  # random model
+    "layer": (0, 63), "head": (0, 63), "row": (0, 63), "query": (0, 4095),  # head pickers, masks, step by step
+    "ln_pair_layers": (1, 24), "pe_d": (2, 4096), "pe_pos": (1, 4096), "pe_k": (1, 4096),  # LayerNorm, positions
+}
+URL_TEXTS = ("text", "more")  # the shared text box and the "more sentences" area
 
 
-def beyond_training(card: Mapping, n_symbols: int) -> int | None:
-    """The trained length when `n_symbols` exceeds it (the page warns: e.g. `reverse` was trained on
-    ≤ 32 characters and garbles longer text), else None."""
-    length = trained_length(card)
-    return length if length is not None and n_symbols > length else None
+@dataclass(frozen=True)
+class UrlRepair:
+    """What `sanitize_query_params` changed, for the page's notice."""
+
+    dropped: tuple[str, ...] = ()  # number parameters removed (not an integer in range)
+    cut: tuple[tuple[str, int], ...] = ()  # (text parameter, its original length) cut to MAX_URL_TEXT_CHARS
+
+    def __bool__(self) -> bool:
+        return bool(self.dropped or self.cut)
+
+
+def sanitize_query_params(params: MutableMapping[str, str]) -> UrlRepair:
+    """Range-check every URL number (`URL_NUMBERS`) and cap every URL text (`URL_TEXTS`) in place.
+
+    `params` is `st.query_params` (or any mapping of one value per key). A bad number is removed, so its
+    widget falls back to its default; a long text is cut to MAX_URL_TEXT_CHARS. Never raises.
+    """
+    dropped = []
+    for key, (low, high) in URL_NUMBERS.items():
+        raw = params.get(key)
+        if raw is not None and bounded_int(str(raw), low, high) is None:
+            del params[key]
+            dropped.append(key)
+    cut = []
+    for key in URL_TEXTS:
+        text, length = capped_text(params.get(key))
+        if text is not None and length > len(text):
+            params[key] = text
+            cut.append((key, length))
+    return UrlRepair(tuple(dropped), tuple(cut))

@@ -8,7 +8,7 @@ import streamlit as st
 from runs.model_ref import RANDOM_DEFAULTS, ModelRef
 from runs.sentence_batch import MAX_SENTENCES
 from runs.teaching_arrays import layernorm_affine, norm_pair_settings, stack_reading_text
-from ui.batch import more_sentences
+from ui.batch import more_sentences, report_lines
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
@@ -135,9 +135,7 @@ def batch_section(ctx: PageContext) -> None:
              r"\text{LayerNorm: } \mu_{b,t} = \tfrac{1}{d_{model}}\sum_{j} x_{b,t,j}")
     batch = more_sentences(ctx.bundle, ctx.text, t("layernorm.more_label", n=MAX_SENTENCES - 1), t("layernorm.more_help"),
                            100)
-    unknown = [n for n, check in batch.lines if check.unknown]
-    if unknown:
-        st.caption(t("layernorm.batch_unknown", lines=", ".join(map(str, unknown))))
+    report_lines(batch)  # per sentence, numbered from 2 (the text box is sentence 1): controls, truncation, unknown
     if not batch.ok:
         st.info(t("layernorm.batch_too_few"))
         return

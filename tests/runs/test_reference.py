@@ -9,7 +9,7 @@ from runs.reference import check_reference
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
 from transformer.registry import load_model, random_bundle
-from transformer.tasks import get_task, is_heldout
+from transformer.tasks import diagnose, get_task, is_heldout
 from viz.trace import TraceData
 
 
@@ -52,7 +52,26 @@ def test_outside_the_grammar_there_is_no_right_output(en_zh):
     assert check is not None and check.expected is None and not check.correct
 
 
-def test_no_verdict_without_a_task_or_with_unknown_symbols(en_zh):
+def test_no_verdict_without_a_task_or_with_unknown_symbols(en_zh, reverse):
     untrained = random_bundle(TransformerConfig(n_layers=1, d_model=16, n_heads=2, d_ff=32), seed=0)
     assert check_reference(untrained, _run(untrained, "abc")) is None
-    assert check_reference(en_zh, _run(en_zh, "i read a zorblax")) is None
+    assert check_reference(reverse, _run(reverse, "ab\U0001f600")) is None  # a character task with <unk>: nothing to say
+    check = check_reference(en_zh, _run(en_zh, "i read a zorblax"))  # not judged, but the grammar says why
+    assert check is not None and check.expected is None and not check.correct
+    first = check.diagnosis.problems[0]
+    assert first.kind == "unknown_word" and first.words == ("zorblax",)
+
+
+def test_outside_the_grammar_the_diagnosis_names_the_combination_and_the_nearest_sentence(en_zh):
+    text = "i eat red apples"
+    check = check_reference(en_zh, _run(en_zh, text))
+    assert check.diagnosis == diagnose(get_task("translate-en-zh"), text)
+    problem = check.diagnosis.problems[0]
+    assert problem.kind == "adjective_noun" and problem.params == {"adjective": "red", "noun": "apples"}
+    nearest = check_reference(en_zh, _run(en_zh, check.diagnosis.nearest))
+    assert nearest.expected is not None and nearest.diagnosis is None  # the offered sentence is inside the grammar
+
+
+def test_a_sentence_inside_the_grammar_has_no_diagnosis(en_zh, reverse):
+    assert check_reference(en_zh, _run(en_zh, "i read a book")).diagnosis is None
+    assert check_reference(reverse, _run(reverse, "abc")).diagnosis is None

@@ -208,5 +208,5 @@ def test_ablating_a_head_runs_and_compares_outputs():
 def test_chinese_ui_translates_headings():
     at = _open(lang="zh")
     assert at.title[0].value == "掩码"
-    assert at.header[0].value.startswith("1 · 补齐")
-    assert figure(at, "mask_causal")["layout"]["xaxis"]["title"]["text"] == "key"
+    assert at.header[0].value.startswith("1 · 填充")
+    assert figure(at, "mask_causal")["layout"]["xaxis"]["title"]["text"] == "键"

@@ -2,7 +2,7 @@
 
 import time
 
-from ui.url_values import MAX_URL_TEXT_CHARS, beyond_training, bounded_int, capped_text
+from ui.url_values import MAX_URL_TEXT_CHARS, URL_NUMBERS, bounded_int, capped_text, sanitize_query_params
 
 
 def test_numbers_in_range_pass_and_everything_else_is_dropped():
@@ -25,20 +25,32 @@ def test_text_is_capped_and_its_length_reported():
     assert capped_text(None) == (None, 0)
 
 
-def test_long_input_beyond_training_is_flagged_from_the_card():
-    reverse = {"data": {"level": "char", "max_len": 32}}
-    assert beyond_training(reverse, 33) == 32
-    assert beyond_training(reverse, 32) is None
-    assert beyond_training({"data": {"level": "word"}}, 500) is None  # the card does not say: no warning
-    assert beyond_training({"data": {"max_len": True}}, 500) is None
-    assert beyond_training({}, 500) is None
+def test_sanitize_drops_bad_numbers_caps_texts_and_keeps_the_rest():
+    params = {"dk_seed": "9" * 10_000, "r_layers": "3", "layer": "-1", "head": "1e3", "text": "x" * 100_000,
+              "more": "short", "model": "reverse", "kind": "cross"}
+    repair = sanitize_query_params(params)
+    assert set(repair.dropped) == {"dk_seed", "layer", "head"} and repair.cut == (("text", 100_000),)
+    assert params == {"r_layers": "3", "text": "x" * MAX_URL_TEXT_CHARS, "more": "short", "model": "reverse", "kind": "cross"}
+    assert not sanitize_query_params(params)  # a repaired link needs no more repair
 
 
-def test_the_shipped_reverse_card_records_its_trained_length():
-    import json
+def test_every_number_a_page_binds_to_the_url_is_guarded():
+    """A new number widget bound to the URL must get a range in URL_NUMBERS (or this test names it)."""
+    import re
+    from pathlib import Path
 
-    from transformer.registry import MODELS_DIR
-
-    card = json.loads((MODELS_DIR / "reverse" / "card.json").read_text(encoding="utf-8"))
-    length = card["data"]["max_len"]
-    assert beyond_training(card, length + 1) == length and beyond_training(card, length) is None
+    root = Path(__file__).resolve().parents[2]
+    widgets = "number_input|slider|select_slider|selectbox|multiselect|text_input|text_area|toggle|segmented_control"
+    call = re.compile(rf"\.({widgets})\(")
+    numeric = {"number_input", "slider", "select_slider", "selectbox"}
+    not_numbers = {"model", "r_arch", "r_norm", "r_pos", "kind"}  # selectboxes of names (Streamlit checks the option)
+    found = set()
+    for path in [*root.glob("ui/*.py"), *root.glob("views/*.py")]:
+        text = path.read_text(encoding="utf-8")
+        for bind in re.finditer(r'bind="query-params"', text):
+            calls = list(call.finditer(text, 0, bind.start()))
+            key = re.search(r'key="([a-z_]+)"', text[calls[-1].start():bind.start()]) if calls else None
+            if key and calls[-1].group(1) in numeric:
+                found.add(key.group(1))
+    assert {"dk_seed", "r_seed", "row"} <= found, found  # the pattern sees the widgets it is about
+    assert found - not_numbers <= set(URL_NUMBERS), sorted(found - not_numbers - set(URL_NUMBERS))

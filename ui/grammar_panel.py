@@ -1,0 +1,93 @@
+"""What a teacher may type: one line per model saying what it reads, and a "what can I type?" panel.
+
+The facts come from the task (`transformer.tasks.model_input_description`, `describe_grammar`); this
+file only words them in the UI language. It promises nothing the model cannot read: a translator reads
+the words of its lexicon, `reverse` the characters of its set up to its trained length, and untrained
+weights the characters of their vocabulary (no emoji).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import streamlit as st
+
+from runs.model_ref import is_untrained
+from runs.reference import model_task
+from transformer.checkpoint import ModelBundle
+from transformer.tasks import GrammarDescription, Task, WordTask, describe_grammar, model_input_description
+from transformer.tasks.reading import CATEGORY_NAMES
+from ui.i18n import current_language, t
+from ui.safe import md_literal
+
+CHARSET_SHOWN = 400  # characters listed in the panel of a character model (the rest are counted)
+
+
+@lru_cache(maxsize=16)
+def _grammar(task: Task) -> GrammarDescription:
+    return describe_grammar(task)  # type: ignore[arg-type]  # only called for word tasks
+
+
+def reads_line(bundle: ModelBundle) -> str:
+    """One sentence: what this model reads (unit, lexicon or character set, the longest input it was trained on)."""
+    desc = model_input_description(bundle)
+    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    count = len(reader.vocab) - 4  # after <pad> <bos> <eos> <unk>
+    n = desc.max_symbols if desc.max_symbols is not None else bundle.config.max_len - 1
+    if is_untrained(bundle) or model_task(bundle) is None:
+        return t("grammar.reads_untrained", count=f"{count:,}", n=n)
+    return t(f"grammar.reads_{desc.unit}", count=f"{count:,}", n=n)
+
+
+def role_name(role: str) -> str:
+    """A grammar role ("subject", "noun", ...) in the UI language, as the task names it (`CATEGORY_NAMES`)."""
+    english, chinese = CATEGORY_NAMES.get(role, (role, role))
+    return chinese if current_language() == "zh" else english
+
+
+def _slot(slot: str, optional: bool) -> str:
+    """A pattern slot: a role's name, or a literal word ('"of"', '"在"'); optional ones in brackets."""
+    word = slot.strip('"') if slot.startswith('"') else role_name(slot)
+    return f"[{word}]" if optional else word
+
+
+def grammar_panel(bundle: ModelBundle) -> None:
+    """The "what can I type?" expander (closed: one line high): patterns, lexicon by category and what goes
+    with what for a translator; the character set for a character model."""
+    task = model_task(bundle)
+    with st.expander(t("grammar.what_can_i_type"), icon=":material/help:"):
+        if isinstance(task, WordTask):
+            _word_panel(_grammar(task))
+        else:
+            _char_panel(bundle)
+
+
+def _word_panel(grammar: GrammarDescription) -> None:
+    patterns, words, combinations = st.tabs([t("grammar.tab_patterns"), t("grammar.tab_words"), t("grammar.tab_combinations")])
+    with patterns:
+        for name, slots in grammar.patterns.items():
+            shape = " + ".join(_slot(slot, optional) for slot, optional in slots)
+            st.markdown(f"**{t(f'grammar.pattern_{name}')}**: {md_literal(shape)}")
+        st.caption(t("grammar.optional_note"))
+        st.markdown(f"**{t('grammar.example')}**")
+        st.code(grammar.example, language=None, wrap_lines=True)
+    with words:
+        for role, phrases in grammar.lexicon.items():
+            st.markdown(f"**{role_name(role)}** ({len(phrases)}): "
+                        + md_literal(", ".join(phrases)))
+    with combinations:
+        for role, table in grammar.goes_with.items():
+            st.markdown(f"**{t(f'grammar.goes_{role}')}**")
+            st.markdown("  \n".join(f"{md_literal(word)} → {md_literal(', '.join(fits))}" for word, fits in table.items()))
+
+
+def _char_panel(bundle: ModelBundle) -> None:
+    """The characters the model's own vocabulary holds (what it reads, whatever its task says)."""
+    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    symbols = [s for s in reader.vocab[4:] if s != " "]  # after <pad> <bos> <eos> <unk>
+    st.markdown(reads_line(bundle))
+    shown = "".join(symbols[:CHARSET_SHOWN])
+    rest = len(symbols) - CHARSET_SHOWN
+    st.code(shown + (f" … (+{rest:,})" if rest > 0 else ""), language=None, wrap_lines=True)
+    if model_task(bundle) is not None:  # untrained weights have no task, so no right output
+        st.caption(t("grammar.char_note"))
