@@ -26,6 +26,7 @@ PAGES: list[tuple[str, str]] = [
     ("layernorm", ":material/equalizer:"),
     ("step_by_step", ":material/calculate:"),
     ("architecture", ":material/account_tree:"),
+    ("training", ":material/model_training:"),
 ]
 
 # A local favicon (a causal attention pattern): a ":material/…" page icon is fetched from Google's
