@@ -7,11 +7,11 @@ without rerunning the page, and reruns the page once when the job ends so the st
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import numpy as np
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from runs.model_ref import TRAINED_PREFIX
 from runs.training.export import checkpoint_zip
@@ -27,13 +27,13 @@ REFRESH = 1.0  # seconds between redraws while a job trains
 PLAY_EVERY = 0.4  # seconds per frame while a film plays
 FRAME_KEY, FOLLOW_KEY, PLAY_KEY = "tr_frame", "tr_follow", "tr_play"
 KIND_KEY, LAYER_KEY, HEAD_KEY = "tr_kind", "tr_layer", "tr_head"
+OWNER_KEY = "tr_owner"
 EOS = "<eos>"
 
 
 def session_owner() -> str:
-    """This browser session's id (a job remembers who started it: only they may stop it)."""
-    ctx = get_script_run_ctx()
-    return ctx.session_id if ctx is not None else "no-session"
+    """An id of this browser session, kept in its session state (a job remembers who started it: only they may stop it)."""
+    return st.session_state.setdefault(OWNER_KEY, uuid.uuid4().hex)
 
 
 def trained_model_keys() -> list[str]:

@@ -18,7 +18,6 @@ from runs.training.options import (
     MAX_STEPS,
     TASKS,
     JobOptions,
-    default_options,
     experiment_options,
 )
 from runs.training.registry import SlotsTaken, registry
@@ -33,9 +32,11 @@ FIELDS = {"tr_layers": "n_layers", "tr_heads": "n_heads", "tr_dmodel": "d_model"
           "tr_causal": "causal_mask"}
 
 
-def _fill(options: JobOptions) -> None:
+def _fill(options: JobOptions, *, keep: bool = False) -> None:
+    """Put `options` into the settings widgets (`keep`: only where a widget has no value yet, e.g. from a test)."""
     for key, name in FIELDS.items():
-        st.session_state[key] = getattr(options, name)
+        if not keep or key not in st.session_state:
+            st.session_state[key] = getattr(options, name)
 
 
 def _apply_experiment() -> None:
@@ -45,10 +46,9 @@ def _apply_experiment() -> None:
 
 def _settings() -> JobOptions:
     """Task, experiment and the settings that matter; returns the options they describe."""
-    if "tr_task" not in st.session_state:
-        st.session_state["tr_task"] = TASKS[0]
-        st.session_state["tr_experiment"] = "default"
-        _fill(default_options(TASKS[0]))
+    st.session_state.setdefault("tr_task", TASKS[0])
+    st.session_state.setdefault("tr_experiment", "default")
+    _fill(experiment_options(st.session_state["tr_experiment"] or "default", st.session_state["tr_task"]), keep=True)
     cols = st.columns([1, 3])
     cols[0].selectbox(t("training.task"), TASKS, key="tr_task", on_change=_apply_experiment,
                       format_func=labels_of({name: t(f"training.task_{name.replace('-', '_')}") for name in TASKS}))

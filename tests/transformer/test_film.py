@@ -12,8 +12,9 @@ from transformer.tasks import ReverseTask
 from transformer.train import TrainSettings, train
 
 TASK = ReverseTask(min_len=2, max_len=5, chinese_heavy_fraction=0.0)
-SETTINGS = TrainSettings(task="reverse", steps=24, config={"n_layers": 2, "d_model": 16, "n_heads": 2, "d_ff": 32, "dropout": 0.1},
-                         batch_size=16, warmup=10, eval_every=8, eval_n=10, target_exact=2.0)
+CONFIG = {"n_layers": 2, "d_model": 16, "n_heads": 2, "d_ff": 32, "dropout": 0.1}
+SETTINGS = TrainSettings(task="reverse", steps=24, config=CONFIG, batch_size=16, warmup=10, eval_every=8, eval_n=10,
+                         target_exact=2.0)
 
 
 @pytest.fixture(scope="module")
