@@ -19,6 +19,7 @@ from runs.training.job import FAILED, STOPPING, JobView
 from runs.training.registry import registry, trained_key
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
+from ui.labels import keep_valid
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
 from viz.training_curves import CurveText, curves_figure, rate_figure
@@ -65,15 +66,15 @@ def _clock(seconds: float | None) -> str:
 def _pickers(film: Any) -> tuple[str, int, int]:
     """Which head's attention to show: kind, layer, head (kept when the film grows or the language changes)."""
     kinds = list(film.patterns)
-    if st.session_state.get(KIND_KEY) not in kinds:
-        st.session_state[KIND_KEY] = "cross" if "cross" in kinds else kinds[0]
+    st.session_state.setdefault(KIND_KEY, "cross" if "cross" in kinds else kinds[0])
+    keep_valid(KIND_KEY, kinds)
     _, n_layers, n_heads = film.patterns[kinds[0]].shape[:3]
-    cols = st.columns([2, 1, 1])
-    kind = cols[0].segmented_control(t("training.kind"), kinds, key=KIND_KEY, required=True,
-                                     format_func=labels_of({k: t(f"training.kind_{k}") for k in kinds}))
-    layer = cols[1].selectbox(t("training.layer"), range(n_layers), key=LAYER_KEY) if n_layers > 1 else 0
+    cols = st.columns([3, 1, 1])
+    kind = cols[0].selectbox(t("training.kind"), kinds, key=KIND_KEY,
+                             format_func=labels_of({k: t(f"training.kind_{k}") for k in kinds}))
+    layer = cols[1].selectbox(t("training.layer"), range(n_layers), key=LAYER_KEY)
     head = cols[2].selectbox(t("training.head"), range(n_heads), key=HEAD_KEY)
-    return kind or kinds[0], min(int(layer), n_layers - 1), min(int(head), n_heads - 1)
+    return kind, min(int(layer), n_layers - 1), min(int(head), n_heads - 1)
 
 
 def _frame_index(film: Any) -> int:
@@ -94,13 +95,21 @@ def _frame_index(film: Any) -> int:
     return int(index)
 
 
-def film_view(film: Any, *, total_steps: int, schedule: tuple[list[int], list[float]] | None,
-              name: str) -> None:
-    """The probe's attention for one head at one frame, beside the loss / accuracy curves and the schedule."""
-    kind, layer, head = _pickers(film)
-    index = _frame_index(film)
+def film_view(film: Any, *, total_steps: int, schedule: tuple[list[int], list[float]] | None, name: str) -> None:
+    """The probe's attention for one head at one frame, beside the frame slider, the curves and the schedule."""
     cols = st.columns([5, 6])
+    with cols[1]:
+        index = _frame_index(film)
+        curves = film.curves
+        show_figure(curves_figure(curves["step"], curves["loss"], curves["token_accuracy"], film.checks, _curve_text(),
+                                  total_steps=total_steps, marker_step=float(film.frame_steps[index]), height=270),
+                    f"{name}_curves", key="tr_curves", html=False)
+        if schedule is not None:
+            now = float(curves["step"][-1]) if len(curves["step"]) else None
+            show_figure(rate_figure(np.asarray(schedule[0]), np.asarray(schedule[1]), _curve_text(), now=now, height=150),
+                        f"{name}_rate", key="tr_rate", html=False)
     with cols[0]:
+        kind, layer, head = _pickers(film)
         pattern = film.patterns[kind][index, layer, head].astype(np.float32) / 255.0  # (Tq, Tk)
         next_tokens = [*film.tgt_tokens[1:], EOS]
         query_axis, key_axis = attention_axes(kind, film.src_tokens, film.tgt_tokens, next_tokens)
@@ -108,29 +117,24 @@ def film_view(film: Any, *, total_steps: int, schedule: tuple[list[int], list[fl
             title=t("training.head_title", kind=t(f"training.kind_{kind}"), layer=layer, head=head,
                     step=f"{int(film.frame_steps[index]):,}"),
             x_title=t("training.keys"), y_title=t("training.queries"), value=t("training.weight")))
-        fig.update_layout(width=None, height=min(460, fig.layout.height or 460))
+        fig.update_layout(width=None, height=400)
         show_figure(fig, f"{name}_attention", key="tr_attention", html=False)
         st.caption(t("training.probe", source=film.source, target=film.target))
-    with cols[1]:
-        curves = film.curves
-        show_figure(curves_figure(curves["step"], curves["loss"], curves["token_accuracy"], film.checks, _curve_text(),
-                                  total_steps=total_steps, marker_step=float(film.frame_steps[index])),
-                    f"{name}_curves", key="tr_curves", html=False)
-        if schedule is not None:
-            now = float(curves["step"][-1]) if len(curves["step"]) else None
-            show_figure(rate_figure(np.asarray(schedule[0]), np.asarray(schedule[1]), _curve_text(), now=now),
-                        f"{name}_rate", key="tr_rate", html=False)
 
 
 def _progress(view: JobView) -> None:
     text = t("training.progress", step=f"{view.step:,}", total=f"{view.total_steps:,}", elapsed=_clock(view.elapsed),
              eta=_clock(view.eta))
     st.progress(view.fraction, text=text)
-    cols = st.columns(4)
-    cols[0].metric(t("training.loss"), "–" if view.loss is None else f"{view.loss:.3f}")
-    cols[1].metric(t("training.token_accuracy"), "–" if view.token_accuracy is None else f"{view.token_accuracy:.1%}")
-    cols[2].metric(t("training.heldout"), "–" if view.heldout_exact is None else f"{view.heldout_exact:.1%}")
-    cols[3].metric(t("training.rate"), "–" if view.learning_rate is None else f"{view.learning_rate:.2e}")
+
+
+def _numbers(view: JobView) -> str:
+    """The latest numbers in one line (metrics tiles would push the pictures below a projector's first screen)."""
+    def show(value: float | None, fmt: str) -> str:
+        return "–" if value is None else format(value, fmt)
+
+    return t("training.numbers", loss=show(view.loss, ".3f"), accuracy=show(view.token_accuracy, ".1%"),
+             heldout=show(view.heldout_exact, ".1%"), rate=show(view.learning_rate, ".2e"))
 
 
 def _ended(view: JobView, owner: str) -> None:
@@ -173,22 +177,24 @@ def job_panel(job_id: str, owner: str) -> None:
         if not mine:
             st.info(t("training.watching", task=view.options.task), icon=":material/visibility:")
         _progress(view)
+        cols = st.columns([2, 1.3, 2.5, 4.5], vertical_alignment="center")
         if view.live and mine:
-            st.button(t("training.stop"), key="tr_stop", icon=":material/stop_circle:", type="primary",
-                      on_click=job.stop, disabled=view.state == STOPPING)
-        if view.state == STOPPING:
-            st.caption(t("training.stopping"))
+            cols[0].button(t("training.stop"), key="tr_stop", icon=":material/stop_circle:", type="primary",
+                           on_click=job.stop, disabled=view.state == STOPPING)
+        if view.film is not None:
+            cols[1].toggle(t("training.play"), key=PLAY_KEY, help=t("training.play_help"))
+            st.session_state.setdefault(FOLLOW_KEY, True)
+            cols[2].toggle(t("training.follow"), key=FOLLOW_KEY, help=t("training.follow_help"))
+        cols[3].caption(t("training.stopping") if view.state == STOPPING else _numbers(view))
         if not view.live:
             _ended(view, owner)
         if view.film is None:
             st.caption(t("training.waiting_first_frame"))
             return
-        cols = st.columns(2)
-        cols[0].toggle(t("training.play"), key=PLAY_KEY, help=t("training.play_help"))
-        st.session_state.setdefault(FOLLOW_KEY, True)
-        cols[1].toggle(t("training.follow"), key=FOLLOW_KEY, help=t("training.follow_help"))
         if bool(st.session_state.get(PLAY_KEY)) != (every == PLAY_EVERY):
             st.rerun()  # play switched: redraw the page so the fragment polls at the new pace
-        film_view(view.film, total_steps=view.total_steps, schedule=view.options.schedule(), name="training")
+        # While training the x axis spans the whole budget (the curves grow into it); after, the steps taken.
+        span = view.total_steps if view.live else max(view.step, 1)
+        film_view(view.film, total_steps=span, schedule=view.options.schedule(), name="training")
 
     panel()

@@ -22,6 +22,7 @@ from runs.training.options import (
 )
 from runs.training.registry import SlotsTaken, registry
 from ui.i18n import labels_of, t
+from ui.labels import keep_valid
 from ui.training_panel import film_view, job_panel, session_owner
 
 JOB_KEY = "tr_job"  # session state: the id of the job this session started last
@@ -49,6 +50,8 @@ def _settings() -> JobOptions:
     st.session_state.setdefault("tr_task", TASKS[0])
     st.session_state.setdefault("tr_experiment", "default")
     _fill(experiment_options(st.session_state["tr_experiment"] or "default", st.session_state["tr_task"]), keep=True)
+    for key, options in (("tr_task", TASKS), ("tr_experiment", list(EXPERIMENTS)), ("tr_norm", NORMS), ("tr_pos", POSITIONALS)):
+        keep_valid(key, options)  # redrawn in the current language
     cols = st.columns([1, 3])
     cols[0].selectbox(t("training.task"), TASKS, key="tr_task", on_change=_apply_experiment,
                       format_func=labels_of({name: t(f"training.task_{name.replace('-', '_')}") for name in TASKS}))
@@ -132,7 +135,8 @@ def film_mode() -> None:
 st.title(t("training.title"))
 st.markdown(t("training.intro"))
 MODES = ("live", "film")
-mode = st.segmented_control(t("training.mode"), MODES, key="tr_mode", required=True, default="live",
+keep_valid("tr_mode", MODES)
+mode = st.sidebar.segmented_control(t("training.mode"), MODES, key="tr_mode", required=True, default="live",
                             format_func=labels_of({m: t(f"training.mode_{m}") for m in MODES}))
 if mode == "film":
     film_mode()

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.e2e
 
 CURVE_POINTS = r"""() => {
   const gd = document.querySelector('[class*="st-key-tr_curves"] .js-plotly-plot');
-  return gd && gd.data ? gd.data[0].x.length : 0;
+  return gd && gd.calcdata ? gd.calcdata[0].length : 0;  // points plotly drew (x arrives base64-encoded)
 }"""
 POINTS_AT_LEAST = "(n) => (" + CURVE_POINTS + ")() >= n"
 
@@ -54,15 +54,16 @@ def test_train_watch_stop_and_scrub(app_page, app_url, browser_tools):
     tools.wait_idle(page)
     assert page.evaluate(CURVE_POINTS) >= first_points + 20
 
-    slider = page.locator('[class*="st-key-tr_frame"] [role=slider]')
+    slider = page.locator('[class*="st-key-tr_frame"] input[type=range]')  # react-aria's thumb input
     slider.scroll_into_view_if_needed()
-    last = int(slider.get_attribute("aria-valuemax"))
-    assert last >= 1 and int(slider.get_attribute("aria-valuenow")) == last  # it followed the newest frame
+    last = int(slider.get_attribute("max"))
+    assert last >= 1 and int(slider.input_value()) == last  # it followed the newest frame
     slider.focus()
     page.keyboard.press("Home")
     tools.wait_idle(page)
     page.get_by_text(re.compile(r"Frame 1 of \d+: the model after step 1\.")).wait_for()
-    assert int(slider.get_attribute("aria-valuenow")) == 0
+    assert int(slider.input_value()) == 0
+    page.locator('[class*="st-key-tr_attention"] .js-plotly-plot').scroll_into_view_if_needed()
     _shot(page, "training-stopped-en", SCREENSHOTS)
 
     page.locator("[data-testid=stSidebar]").get_by_text("简体中文", exact=True).click()
@@ -70,7 +71,7 @@ def test_train_watch_stop_and_scrub(app_page, app_url, browser_tools):
     page.get_by_text("看得见的训练").first.wait_for()
     page.get_by_text(re.compile(r"训练在第 [\d,]+ 步停止")).wait_for()
     _shot(page, "training-stopped-zh", SCREENSHOTS)
-    page.get_by_role("button", name="训练录像").click()
+    page.locator("[data-testid=stSidebar]").get_by_text("训练录像", exact=True).click()
     tools.wait_idle(page)
     _shot(page, "training-films-zh", SCREENSHOTS)
     assert not page.outside, page.outside
