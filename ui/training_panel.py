@@ -119,7 +119,7 @@ def film_view(film: Any, *, total_steps: int, schedule: tuple[list[int], list[fl
             x_title=t("training.keys"), y_title=t("training.queries"), value=t("training.weight")))
         fig.update_layout(width=None, height=400)
         show_figure(fig, f"{name}_attention", key="tr_attention", html=False)
-        st.caption(t("training.probe", source=film.source, target=film.target))
+        st.text(t("training.probe", source=film.source, target=film.target))  # plain text: the probe may be the user's
 
 
 def _progress(view: JobView) -> None:

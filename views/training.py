@@ -52,10 +52,10 @@ def _settings() -> JobOptions:
     _fill(experiment_options(st.session_state["tr_experiment"] or "default", st.session_state["tr_task"]), keep=True)
     for key, options in (("tr_task", TASKS), ("tr_experiment", list(EXPERIMENTS)), ("tr_norm", NORMS), ("tr_pos", POSITIONALS)):
         keep_valid(key, options)  # redrawn in the current language
-    cols = st.columns([1, 3])
+    cols = st.columns([2, 3])
     cols[0].selectbox(t("training.task"), TASKS, key="tr_task", on_change=_apply_experiment,
                       format_func=labels_of({name: t(f"training.task_{name.replace('-', '_')}") for name in TASKS}))
-    experiment = cols[1].pills(t("training.experiment"), list(EXPERIMENTS), key="tr_experiment", on_change=_apply_experiment,
+    experiment = st.pills(t("training.experiment"), list(EXPERIMENTS), key="tr_experiment", on_change=_apply_experiment,
                                format_func=labels_of({name: t(f"training.experiment_{name}") for name in EXPERIMENTS}))
     st.caption(t(f"training.experiment_{experiment or 'default'}_text"))
     with st.expander(t("training.settings"), expanded=False):
@@ -74,7 +74,7 @@ def _settings() -> JobOptions:
                                   format_func=labels_of({n: t(f"training.norm_{n}") for n in NORMS}))
         cols[1].selectbox(t("training.positional"), POSITIONALS, key="tr_pos",
                           format_func=labels_of({p: t(f"training.pos_{p}") for p in POSITIONALS}))
-        probe = cols[2].text_input(t("training.probe_text"), key="tr_probe", max_chars=64, help=t("training.probe_help"))
+        probe = cols[2].text_input(t("training.probe_text"), key="text", max_chars=64, help=t("training.probe_help"))
     values = {name: st.session_state[key] for key, name in FIELDS.items()}
     return JobOptions(task=st.session_state["tr_task"], probe=probe or "", **values).replace(
         steps=int(values["steps"]), warmup=int(values["warmup"]), target_exact=experiment_options(
