@@ -117,7 +117,7 @@ def film_view(film: Any, *, total_steps: int, schedule: tuple[list[int], list[fl
             title=t("training.head_title", kind=t(f"training.kind_{kind}"), layer=layer, head=head,
                     step=f"{int(film.frame_steps[index]):,}"),
             x_title=t("training.keys"), y_title=t("training.queries"), value=t("training.weight")))
-        fig.update_layout(width=None, height=400)
+        fig.update_layout(width=None, height=360)
         show_figure(fig, f"{name}_attention", key="tr_attention", html=False)
         st.text(t("training.probe", source=film.source, target=film.target))  # plain text: the probe may be the user's
 
