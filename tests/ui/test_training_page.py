@@ -137,3 +137,32 @@ def test_the_model_picker_lists_the_sessions_trained_model():
     other.run()
     assert key not in other.sidebar.selectbox(key="model").options  # another session's model is not listed
     json.dumps(at.session_state["job"])
+
+
+def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
+    import runs.training.films as films
+    from transformer.checkpoint import save_checkpoint
+    from transformer.film import FILM, FilmRecorder
+    from transformer.tasks import ReverseTask
+    from transformer.train import TrainSettings, train
+
+    task = ReverseTask(min_len=2, max_len=5, chinese_heavy_fraction=0.0)
+    recorder = FilmRecorder(task, every=4, probe="abc")
+    settings = TrainSettings(task="reverse", steps=12, batch_size=8, warmup=4, eval_every=0,
+                             config={"n_layers": 1, "d_model": 16, "n_heads": 2, "d_ff": 32, "dropout": 0.0})
+    result = train(settings, recorder, task=task)
+    folder = save_checkpoint(result.bundle, tmp_path / "tiny")
+    recorder.film().save(folder / FILM)
+    monkeypatch.setattr(films, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(films, "shipped_models", lambda: ["tiny"])
+
+    at = open_page("training", tr_mode="film")
+    assert at.selectbox(key="tr_film_model").value == "tiny"
+    assert at.slider(key="tr_frame").value == 3  # frames at steps 1, 4, 8, 12; it opens on the last
+    z = plotly_array(figure(at, "tr_attention")["data"][0]["z"])
+    assert z.shape == (4, 4)  # <bos> c b a × a b c <eos>
+    at.slider(key="tr_frame").set_value(0).run()
+    assert "step 1." in " ".join(c.value for c in at.caption)
+    at.toggle(key="tr_play").set_value(True).run()
+    assert_no_exception(at)
+    assert at.slider(key="tr_frame").value == 1  # playing advances a frame per redraw
