@@ -140,8 +140,9 @@ class TrainingJob:
         return card
 
     def _run(self) -> None:
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)  # one core trains; the other stays free for every session's pages
+        # One core trains; the other stays free for every session's pages. The setting is the calling thread's
+        # (OpenMP's thread count is per thread: the page threads keep theirs, tests/runs/test_training_job.py).
+        torch.set_num_threads(1)
         try:
             result = train(self.settings, self._callback, task=self.task)
             self.recorder.finish()
@@ -153,6 +154,6 @@ class TrainingJob:
             self.error = one_line(f"{type(err).__name__}: {err}")
             self.state = FAILED
         finally:
-            torch.set_num_threads(threads)
             if self._on_end is not None:
                 self._on_end(self)
+

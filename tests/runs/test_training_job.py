@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import tempfile
 import zipfile
@@ -18,6 +19,7 @@ from runs.training.registry import MAX_JOBS_ENV, JobRegistry, SlotsTaken, regist
 from tests.runs.training_helpers import SHORT, TINY, BrokenTask, end, wait_until
 from transformer.checkpoint import load_checkpoint
 from transformer.film import FILM, Film, probe_patterns
+from transformer.tasks import ReverseTask
 
 
 def test_a_job_trains_to_the_end_and_frees_its_slot():
@@ -109,3 +111,28 @@ def test_the_trained_model_opens_by_its_key_and_saves_as_a_checkpoint():
         assert Film.load(folder / FILM).n_frames == job.view().film.n_frames
     with pytest.raises(ValueError, match="gone"):
         load_bundle(ModelRef.parse("trained:reverse-00000000"))
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ThreadCountingTask(ReverseTask):
+    """Notes the torch thread count of the thread that draws the training data (the worker)."""
+
+    seen: list = dataclasses.field(default_factory=list, compare=False, hash=False)
+
+    def sample(self, rng):
+        self.seen.append(torch.get_num_threads())
+        return super().sample(rng)
+
+
+def test_the_worker_trains_on_one_thread_and_the_page_threads_keep_theirs():
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        task = ThreadCountingTask(min_len=2, max_len=5, chinese_heavy_fraction=0.0)
+        job = JobRegistry(max_jobs=1).start(TINY.replace(steps=20_000), "a", task=task)
+        wait_until(lambda: job.view().step > 2)
+        assert torch.get_num_threads() == 2
+        end(job)
+        assert task.seen and set(task.seen) == {1}
+    finally:
+        torch.set_num_threads(before)
