@@ -26,6 +26,8 @@ PAGES: list[tuple[str, str]] = [
     ("layernorm", ":material/equalizer:"),
     ("step_by_step", ":material/calculate:"),
     ("architecture", ":material/account_tree:"),
+    ("output", ":material/bar_chart:"),
+    ("feed_forward", ":material/unfold_more:"),
     ("training", ":material/model_training:"),
 ]
 
