@@ -74,7 +74,7 @@ def curves_figure(steps: np.ndarray, loss: np.ndarray, accuracy: np.ndarray, che
         height=height, margin={"l": 60, "r": 60, "t": 10, "b": 40}, template="none", hovermode="x",
         xaxis={"title": {"text": label["step"]}, "range": [0, max(total_steps, 1)], "showgrid": False},
         yaxis={"title": {"text": label["loss"], "font": {"color": LOSS_COLOR}}, "range": [0, top], "rangemode": "tozero"},
-        yaxis2={"title": {"text": label["fraction"]}, "overlaying": "y", "side": "right", "range": [0, 1.02],
+        yaxis2={"title": {"text": label["fraction"]}, "overlaying": "y", "side": "right", "range": [0, 1.02], "dtick": 0.25,
                 "tickformat": ".0%", "showgrid": False},
         legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "font": {"size": BASE_FONT_SIZE - 2}},
         shapes=_vertical(marker_step),
