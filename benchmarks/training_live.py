@@ -33,6 +33,7 @@ TEXT = "i read a book in the library today"
 def filming_overhead(steps: int, repeats: int) -> list[list[object]]:
     options = default_options("reverse").replace(steps=steps, eval_every=0)
     settings, task = options.settings(), get_task("reverse")
+    train(options.replace(steps=2).settings())  # warm-up: the first Adam imports torch._dynamo (seconds)
     times: dict[str, list[float]] = {"plain": [], "filmed": []}
     frames = 0
     for _ in range(repeats):
