@@ -21,8 +21,8 @@ def _check_film_matches(folder: Path) -> Film:
     film, bundle = Film.load(folder / FILM), load_checkpoint(folder)
     assert film.config == bundle.config.to_dict()
     n_layers, n_heads = bundle.config.n_layers, bundle.config.n_heads
-    for kind, frames in film.patterns.items():
-        assert frames.dtype == np.uint8 and frames.shape[:4] == (film.n_frames, n_layers, n_heads, frames.shape[3])
+    for frames in film.patterns.values():
+        assert frames.dtype == np.uint8 and frames.shape[:3] == (film.n_frames, n_layers, n_heads)
     assert len(film.curves["step"]) == bundle.card["steps"] and film.frame_steps[-1] == bundle.card["steps"]
     # The last frame is the shipped model's own attention on the probe.
     final = probe_patterns(bundle, film.source, film.target)
