@@ -28,6 +28,7 @@ PAGES: list[tuple[str, str]] = [
     ("architecture", ":material/account_tree:"),
     ("output", ":material/bar_chart:"),
     ("feed_forward", ":material/unfold_more:"),
+    ("training", ":material/model_training:"),
 ]
 
 # A local favicon (a causal attention pattern): a ":material/…" page icon is fetched from Google's

@@ -16,6 +16,7 @@ from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.registry import RANDOM, list_models, load_model, random_bundle
 
+TRAINED_PREFIX = "trained:"  # "trained:<job id>": a model trained on the training page (runs.training.registry)
 RANDOM_DEFAULTS: dict[str, object] = {
     "architecture": "encoder-decoder",
     "n_layers": 2,
@@ -83,6 +84,10 @@ def load_bundle(ref: ModelRef) -> ModelBundle:
     if ref.is_random:
         config, seed = ref.random_config()
         return random_bundle(config, seed=seed)
+    if ref.source.startswith(TRAINED_PREFIX):  # a model trained on the training page of this server
+        from runs.training.registry import trained_bundle
+
+        return trained_bundle(ref.source)
     return load_model(ref.source)
 
 

@@ -24,9 +24,12 @@ from typing import Any
 import torch
 from torch import nn
 
+from transformer.causal import no_causal_specs
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.evaluate import EvalResult, evaluate, make_batch
+from transformer.hooks import intervene
+from transformer.interventions import build_interventions
 from transformer.model import Transformer
 from transformer.registry import check_seed
 from transformer.schedule import noam_optimizer, noam_rate
@@ -47,6 +50,7 @@ class TrainSettings:
     warmup: int = 400  # the paper uses 4000 for 100k steps; our runs are ~50x shorter
     lr_factor: float = 1.0
     label_smoothing: float = 0.1
+    causal_mask: bool = True  # False lifts the decoder's causal mask in training (the experiment that shows why it exists)
     eval_every: int = 500  # steps between held-out checks (0: never)
     eval_n: int = 200  # held-out examples in each periodic check
     target_exact: float = 1.0  # stop early once the periodic check reaches this exact-match (> 1: never)
@@ -78,6 +82,8 @@ class TrainProgress:
     learning_rate: float
     elapsed: float  # seconds since training started
     heldout_exact: float | None = None  # the latest periodic held-out exact-match, if any
+    # The model being trained, for callbacks that look inside it (training films); read it, never change it.
+    bundle: ModelBundle | None = field(default=None, repr=False, compare=False)
 
 
 ProgressCallback = Callable[[TrainProgress], "bool | None"]
@@ -197,6 +203,8 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
     optimizer, scheduler = noam_optimizer(model.parameters(), d_model, settings.warmup, settings.lr_factor)
     criterion = nn.CrossEntropyLoss(ignore_index=PAD_ID, label_smoothing=settings.label_smoothing)
     batches = bucketed_batches(train_examples(task, data_rng), data_rng, settings.batch_size, settings.bucket_pool)
+    # Without the causal mask, training (only training: held-out checks generate as usual) lets each position read ahead.
+    lifted = {} if settings.causal_mask else build_interventions(no_causal_specs(bundle.config.n_layers))
     losses: list[float] = []
     checks: list[tuple[int, float]] = []
     stop_reason, step, latest = "completed", 0, None
@@ -204,7 +212,8 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
     model.train()
     for step in range(1, settings.steps + 1):
         batch = make_batch(bundle, next(batches))
-        logits = model(batch.src, batch.tgt_in)  # (B, Tt, vocab)
+        with intervene(model, lifted):
+            logits = model(batch.src, batch.tgt_in)  # (B, Tt, vocab)
         loss = criterion(logits.reshape(-1, logits.shape[-1]), batch.tgt_out.reshape(-1))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -226,6 +235,7 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
             noam_rate(step, d_model, settings.warmup, settings.lr_factor),
             time.perf_counter() - start,
             latest,
+            bundle,
         )
         if callback is not None and callback(progress) is False:
             stop_reason = "stopped"

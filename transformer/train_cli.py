@@ -17,6 +17,7 @@ import torch
 from transformer.checkpoint import ModelBundle, save_checkpoint
 from transformer.config import config_overrides
 from transformer.evaluate import EvalResult, best_head, cross_attention_alignment, is_reordered
+from transformer.film import FILM, FilmRecorder
 from transformer.registry import load_model
 from transformer.train import TrainProgress, TrainResult, TrainSettings, heldout_metrics, task_with_options, train
 
@@ -110,6 +111,7 @@ GOLD_ALIGNMENT: dict[str, str] = {
 }
 
 FINAL_EVAL_N = 1000
+FILM_FRAMES = 50  # a frame of the probe's attention every 2 % of the step budget
 ALIGNMENT_N = 200
 
 
@@ -316,6 +318,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     command = command_for(settings, args.out)
     print(f"training {args.task}: {command}", file=sys.stderr)
     bar, stop = ProgressBar(), {"asked": False}
+    film = FilmRecorder(task, every=max(1, settings.steps // FILM_FRAMES), probe=_example_text(task, args.task),
+                        eval_every=settings.eval_every)
     budget = None if args.time_budget is None else 60 * args.time_budget
 
     def ask_to_stop(signum: int, frame: Any) -> None:
@@ -323,6 +327,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     def callback(p: TrainProgress) -> bool | None:
         bar(p)
+        film(p)
         return False if stop["asked"] or (budget is not None and p.elapsed > budget) else None
 
     previous = {sig: signal.signal(sig, ask_to_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
@@ -338,6 +343,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         command = command_for(dataclasses.replace(settings, steps=result.steps), args.out)
         print(f"stopped at step {result.steps}; writing the model as it is", file=sys.stderr)
     card, metrics = write_model(result, task, args.out, command)
+    film.finish()
+    recorded = film.film()
+    if recorded is not None:  # the training film the page plays (a few % of training per frame)
+        recorded.save(Path(args.out) / FILM)
     m = card["metrics"]
     print(f"{result.stop_reason} after {result.steps} steps in {result.training_seconds:.0f}s; {card['parameters']:,} parameters")
     exact, tokens = 100 * m["heldout_exact_match"], 100 * m["heldout_token_accuracy"]

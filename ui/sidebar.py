@@ -16,6 +16,7 @@ from transformer.registry import DEFAULT_MODEL, RANDOM
 from transformer.untrusted_files import one_line
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, language_code, t
 from ui.models import get_bundle
+from ui.training_panel import trained_model_keys
 
 ARCHITECTURES = ["encoder-decoder", "decoder-only"]
 POSITIONALS = ["sinusoidal", "learned", "none"]
@@ -86,7 +87,7 @@ def _random_settings() -> dict[str, object]:
 def model_picker() -> ModelChoice | None:
     """Pick a shipped model or random weights; show its card. None if it could not be loaded."""
     names = shipped_models()
-    options = [*names, RANDOM]
+    options = [*names, *trained_model_keys(), RANDOM]  # models trained on the training page by this session
     default = DEFAULT_MODEL if DEFAULT_MODEL in names else options[0]
     name = st.sidebar.selectbox(
         t("sidebar.model"), options, index=options.index(default), key="model", bind="query-params",

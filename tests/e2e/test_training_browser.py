@@ -1,0 +1,77 @@
+"""The training page in a real Chromium: start a job, see the progress bar and the curves move, stop it, scrub the
+frames; screenshots at 1280×720 in both languages."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+CURVE_POINTS = r"""() => {
+  const gd = document.querySelector('[class*="st-key-tr_curves"] .js-plotly-plot');
+  return gd && gd.calcdata ? gd.calcdata[0].length : 0;  // points plotly drew (x arrives base64-encoded)
+}"""
+POINTS_AT_LEAST = "(n) => (" + CURVE_POINTS + ")() >= n"
+
+
+def _step(page) -> int:
+    text = page.locator("[data-testid=stProgress]").first.inner_text()
+    match = re.search(r"(?:Step|第)\s*([\d,]+)", text)
+    return int(match.group(1).replace(",", "")) if match else 0
+
+
+def _shot(page, name: str, shots) -> None:
+    shots.mkdir(exist_ok=True)
+    page.wait_for_timeout(600)
+    page.screenshot(path=str(shots / f"{name}.png"))
+
+
+def test_train_watch_stop_and_scrub(app_page, app_url, browser_tools):
+    from tests.e2e.conftest import SCREENSHOTS
+
+    page, tools = app_page, browser_tools
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{app_url}/?text=i")
+    tools.wait_idle(page, 90_000)
+    page.goto(f"{app_url}/training")
+    tools.wait_idle(page, 90_000)
+    _shot(page, "training-start-en", SCREENSHOTS)
+
+    page.get_by_role("button", name="Start training").click()
+    page.locator("[data-testid=stProgress]").wait_for(timeout=120_000)
+    page.wait_for_function(POINTS_AT_LEAST, arg=3, timeout=180_000)
+    first_step, first_points = _step(page), page.evaluate(CURVE_POINTS)
+    page.wait_for_function(POINTS_AT_LEAST, arg=first_points + 20, timeout=180_000)
+    assert _step(page) > first_step  # the progress bar moved without a click
+    assert page.evaluate(CURVE_POINTS) > first_points  # and so did the curves
+    page.locator('[class*="st-key-tr_attention"] .js-plotly-plot').wait_for()
+    _shot(page, "training-live-en", SCREENSHOTS)
+
+    page.get_by_role("button", name="Stop training").click()
+    page.get_by_text(re.compile(r"Training stopped at step")).wait_for(timeout=120_000)
+    tools.wait_idle(page)
+    assert page.evaluate(CURVE_POINTS) >= first_points + 20
+
+    slider = page.locator('[class*="st-key-tr_frame"] input[type=range]')  # react-aria's thumb input
+    slider.scroll_into_view_if_needed()
+    last = int(slider.get_attribute("max"))
+    assert last >= 1 and int(slider.input_value()) == last  # it followed the newest frame
+    slider.focus()
+    page.keyboard.press("Home")
+    tools.wait_idle(page)
+    page.get_by_text(re.compile(r"Frame 1 of \d+: the model after step 1\.")).wait_for()
+    assert int(slider.input_value()) == 0
+    page.locator('[class*="st-key-tr_attention"] .js-plotly-plot').scroll_into_view_if_needed()
+    _shot(page, "training-stopped-en", SCREENSHOTS)
+
+    page.locator("[data-testid=stSidebar]").get_by_text("简体中文", exact=True).click()
+    tools.wait_idle(page, 90_000)
+    page.get_by_text("看得见的训练").first.wait_for()
+    page.get_by_text(re.compile(r"训练在第 [\d,]+ 步停止")).wait_for()
+    _shot(page, "training-stopped-zh", SCREENSHOTS)
+    page.locator("[data-testid=stSidebar]").get_by_text("训练录像", exact=True).click()
+    tools.wait_idle(page)
+    _shot(page, "training-films-zh", SCREENSHOTS)
+    assert not page.outside, page.outside

@@ -1,0 +1,168 @@
+"""The training page: settings and experiments, a live job (progress, curves, attention, frames), stop, watch
+from another session, the end (download), and the model picker listing the session's trained model."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from runs.training.registry import registry
+from tests.ui.conftest import assert_no_exception, figure, open_page, plotly_array
+
+TINY = {"tr_layers": 1, "tr_heads": 2, "tr_dmodel": 16}
+
+
+def _poll(at: AppTest, done, timeout: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        at.run()
+        assert_no_exception(at)
+        if done(at):
+            return
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.5)
+
+
+def _progress(at: AppTest) -> str:
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else ""
+
+
+def _end_all() -> None:
+    for job in registry().running():
+        job.stop()
+        job.wait(120)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_opens_with_a_start_button_and_the_experiments(lang):
+    at = open_page("training", lang=lang)
+    assert at.button(key="tr_start").label == ("Start training" if lang == "en" else "开始训练")
+    assert not at.button(key="tr_start").disabled
+    assert at.session_state["tr_causal"] is True and at.session_state["tr_norm"] == "pre"
+
+
+def test_an_experiment_fills_in_its_settings_and_explains_itself():
+    at = open_page("training")
+    at.session_state["tr_experiment"] = "no_causal"
+    at.session_state["tr_causal"] = True
+    at.run()
+    at.button_group(key="tr_experiment").set_value("no_positional").run()
+    assert at.session_state["tr_pos"] == "none" and at.session_state["tr_steps"] == 3000
+    assert any("bag of characters" in c.value for c in at.caption)
+    at.button_group(key="tr_experiment").set_value("no_causal").run()
+    assert at.session_state["tr_causal"] is False and at.session_state["tr_pos"] == "sinusoidal"
+
+
+@pytest.mark.slow
+def test_a_job_trains_live_and_ends_with_a_download():
+    _end_all()
+    at = open_page("training", tr_steps=60, **TINY)
+    at.button(key="tr_start").click().run()
+    assert_no_exception(at)
+    assert at.button(key="tr_stop").label == "Stop training"
+    assert "tr_start" not in [b.key for b in at.button]
+    _poll(at, lambda a: "Step 0 of" not in _progress(a) and a.get("plotly_chart"))
+    first = _progress(at)
+    assert first.startswith("Step ") and "of 60" in first
+    curves = figure(at, "tr_curves")
+    assert len(plotly_array(curves["data"][0]["x"])) >= 1
+    attention = plotly_array(figure(at, "tr_attention")["data"][0]["z"])
+    assert attention.shape == (len("hello 世界") + 1,) * 2  # cross-attention of the probe: (<bos> + target) × (source + <eos>)
+    _poll(at, lambda a: a.success)
+    assert "60 steps" in at.success[0].value
+    assert at.button(key="tr_start")  # the slot is free again
+    assert len(plotly_array(figure(at, "tr_curves")["data"][0]["x"])) == 60
+    frames = at.slider(key="tr_frame")
+    assert frames.value == frames.max  # follows the newest frame
+    frames.set_value(0).run()
+    assert "step 1." in " ".join(c.value for c in at.caption)
+    at.button(key="tr_zip_prepare").click().run()
+    assert at.get("download_button")
+
+
+@pytest.mark.slow
+def test_another_session_watches_read_only_and_may_start_after_the_stop():
+    _end_all()
+    owner = open_page("training", tr_steps=20_000, **TINY)
+    owner.button(key="tr_start").click().run()
+    try:
+        other = open_page("training")
+        assert other.button(key="tr_start").disabled
+        assert any("another session" in i.value for i in other.info)
+        assert "tr_stop" not in [b.key for b in other.button]
+        _poll(owner, lambda a: "Step 0 of" not in _progress(a))
+        owner.button(key="tr_stop").click().run()
+        _poll(owner, lambda a: a.success)
+        assert "stopped at step" in owner.success[0].value
+        other.run()
+        assert not other.button(key="tr_start").disabled
+    finally:
+        _end_all()
+
+
+def _picker_script() -> None:
+    import streamlit as st
+
+    from runs.training.options import JobOptions
+    from runs.training.registry import registry
+    from ui.sidebar import model_picker
+    from ui.training_panel import session_owner
+
+    if "job" not in st.session_state:
+        options = JobOptions(n_layers=1, n_heads=2, d_model=16, steps=5, eval_every=0)
+        job = registry().start(options, session_owner())
+        job.wait(240)
+        st.session_state["job"] = job.id
+    model_picker()
+
+
+@pytest.mark.slow
+def test_the_model_picker_lists_the_sessions_trained_model():
+    _end_all()
+    at = AppTest.from_function(_picker_script, default_timeout=300)
+    at.run()
+    assert_no_exception(at)
+    key = f"trained:{at.session_state['job']}"
+    picker = at.sidebar.selectbox(key="model")
+    assert key in picker.options
+    picker.set_value(key).run()
+    assert_no_exception(at)
+    assert any("Trained on the training page" in c.value for c in at.sidebar.caption)
+    other = AppTest.from_function(_picker_script, default_timeout=300)
+    other.session_state["job"] = "none"
+    other.run()
+    assert key not in other.sidebar.selectbox(key="model").options  # another session's model is not listed
+    json.dumps(at.session_state["job"])
+
+
+def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
+    import runs.training.films as films
+    from transformer.checkpoint import save_checkpoint
+    from transformer.film import FILM, FilmRecorder
+    from transformer.tasks import ReverseTask
+    from transformer.train import TrainSettings, train
+
+    task = ReverseTask(min_len=2, max_len=5, chinese_heavy_fraction=0.0)
+    recorder = FilmRecorder(task, every=4, probe="abc")
+    settings = TrainSettings(task="reverse", steps=12, batch_size=8, warmup=4, eval_every=0,
+                             config={"n_layers": 1, "d_model": 16, "n_heads": 2, "d_ff": 32, "dropout": 0.0})
+    result = train(settings, recorder, task=task)
+    folder = save_checkpoint(result.bundle, tmp_path / "tiny")
+    recorder.film().save(folder / FILM)
+    monkeypatch.setattr(films, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(films, "shipped_models", lambda: ["tiny"])
+
+    at = open_page("training", tr_mode="film")
+    assert at.selectbox(key="tr_film_model").value == "tiny"
+    assert at.slider(key="tr_frame").value == 3  # frames at steps 1, 4, 8, 12; it opens on the last
+    z = plotly_array(figure(at, "tr_attention")["data"][0]["z"])
+    assert z.shape == (4, 4)  # <bos> c b a × a b c <eos>
+    at.slider(key="tr_frame").set_value(0).run()
+    assert "step 1." in " ".join(c.value for c in at.caption)
+    at.toggle(key="tr_play").set_value(True).run()
+    assert_no_exception(at)
+    assert at.slider(key="tr_frame").value == 1  # playing advances a frame per redraw

@@ -1,0 +1,200 @@
+"""The training page's live parts: a job's progress, its curves, and the film of the probe's attention.
+
+A job trains on a worker thread (`runs.training`); this file only reads copies of its state. The live panel is a
+`st.fragment(run_every=...)`: it redraws itself every `REFRESH` seconds while the job trains (or a film plays)
+without rerunning the page, and reruns the page once when the job ends so the start button comes back.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from runs.model_ref import TRAINED_PREFIX
+from runs.training.export import checkpoint_zip
+from runs.training.job import FAILED, STOPPING, JobView
+from runs.training.registry import registry, trained_key
+from ui.charts import show_figure
+from ui.i18n import labels_of, t
+from ui.labels import keep_valid
+from viz.heatmap import HeatmapText, head_figure
+from viz.tokens import attention_axes
+from viz.training_curves import CurveText, curves_figure, rate_figure
+
+REFRESH = 1.0  # seconds between redraws while a job trains
+PLAY_EVERY = 0.4  # seconds per frame while a film plays
+FRAME_KEY, FOLLOW_KEY, PLAY_KEY = "tr_frame", "tr_follow", "tr_play"
+KIND_KEY, LAYER_KEY, HEAD_KEY = "tr_kind", "tr_layer", "tr_head"
+OWNER_KEY = "tr_owner"
+EOS = "<eos>"
+
+
+def session_owner() -> str:
+    """An id of this browser session, kept in its session state (a job remembers who started it: only they may stop it)."""
+    return st.session_state.setdefault(OWNER_KEY, uuid.uuid4().hex)
+
+
+def trained_model_keys() -> list[str]:
+    """Model keys of this session's ended, usable training jobs, newest first (the sidebar's model picker lists them)."""
+    return [trained_key(job) for job in registry().owned_by(session_owner()) if job.bundle is not None]
+
+
+def trained_label(key: str) -> str:
+    """How the model picker names a trained model: "trained: reverse, 1,200 steps"."""
+    job = registry().get(key.removeprefix(TRAINED_PREFIX))
+    if job is None or job.result is None:
+        return key
+    return t("training.model_label", task=job.options.task, steps=f"{job.result.steps:,}")
+
+
+def _curve_text() -> CurveText:
+    return CurveText(step=t("training.step"), loss=t("training.loss"), accuracy=t("training.token_accuracy"),
+                     heldout=t("training.heldout"), fraction=t("training.fraction"), rate=t("training.rate"),
+                     frame=t("training.frame"))
+
+
+def _clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    seconds = round(seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _pickers(film: Any) -> tuple[str, int, int]:
+    """Which head's attention to show: kind, layer, head (kept when the film grows or the language changes)."""
+    kinds = list(film.patterns)
+    st.session_state.setdefault(KIND_KEY, "cross" if "cross" in kinds else kinds[0])
+    keep_valid(KIND_KEY, kinds)
+    _, n_layers, n_heads = film.patterns[kinds[0]].shape[:3]
+    cols = st.columns([3, 1, 1])
+    kind = cols[0].selectbox(t("training.kind"), kinds, key=KIND_KEY,
+                             format_func=labels_of({k: t(f"training.kind_{k}") for k in kinds}))
+    layer = cols[1].selectbox(t("training.layer"), range(n_layers), key=LAYER_KEY)
+    head = cols[2].selectbox(t("training.head"), range(n_heads), key=HEAD_KEY)
+    return kind, min(int(layer), n_layers - 1), min(int(head), n_heads - 1)
+
+
+def _frame_index(film: Any) -> int:
+    """The frame slider, with play (advance one frame per redraw) and follow-the-latest while training."""
+    last = film.n_frames - 1
+    current = st.session_state.get(FRAME_KEY, last)
+    if st.session_state.get(PLAY_KEY):
+        st.session_state[FRAME_KEY] = 0 if current >= last else current + 1
+    elif st.session_state.get(FOLLOW_KEY, True) or not 0 <= current <= last:
+        st.session_state[FRAME_KEY] = last
+    if last == 0:
+        st.caption(t("training.one_frame"))
+        return 0
+    steps = film.frame_steps
+    index = st.slider(t("training.frame_slider"), 0, last, key=FRAME_KEY, help=t("training.frame_help"),
+                      on_change=lambda: st.session_state.__setitem__(FOLLOW_KEY, False))
+    st.caption(t("training.frame_caption", frame=index + 1, frames=last + 1, step=f"{int(steps[index]):,}"))
+    return int(index)
+
+
+def film_view(film: Any, *, total_steps: int, schedule: tuple[list[int], list[float]] | None, name: str) -> None:
+    """The probe's attention for one head at one frame, beside the frame slider, the curves and the schedule."""
+    cols = st.columns([5, 6])
+    with cols[1]:
+        index = _frame_index(film)
+        curves = film.curves
+        show_figure(curves_figure(curves["step"], curves["loss"], curves["token_accuracy"], film.checks, _curve_text(),
+                                  total_steps=total_steps, marker_step=float(film.frame_steps[index]), height=270),
+                    f"{name}_curves", key="tr_curves", html=False)
+        if schedule is not None:
+            now = float(curves["step"][-1]) if len(curves["step"]) else None
+            show_figure(rate_figure(np.asarray(schedule[0]), np.asarray(schedule[1]), _curve_text(), now=now, height=150),
+                        f"{name}_rate", key="tr_rate", html=False)
+    with cols[0]:
+        kind, layer, head = _pickers(film)
+        pattern = film.patterns[kind][index, layer, head].astype(np.float32) / 255.0  # (Tq, Tk)
+        next_tokens = [*film.tgt_tokens[1:], EOS]
+        query_axis, key_axis = attention_axes(kind, film.src_tokens, film.tgt_tokens, next_tokens)
+        fig = head_figure(pattern, query_axis, key_axis, HeatmapText(
+            title=t("training.head_title", kind=t(f"training.kind_{kind}"), layer=layer, head=head,
+                    step=f"{int(film.frame_steps[index]):,}"),
+            x_title=t("training.keys"), y_title=t("training.queries"), value=t("training.weight")))
+        fig.update_layout(width=None, height=360)
+        show_figure(fig, f"{name}_attention", key="tr_attention", html=False)
+        st.text(t("training.probe", source=film.source, target=film.target))  # plain text: the probe may be the user's
+
+
+def _progress(view: JobView) -> None:
+    text = t("training.progress", step=f"{view.step:,}", total=f"{view.total_steps:,}", elapsed=_clock(view.elapsed),
+             eta=_clock(view.eta))
+    st.progress(view.fraction, text=text)
+
+
+def _numbers(view: JobView) -> str:
+    """The latest numbers in one line (metrics tiles would push the pictures below a projector's first screen)."""
+    def show(value: float | None, fmt: str) -> str:
+        return "–" if value is None else format(value, fmt)
+
+    return t("training.numbers", loss=show(view.loss, ".3f"), accuracy=show(view.token_accuracy, ".1%"),
+             heldout=show(view.heldout_exact, ".1%"), rate=show(view.learning_rate, ".2e"))
+
+
+def _ended(view: JobView, owner: str) -> None:
+    """What a job's end means for this session: the error, or where the model can be used and saved."""
+    if view.state == FAILED:
+        st.error(t("training.failed"), icon=":material/error:")
+        st.code(view.error or "", language=None, wrap_lines=True)
+        return
+    job = registry().get(view.job_id)
+    if job is None or job.result is None:
+        return
+    st.success(t(f"training.ended_{job.result.stop_reason.replace(' ', '_')}", steps=f"{job.result.steps:,}"),
+               icon=":material/check_circle:")
+    if view.owner != owner:
+        return
+    st.info(t("training.use_elsewhere", name=trained_label(trained_key(job))), icon=":material/open_in_new:")
+    if st.button(t("training.prepare_zip"), key="tr_zip_prepare", icon=":material/folder_zip:"):
+        st.session_state["tr_zip"] = (job.id, *checkpoint_zip(job))
+    prepared = st.session_state.get("tr_zip")
+    if prepared and prepared[0] == job.id:
+        st.download_button(t("training.download"), prepared[2], file_name=prepared[1], mime="application/zip",
+                           key="tr_zip_download", icon=":material/download:", help=t("training.download_help"))
+
+
+def job_panel(job_id: str, owner: str) -> None:
+    """The live panel of job `job_id`; polls while it trains or while its film plays."""
+    job = registry().get(job_id)
+    if job is None:
+        st.warning(t("training.job_gone"))
+        return
+    polling = job.live or bool(st.session_state.get(PLAY_KEY))
+    every = (PLAY_EVERY if st.session_state.get(PLAY_KEY) else REFRESH) if polling else None
+
+    @st.fragment(run_every=every)
+    def panel() -> None:
+        view = job.view()
+        if polling and not view.live and not st.session_state.get(PLAY_KEY):
+            st.rerun()  # the job ended: rerun the page once (start button back, model in the picker, polling off)
+        mine = view.owner == owner
+        if not mine:
+            st.info(t("training.watching", task=view.options.task), icon=":material/visibility:")
+        _progress(view)
+        cols = st.columns([2, 1.3, 2.5, 4.5], vertical_alignment="center")
+        if view.live and mine:
+            cols[0].button(t("training.stop"), key="tr_stop", icon=":material/stop_circle:", type="primary",
+                           on_click=job.stop, disabled=view.state == STOPPING)
+        if view.film is not None:
+            cols[1].toggle(t("training.play"), key=PLAY_KEY, help=t("training.play_help"))
+            st.session_state.setdefault(FOLLOW_KEY, True)
+            cols[2].toggle(t("training.follow"), key=FOLLOW_KEY, help=t("training.follow_help"))
+        cols[3].caption(t("training.stopping") if view.state == STOPPING else _numbers(view))
+        if not view.live:
+            _ended(view, owner)
+        if view.film is None:
+            st.caption(t("training.waiting_first_frame"))
+            return
+        if bool(st.session_state.get(PLAY_KEY)) != (every == PLAY_EVERY):
+            st.rerun()  # play switched: redraw the page so the fragment polls at the new pace
+        # While training the x axis spans the whole budget (the curves grow into it); after, the steps taken.
+        span = view.total_steps if view.live else max(view.step, 1)
+        film_view(view.film, total_steps=span, schedule=view.options.schedule(), name="training")
+
+    panel()
