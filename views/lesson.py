@@ -39,7 +39,7 @@ def set_revealed(token: tuple, shown: bool) -> None:
 
 def header(n: int, content_title: str) -> None:
     cols = st.columns([7, 1.3, 1.3], vertical_alignment="center")
-    cols[0].markdown(f"### {t('lesson.step_of', n=n, total=len(STEPS))} · {content_title}")
+    cols[0].title(f"{n}/{len(STEPS)} · {content_title}", help=t("lesson.step_of", n=n, total=len(STEPS)), anchor=False)
     cols[1].button(t("lesson.prev"), key="lesson_prev", on_click=go_to, args=(n - 1,), disabled=n == 1,
                    icon=":material/arrow_back:", shortcut="left", width="stretch")
     cols[2].button(t("lesson.next"), key="lesson_next", on_click=go_to, args=(n + 1,), disabled=n == len(STEPS),
