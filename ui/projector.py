@@ -32,10 +32,10 @@ STYLESHEET = f"""<style>
 .stApp [data-testid="stCaptionContainer"], .stApp [data-testid="stCaptionContainer"] p {{
   font-size: {BODY_PX}px !important; color: {CAPTION_COLOR} !important; opacity: 1 !important;
 }}
-.stApp h1 {{ font-size: 34px !important; padding: 0 0 0.2rem 0 !important; }}
+.stApp h1 {{ font-size: 30px !important; padding: 0 !important; line-height: 1.2 !important; }}
 .stApp h2 {{ font-size: 30px !important; }}
 .stApp h3 {{ font-size: 26px !important; }}
-.stApp .stMainBlockContainer, .stApp .block-container {{ padding-top: 3.2rem !important; padding-bottom: 1rem !important; }}
+.stApp .stMainBlockContainer, .stApp .block-container {{ padding-top: 4rem !important; padding-bottom: 1rem !important; }}
 </style>"""
 
 

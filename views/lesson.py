@@ -15,7 +15,7 @@ from streamlit.errors import StreamlitAPIException
 from runs.lesson import STEPS, step_number
 from ui.charts import show_figure
 from ui.i18n import t
-from ui.inputs import TEXT_KEY, text_box
+from ui.inputs import TEXT_KEY, example_text, text_box
 from ui.lesson_handout import deferred_handout
 from ui.lesson_steps import StepContent, build_step, lesson_for
 from ui.safe import md_literal
@@ -38,7 +38,7 @@ def set_revealed(token: tuple, shown: bool) -> None:
 
 
 def header(n: int, content_title: str) -> None:
-    cols = st.columns([7, 1.3, 1.3], vertical_alignment="center")
+    cols = st.columns([6, 1.7, 1.5], vertical_alignment="center")
     cols[0].title(f"{n}/{len(STEPS)} · {content_title}", help=t("lesson.step_of", n=n, total=len(STEPS)), anchor=False)
     cols[1].button(t("lesson.prev"), key="lesson_prev", on_click=go_to, args=(n - 1,), disabled=n == 1,
                    icon=":material/arrow_back:", shortcut="left", width="stretch")
@@ -57,9 +57,9 @@ def lab_link(content: StepContent, model_key: str, text: str) -> None:
         st.markdown(f"[{md_literal(label)}](/{content.lab_page}?{urlencode(params)})")
 
 
-def show_step(content: StepContent, token: tuple, model_key: str, text: str) -> None:
+def show_step(content: StepContent, token: tuple, model_key: str, text: str, left, right) -> None:
+    """The step's text, question, answer and notes in `left`; its figure in `right`, at the top of the screen."""
     shown = content.question is None or token in revealed_set()
-    left, right = st.columns([2, 3], gap="medium")
     with left:
         st.markdown(content.text)
         if content.extra:
@@ -88,21 +88,24 @@ if choice is not None:
     go_to(n)  # a malformed or out-of-range ?step= is rewritten to the step shown
     step = STEPS[n - 1]
     top = st.container()  # the step's title and Previous / Next, filled once the sentence is known
-    current = st.session_state.get(TEXT_KEY) or st.query_params.get(TEXT_KEY) or ""
+    # The figure column starts right under the title on every step (the 1280 × 720 first screen);
+    # the sentence sits above the step's text, open on step 1 where the class types it.
+    left, right = st.columns([2, 3], gap="medium")
+    current = st.session_state.get(TEXT_KEY, st.query_params.get(TEXT_KEY, example_text(choice.bundle)))
     label = t("lesson.sentence", text=md_literal(current)) if current else t("lesson.sentence_hint")
-    with st.expander(label, expanded=n == 1 or not current, icon=":material/edit:"):
+    with left, st.expander(label, expanded=n == 1 or not current, icon=":material/edit:"):
         check = text_box(choice.bundle)
         st.caption(t("lesson.sentence_hint") + " " + t("lesson.keys"))
     if check.text is None:
         with top:
             header(n, t(f"lesson.{step}_title"))
-        st.info(t("lesson.no_text"))
+        left.info(t("lesson.no_text"))
     else:
         ls = lesson_for(choice.key, check.text)
         content = build_step(step, ls)
         with top:
             header(n, content.title)
-        show_step(content, (step, choice.key, check.text), choice.key, check.text)
-        st.download_button(t("lesson.handout"), data=deferred_handout(ls), file_name="attention-lesson.html",
+        show_step(content, (step, choice.key, check.text), choice.key, check.text, left, right)
+        left.download_button(t("lesson.handout"), data=deferred_handout(ls), file_name="attention-lesson.html",
                            mime="text/html", help=t("lesson.handout_help"), icon=":material/download:",
                            on_click="ignore", key="lesson_handout")
