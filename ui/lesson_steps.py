@@ -26,8 +26,7 @@ from viz.architecture_figure import architecture_figure
 from viz.head_grid import grid_figure
 from viz.head_importance import importance_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
-from viz.layernorm import norm_sites
-from viz.layernorm_figures import stats_overview_figure
+from viz.layernorm_figures import site_detail_figure
 from viz.mask_figures import binary_heatmap
 from viz.positional import pe_curves
 from viz.scaling import scaling_demo, variance_figure
@@ -37,6 +36,7 @@ from viz.trace import TraceData
 
 VIEWS = Path(__file__).resolve().parent.parent / "views"
 FIGURE_HEIGHT = 440  # px: a step's figure fits beside its text in a 1280 × 720 window
+TALL_FIGURES = {"architecture": 580}  # Figure 1's boxes need the room; it still ends above 720 px
 
 
 @dataclass(frozen=True)
@@ -212,20 +212,13 @@ def _heads(ls: Lesson) -> StepContent:
                        lab_params={"kind": choice.kind, "layer": str(choice.layer), "head": str(choice.head)})
 
 
-def _site_label(site) -> str:
-    kind = t(f"layernorm.kind_{site.kind}")
-    return kind if site.layer is None else t("layernorm.site", layer=site.layer + 1, kind=kind)
-
-
 def _layernorm(ls: Lesson) -> StepContent:
     answer = lesson.layernorm_answer(ls.bundle, ls.trace)
     stats = lesson.layernorm_stats(ls.bundle, ls.trace)
     stack, _ = stack_reading_text(ls.bundle)
-    sites = norm_sites(ls.bundle.model.hook_names, stack)
     tokens = ls.trace.src_tokens if stack == "encoder" else ls.trace.tgt_tokens
-    titles = [t("layernorm.in_mean"), t("layernorm.in_std"), t("layernorm.out_mean"), t("layernorm.out_std")]
-    fig = stats_overview_figure(stats, tokens, [_site_label(s) for s in sites], titles, mean_label=t("layernorm.mean"),
-                                std_label=t("layernorm.std"))
+    fig = site_detail_figure(stats, 0, tokens, names={"in": t("layernorm.input"), "out": t("layernorm.output")},
+                             token_title=t("layernorm.token"), mean_title=t("layernorm.mean"), std_title=t("layernorm.std"))
     values = {k: num(v, 3) if abs(v) >= 1e-3 else f"{v:.0e}" for k, v in answer.items()}
     return StepContent("layernorm", t("lesson.layernorm_title"), t("lesson.layernorm_text"), t("lesson.layernorm_question"),
                        t("lesson.layernorm_answer", **values), t("lesson.layernorm_notes"), fig, lab_page="layernorm")
@@ -327,6 +320,6 @@ def build_step(step: str, ls: Lesson) -> StepContent:
     """The content of step `step` (a name in `runs.lesson.STEPS`) on the lesson's sentence."""
     content = BUILDERS[step](ls)
     if content.figure is not None:
-        fit(content.figure)
+        fit(content.figure, TALL_FIGURES.get(step, FIGURE_HEIGHT))
     return content
 

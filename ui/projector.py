@@ -90,8 +90,9 @@ def enlarge_fonts(fig: go.Figure) -> go.Figure:
         fig.update_layout(title_font=_bigger(layout.title.font, TITLE_PX))
     for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
         axis.update(tickfont=_bigger(axis.tickfont, TICK_PX), title_font=_bigger(axis.title.font, TICK_PX), automargin=True)
-    for note in layout.annotations:  # subplot titles
-        note.update(font=_bigger(note.font, TITLE_PX if note.yref == "paper" else TICK_PX))
+    for note in layout.annotations:  # subplot titles (labels placed in data coordinates keep their size: they fill boxes)
+        if note.xref is not None and note.yref == "paper" and str(note.xref).endswith("paper"):
+            note.update(font=_bigger(note.font, TITLE_PX))
     for trace in fig.data:
         bar = getattr(trace, "colorbar", None)
         if bar is not None:
