@@ -17,26 +17,46 @@ from __future__ import annotations
 import statistics
 import time
 
-from benchmarks.browser import MARK_CHARTS, chromium_page, streamlit_server, wait_painted
+from benchmarks.browser import MARK_CHARTS, PAINTED, chromium_page, streamlit_server
 from benchmarks.common import arguments, header, ms, print_table, size
 from runs.lesson import STEPS
 
 WIDTH, HEIGHT = 1280, 720
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
-NO_FIGURE = {"feed_forward"}  # the default model has every other step's figure
+NO_FIGURE = {"feed_forward"}
+ACTION_TIMEOUT_MS = 60_000  # the default model has every other step's figure
 
 
 def charts(page) -> int:
     return int(page.evaluate("() => document.querySelectorAll('[data-testid=stPlotlyChart]').length"))
 
 
-def timed_action(page, act, n_charts: int) -> float:
-    """ms from just before `act()` to the rerun finished with `n_charts` charts showing new data, painted."""
+# Resolves with the page clock once the rerun finished (nothing stale, no status widget), two frames later.
+FINISHED = """async (mark) => {
+  const frame = () => new Promise(r => requestAnimationFrame(r));
+  const app = () => document.querySelector('[data-testid=stApp]');
+  const shown = () => document.querySelector(mark) !== null;
+  while (!shown() || app().getAttribute('data-test-script-state') !== 'notRunning'
+         || document.querySelector('[data-testid=stStatusWidget], [data-stale=true]')) await frame();
+  await frame(); await frame();
+  return performance.now();
+}"""
+
+
+def timed_action(page, act, n_charts: int, mark: str) -> float:
+    """ms from just before `act()` to the rerun finished with `n_charts` charts showing new data, painted
+    (`n_charts` = 0: no new chart is expected, e.g. a Reveal beside a figure already shown); `mark` is a
+    CSS selector that only the new state shows (the step's own buttons), so an early "finished" is not taken."""
     page.evaluate(MARK_CHARTS)
     start = float(page.evaluate("() => performance.now()"))
     act()
     page.wait_for_timeout(30)  # let the click or key reach the server before polling for "finished"
-    return wait_painted(page, n_charts) - start
+    if n_charts == 0:
+        return float(page.evaluate(FINISHED, mark)) - start
+    painted = float(page.evaluate(PAINTED, [n_charts, ACTION_TIMEOUT_MS]))
+    if painted < 0:
+        raise TimeoutError(f"no new chart painted within {ACTION_TIMEOUT_MS} ms after {mark}")
+    return painted - start
 
 
 def step_charts_after(page) -> int:
@@ -57,26 +77,31 @@ def browser_rounds(repeats: int, projector: bool) -> dict[str, dict[str, list[fl
                 if n > 1:
                     page.evaluate("() => document.activeElement && document.activeElement.blur()")
                     expected = n_visible.get(step, 0)
-                    took = timed_action(page, lambda: page.keyboard.press("ArrowRight"), expected)
+                    took = timed_action(page, lambda: page.keyboard.press("ArrowRight"), expected, step_mark(step))
                     if round_:
                         times[step]["next"].append(took)
                 n_visible[step] = step_charts_after(page)
                 reveal = page.locator(f".st-key-lesson_reveal_{step} button")
                 if reveal.count():  # a figure shown before Reveal stays as it was: only a hidden one is new
                     figure = 1 if n_visible[step] == 0 and step not in NO_FIGURE else 0
-                    took = timed_action(page, reveal.first.click, figure)
+                    took = timed_action(page, reveal.first.click, figure, f".st-key-lesson_hide_{step}")
                     if round_:
                         times[step]["reveal"].append(took)
             for n in range(len(STEPS), 1, -1):
                 step = STEPS[n - 2]
                 page.evaluate("() => document.activeElement && document.activeElement.blur()")
-                took = timed_action(page, lambda: page.keyboard.press("ArrowLeft"), charts_after_reveal(step))
+                took = timed_action(page, lambda: page.keyboard.press("ArrowLeft"), charts_after_reveal(step), step_mark(step))
                 if round_:
                     times[step]["prev"].append(took)
             # a new session (fresh reveals), so the next round asks first again
             page.goto(server.page_url(step="1", **({"projector": "1"} if projector else {})))
             page.wait_for_selector(IDLE)
     return times
+
+
+def step_mark(step: str) -> str:
+    """A selector only step `step` shows: its Reveal or Hide button."""
+    return f".st-key-lesson_reveal_{step}, .st-key-lesson_hide_{step}"
 
 
 def charts_after_reveal(step: str) -> int:
@@ -127,7 +152,7 @@ def main() -> None:
     rows.append(["all steps", *(f"{statistics.median(v):.0f} ms" if v else "–" for v in every.values())])
     print_table(["step", "Next → painted", "Previous → painted", "Reveal → painted"], rows)
     print()
-    print_table(["step", "build (server, warm)", "figure JSON"], server_share())
+    print_table(["step", "build (server, warm, ms)", "figure JSON"], server_share())
 
 
 if __name__ == "__main__":

@@ -46,10 +46,11 @@ def header(n: int, content_title: str) -> None:
                    icon=":material/arrow_forward:", shortcut="right", width="stretch", type="primary")
 
 
-def lab_link(content: StepContent, model_key: str, text: str) -> None:
-    params = {"text": text, "model": model_key, **content.lab_params}
-    if "lang" in st.query_params:
-        params["lang"] = st.query_params["lang"]
+def lab_link(content: StepContent, text: str) -> None:
+    """The step's full page in the same state: this URL's model, language and projector settings, the
+    sentence, and the step's own head or setting."""
+    params = {key: st.query_params[key] for key in st.query_params if key != STEP_PARAM}
+    params.update(text=text, **content.lab_params)
     label = t("lesson.open_lab", page=t(f"nav.{content.lab_page}"))
     try:
         st.page_link(f"views/{content.lab_page}.py", label=label, icon=":material/science:", query_params=params)
@@ -57,7 +58,7 @@ def lab_link(content: StepContent, model_key: str, text: str) -> None:
         st.markdown(f"[{md_literal(label)}](/{content.lab_page}?{urlencode(params)})")
 
 
-def show_step(content: StepContent, token: tuple, model_key: str, text: str, left, right) -> None:
+def show_step(content: StepContent, token: tuple, text: str, left, right) -> None:
     """The step's text, question, answer and notes in `left`; its figure in `right`, at the top of the screen."""
     shown = content.question is None or token in revealed_set()
     with left:
@@ -76,7 +77,7 @@ def show_step(content: StepContent, token: tuple, model_key: str, text: str, lef
         if content.notes:
             with st.expander(t("lesson.notes")):
                 st.markdown(content.notes)
-        lab_link(content, model_key, text)
+        lab_link(content, text)
     with right:
         if content.figure is not None and (shown or not content.figure_hidden):
             show_figure(content.figure, f"lesson_{content.step}", key=f"lesson_fig_{content.step}", html=False)
@@ -105,7 +106,7 @@ if choice is not None:
         content = build_step(step, ls)
         with top:
             header(n, content.title)
-        show_step(content, (step, choice.key, check.text), choice.key, check.text, left, right)
+        show_step(content, (step, choice.key, check.text), check.text, left, right)
         left.download_button(t("lesson.handout"), data=deferred_handout(ls), file_name="attention-lesson.html",
                            mime="text/html", help=t("lesson.handout_help"), icon=":material/download:",
                            on_click="ignore", key="lesson_handout")
