@@ -10,7 +10,7 @@ from tests.ui.conftest import APP, TIMEOUT, errors, figures
 
 
 def _app(text: str, lang: str = "en", **params: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).switch_page("views/heads.py")  # the lesson is the default page
     at.query_params.update(lang=lang, text=text, **params)
     return at
 
