@@ -31,6 +31,8 @@ def projector_tab(chromium, app_url):
 
 
 def _reveal(tab, step: str, wait_idle) -> None:
+    # every step of the default model asks first: wait until this step's Reveal (or Hide) is drawn
+    tab.wait_for_selector(f".st-key-lesson_reveal_{step}, .st-key-lesson_hide_{step}", timeout=60_000)
     button = tab.locator(f".st-key-lesson_reveal_{step} button")
     if button.count():
         button.click()  # Playwright scrolls the button into view first (step 1's open text box pushes it down)
