@@ -29,6 +29,8 @@ PAGES: list[tuple[str, str]] = [
     ("masks", ":material/visibility_off:"),
     ("positional", ":material/waves:"),
     ("layernorm", ":material/equalizer:"),
+    ("output", ":material/bar_chart:"),
+    ("feed_forward", ":material/unfold_more:"),
 ]
 
 # A local favicon (a causal attention pattern): a ":material/…" page icon is fetched from Google's

@@ -21,7 +21,7 @@ import plotly.io
 import torch
 from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 
-from runs.heads import grid_stride, head_summary, kind_grid, metric_zmax, plan_grids, rollout_of, self_attention_kinds
+from runs.heads import GridText, grid_stride, head_summary, kind_grid, metric_zmax, plan_grids, rollout_of, self_attention_kinds
 from runs.text_run import attention_names
 from transformer.batch import decoder_row, source_row
 from transformer.checkpoint import ModelBundle
@@ -123,7 +123,7 @@ def heads_rerun(trace: TraceData, memo: dict | None = None, kind: str | None = N
     layers = layer_plan.layers(0)
     for k in kinds:
         fig = cached(("grid", k), "figures", lambda k=k: kind_grid(
-            trace, k, layers, layer_plan.extra_stride, "L{layer} H{head}", "Layer {layer}, head {head}: click to enlarge"))
+            trace, k, layers, layer_plan.extra_stride, GridText(hover="Layer {layer}, head {head}: click to enlarge")))
         run.stage("view-model", lambda k=k: grid_stride(trace, k, layer_plan.extra_stride))  # the page's pooling note
         n_heads, tq, tk = trace.pattern(k, 0).shape
         geo = grid_geometry(len(layers), n_heads, tq, tk, min_stride=layer_plan.extra_stride)

@@ -7,12 +7,17 @@ one call's computation, never the shared model.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from transformer.checkpoint import ModelBundle
 from transformer.hook_names import attn_module
+from transformer.importance import HeadImportance, HeadScore
 from transformer.interventions import InterventionSpec
 from viz.trace import TraceData
+
+Head = tuple[str, int, int]  # (attention kind, layer, head)
+MAX_CHECKED = 4  # candidate heads run on the current sentence, at most, to find the ablation default
 
 
 @dataclass(frozen=True)
@@ -23,7 +28,7 @@ class InterventionChoice:
     causal_layer: int | None = None  # None: every decoder layer
     blocked: tuple[int, ...] = ()  # key positions to hide
     block_in: tuple[str, ...] = ()  # attention kinds where they are hidden
-    ablate: tuple[str, int, int] | None = None  # (kind, layer, head) whose output is zeroed
+    ablate: Head | None = None  # (kind, layer, head) whose output is zeroed
 
     def specs(self, n_layers: int) -> tuple[InterventionSpec, ...]:
         """Every decoder/encoder layer is addressed by name, so each spec is hashable and cacheable."""
@@ -35,8 +40,7 @@ class InterventionChoice:
             out += [InterventionSpec("block_keys", attn_module(kind, i), keys=self.blocked)
                     for kind in self.block_in for i in range(n_layers)]
         if self.ablate is not None:
-            kind, layer, head = self.ablate
-            out.append(InterventionSpec("zero_output", attn_module(kind, layer), head=head))
+            out.append(ablation_spec(self.ablate))
         return tuple(out)
 
     def touches(self, kind: str) -> bool:
@@ -61,3 +65,49 @@ def hideable_kinds(bundle: ModelBundle) -> list[str]:
     """Where hidden tokens can be hidden: cross and encoder attention, or a decoder-only model's self-attention."""
     return ["cross", "encoder"] if bundle.config.is_encoder_decoder else ["decoder"]
 
+
+
+def ablation_spec(head: Head) -> InterventionSpec:
+    """Zero one head's output (its contribution to W^O): later layers and the output lose what it wrote."""
+    kind, layer, index = head
+    return InterventionSpec("zero_output", attn_module(kind, layer), head=index)
+
+
+@dataclass(frozen=True)
+class AblationDefault:
+    """The head the ablation experiment starts on, and how it was chosen.
+
+    `changes_output`: removing it changes this sentence's output (checked by running it). When none
+    of the `checked` candidates does, `head` is the one that matters most on held-out sentences (or
+    None without an importance table) and the page says so.
+    """
+
+    head: Head | None
+    changes_output: bool
+    checked: int
+    score: HeadScore | None = None  # its row of the model's importance table
+
+
+def ablation_candidates(importance: HeadImportance | None, kinds: Sequence[str]) -> tuple[HeadScore, ...]:
+    """Heads whose removal changed a held-out output, most telling first (none without a table)."""
+    if importance is None:
+        return ()
+    return tuple(s for s in importance.important() if s.kind in kinds)
+
+
+def telling_head(candidates: Sequence[HeadScore], baseline: TraceData, run: Callable[[InterventionSpec], TraceData],
+                 limit: int = MAX_CHECKED) -> AblationDefault:
+    """The first of at most `limit` candidates whose ablation changes `baseline`'s output.
+
+    `run(spec)` runs the sentence under one intervention (the page passes its cached run), so a
+    second look at the same sentence costs nothing. Only a few heads are tried: the table ranks
+    them on held-out sentences, and the head that matters there usually matters here.
+    """
+    checked = 0
+    for score in candidates[:limit]:
+        checked += 1
+        head = (score.kind, score.layer, score.head)
+        if run(ablation_spec(head)).output_tokens != baseline.output_tokens:
+            return AblationDefault(head, True, checked, score)
+    first = candidates[0] if candidates else None
+    return AblationDefault(None if first is None else (first.kind, first.layer, first.head), False, checked, first)

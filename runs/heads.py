@@ -5,15 +5,104 @@ calls the same functions, so the benchmark measures what the page does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import plotly.graph_objects as go
 
+from runs.reference import model_task
+from transformer.checkpoint import ModelBundle
+from transformer.hook_names import hook_name, parse
+from transformer.importance import HeadImportance
 from viz import payload
+from viz.alignment import Alignment
 from viz.head_grid import grid_figure, grid_geometry
 from viz.head_summary import HeadSummary, summarize
 from viz.payload import EXACT_BYTES_PER_CELL, LayerPages, plan_layers
 from viz.rollout import rollout
+from viz.tokens import TokenAxis, attention_axes
 from viz.trace import TraceData
+
+
+@dataclass(frozen=True)
+class GridText:
+    """The translated templates a grid shows (hashable: part of the grid figure's cache key)."""
+
+    tile_label: str = "L{layer} H{head}"
+    hover: str = "L{layer} H{head}"
+    importance_hover: str = "{importance:.0%}"
+    peak_template: str = "{query}: {key}"
+
+
+@dataclass(frozen=True)
+class GridMarks:
+    """Per-head importance of the layers a grid shows, as nested tuples (hashable), or nothing."""
+
+    importance: tuple[tuple[float, ...], ...] | None = None
+
+    @classmethod
+    def of(cls, changed: np.ndarray | None) -> GridMarks:
+        return cls(None if changed is None else tuple(tuple(float(v) for v in row) for row in changed))
+
+    def array(self, layers: range) -> np.ndarray | None:
+        return None if self.importance is None else np.asarray(self.importance, dtype=np.float32)[layers.start : layers.stop]
+
+
+NO_MARKS = GridMarks()
+
+
+def axes_of(trace: TraceData, kind: str) -> tuple[TokenAxis, TokenAxis]:
+    """(query axis, key axis) of `kind`: decoder rows named by the token they write (viz.tokens)."""
+    return attention_axes(kind, trace.src_tokens, trace.tgt_tokens, trace.next_tokens)
+
+
+def gold_alignment(bundle: ModelBundle, trace: TraceData) -> tuple[int | None, ...] | None:
+    """The task's word alignment for this run's decoder rows, or None when there is none to show.
+
+    Row i of cross-attention writes output token i, so the alignment of the right output applies
+    only when the model wrote the right output (else its rows translate other words). None for
+    models without a task, texts outside the grammar, inputs with unknown symbols, and runs whose
+    output is not the task's right answer.
+    """
+    task = model_task(bundle)
+    if task is None or trace.unknown or trace.teacher_forced or not trace.text.strip():
+        return None
+    example = task.reference(trace.text)
+    if example is None or example.alignment is None:
+        return None
+    expected = bundle.target_tokenizer.tokenize(example.target)
+    if list(trace.output_tokens) != list(expected) or len(expected) != len(example.alignment):
+        return None
+    if any(a is not None and not 0 <= a < len(trace.src_tokens) for a in example.alignment):
+        return None
+    return tuple(example.alignment)
+
+
+def card_alignment_head(bundle: ModelBundle) -> tuple[int, int] | None:
+    """(layer, head) of the card's `attention.best_cross_attention_head` ("decoder.layers.1.cross_attn head 3")."""
+    named = bundle.card.get("attention", {}).get("best_cross_attention_head") if isinstance(bundle.card, dict) else None
+    if not isinstance(named, str) or " head " not in named:
+        return None
+    module, _, head = named.rpartition(" head ")
+    try:
+        parsed = parse(hook_name(module, "pattern"))
+        return (parsed.layer, int(head)) if parsed.kind == "cross" and parsed.layer is not None else None
+    except ValueError:
+        return None
+
+
+def opening_head(bundle: ModelBundle, kinds: list[str], table: HeadImportance | None) -> tuple[str, int, int]:
+    """The head the page opens on: a translator's alignment head on cross-attention, else the most
+    important head, else encoder (or the only kind) layer 0 head 0."""
+    if "cross" in kinds:
+        named = card_alignment_head(bundle)
+        if named is None and table is not None and (best := table.alignment_head()) is not None:
+            named = (best.layer, best.head)
+        if named is not None and model_task(bundle) is not None:
+            return "cross", *named
+    if table is not None and (important := [s for s in table.important() if s.kind in kinds]):
+        return important[0].kind, important[0].layer, important[0].head
+    return kinds[0], 0, 0
 
 
 def plan_grids(trace: TraceData, kinds: list[str], budget: float | None = None) -> LayerPages:
@@ -32,10 +121,18 @@ def plan_grids(trace: TraceData, kinds: list[str], budget: float | None = None) 
     return plan_layers(max(trace.n_layers(k) for k in kinds), cells, max(budget - reserve, budget / 4))
 
 
-def kind_grid(trace: TraceData, kind: str, layers: range, min_stride: int, tile_label: str, hover: str) -> go.Figure:
-    """The layer × head grid of attention `kind` for `layers` (one page of the plan)."""
+def kind_grid(trace: TraceData, kind: str, layers: range, min_stride: int, text: GridText = GridText(), *,
+              stretch: bool = False, marks: GridMarks = GridMarks()) -> go.Figure:
+    """The layer × head grid of attention `kind` for `layers` (one page of the plan).
+
+    Tile hovers list where the first rows look, decoder rows named by what they write;
+    `marks` outline the heads whose removal changes the output; `stretch` scales each tile to its peak.
+    """
+    queries, keys = axes_of(trace, kind)
     return grid_figure(trace.patterns(kind)[layers.start : layers.stop], first_layer=layers.start, min_stride=min_stride,
-                       tile_label=tile_label, hover=hover)
+                       tile_label=text.tile_label, hover=text.hover, stretch=stretch, importance=marks.array(layers),
+                       importance_hover=text.importance_hover, query_axis=queries, key_axis=keys,
+                       peak_template=text.peak_template)
 
 
 def grid_stride(trace: TraceData, kind: str, min_stride: int) -> int:
@@ -43,9 +140,10 @@ def grid_stride(trace: TraceData, kind: str, min_stride: int) -> int:
     return grid_geometry(1, *trace.pattern(kind, 0).shape, min_stride=min_stride).stride
 
 
-def head_summary(trace: TraceData, kind: str) -> HeadSummary:
-    """Per-head statistics (entropy, previous-token, ...) of every layer of `kind`."""
-    return summarize(trace.patterns(kind))
+def head_summary(trace: TraceData, kind: str, alignment: Alignment | None = None) -> HeadSummary:
+    """Per-head statistics of every layer of `kind`: the index metrics for self-attention; for
+    cross-attention entropy, first token and (given the gold `alignment`) the alignment score."""
+    return summarize(trace.patterns(kind), kind=kind, alignment=alignment if kind == "cross" else None)
 
 
 def metric_zmax(summary: HeadSummary, metric: str) -> float | None:

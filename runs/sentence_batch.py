@@ -18,6 +18,7 @@ from runs.validation import TextCheck, check_text
 from transformer.batch import batch_masks, pad_batch
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
+from transformer.tasks import Task
 from transformer.tokenizer import PAD, Tokenizer
 from viz.masks import MaskBatch, padded_tokens
 from viz.trace import TraceData
@@ -57,13 +58,42 @@ def check_batch(first: str | None, more: str, tokenizer: Tokenizer, max_tokens: 
     return BatchCheck(tuple(sentences), tuple(lines), tuple(skipped), dropped)
 
 
-def default_more(example: str, tokenizer: Tokenizer) -> str:
-    """Two shorter prefixes of the example (about 1/2 and 1/4 of it): sentences of different lengths
-    made only of symbols the model knows."""
+DEFAULT_SAMPLE = 64  # sentences drawn (seeded) from a word task's held-out split to pick the default lines from
+
+
+def default_more(example: str, tokenizer: Tokenizer, task: Task | None = None) -> str:
+    """Two sentences shorter than the example (about 1/2 and 3/4 of its length), made only of symbols
+    the model knows, each with a right answer in the model's task.
+
+    A word task's grammar is small: a prefix of the example ("i read a") is usually no sentence of
+    it, so its translation would be an invention. Those lines come from the task's own sampler
+    instead (held-out split, fixed seed: the same lines every time, never trained on). A character
+    task (or no task) takes prefixes of the example: every string of known characters has an answer.
+    """
     symbols = tokenizer.tokenize(example)
-    lengths = dict.fromkeys(n for n in (len(symbols) // 2, len(symbols) // 4) if 0 < n < len(symbols))
-    lines = [tokenizer.detokenize(symbols[:n]).strip() for n in lengths]
+    wanted = [n for n in dict.fromkeys((len(symbols) // 2, 3 * len(symbols) // 4)) if 0 < n < len(symbols)]
+    if task is not None and task.level == "word":
+        pool = [ex.source for ex in task.examples(DEFAULT_SAMPLE, "heldout", seed=0)]
+        lines = _closest_lengths(pool, wanted or [1], tokenizer, exclude=len(symbols))
+    else:
+        lines = [tokenizer.detokenize(symbols[:n]).strip() for n in wanted]
+        if task is not None:
+            lines = [line for line in lines if task.reference(line) is not None]
     return "\n".join(line for line in lines if line) or example
+
+
+def _closest_lengths(pool: Sequence[str], lengths: Sequence[int], tokenizer: Tokenizer, exclude: int) -> list[str]:
+    """For each wanted length, the first sentence of `pool` whose token count is closest to it,
+    never the example's own length, each length used once (so the batch shows padding)."""
+    sized = [(len(tokenizer.tokenize(s)), s) for s in pool]
+    used, out = {exclude}, []
+    for want in sorted(lengths):
+        free = [(abs(n - want), i) for i, (n, _) in enumerate(sized) if n not in used]
+        if free:
+            _, best = min(free)
+            used.add(sized[best][0])
+            out.append(sized[best][1])
+    return out
 
 
 def padded_ids(bundle: ModelBundle, traces: Sequence[TraceData]) -> tuple[Tensor | None, Tensor]:
@@ -76,13 +106,18 @@ def padded_ids(bundle: ModelBundle, traces: Sequence[TraceData]) -> tuple[Tensor
 
 
 def mask_batch(bundle: ModelBundle, traces: Sequence[TraceData]) -> MaskBatch:
-    """The padded batch of the sentences' real runs and its masks, built by the model's own mask functions."""
+    """The padded batch of the sentences' real runs and its masks, built by the model's own mask functions.
+
+    `tgt_next` holds what each decoder position writes (the runs' `next_tokens`, padded like the
+    input), so every figure can name a decoder query row by its output: row "我" writes "今天".
+    """
     src, tgt = padded_ids(bundle, traces)
     masks = batch_masks(tgt, bundle.config.pad_id, src)
     arrays = {name: None if mask is None else mask.numpy() for name, mask in masks._asdict().items()}
     return MaskBatch(
         src_tokens=padded_tokens([tr.src_tokens for tr in traces], PAD) if src is not None else (),
         tgt_tokens=padded_tokens([tr.tgt_tokens for tr in traces], PAD),
+        tgt_next=padded_tokens([tr.next_tokens for tr in traces], PAD),
         **arrays,
     )
 
@@ -105,4 +140,5 @@ def batch_row(bundle: ModelBundle, traces: Sequence[TraceData], row: int, names:
     src_tokens = padded_tokens([tr.src_tokens for tr in traces], PAD)[row] if src is not None else ()
     return replace(traces[row], arrays=arrays, src_tokens=src_tokens,
                    tgt_tokens=padded_tokens([tr.tgt_tokens for tr in traces], PAD)[row],
+                   next_tokens=padded_tokens([tr.next_tokens for tr in traces], PAD)[row],
                    src_ids=tuple(src[row].tolist()) if src is not None else (), tgt_ids=tuple(tgt[row].tolist()))

@@ -2,7 +2,8 @@
 
 - nothing below ui/ (transformer/, runs/, viz/) imports streamlit;
 - viz/ imports neither torch nor the model: of `transformer` only the plain-Python hook-name
-  vocabulary (`transformer.hook_names`), and importing viz leaves torch unloaded;
+  vocabulary (`transformer.hook_names`) and the NumPy head-detector scores (`transformer.head_detectors`),
+  and importing viz leaves torch unloaded;
 - views/ and ui/ do no tensor math: neither imports torch;
 - nothing imports upward: transformer/ imports none of runs/viz/ui/views, runs/ none of ui/views,
   viz/ none of runs/ui/views, ui/ not views/.
@@ -22,7 +23,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-ALLOWED_TRANSFORMER_IN_VIZ = {"transformer", "transformer.hook_names"}
+# Torch-free modules of transformer/ that viz may read: the hook-name vocabulary, and the head-detector
+# scores (pure NumPy, shared by the card writer in transformer/ and the heads page).
+ALLOWED_TRANSFORMER_IN_VIZ = {"transformer", "transformer.hook_names", "transformer.head_detectors"}
 
 FORBIDDEN: dict[str, set[str]] = {
     # package → top-level modules it must never import

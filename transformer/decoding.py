@@ -24,6 +24,7 @@ from torch import Tensor
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import ActivationCache, Intervention, capture, intervene
 from transformer.model import Transformer
+from transformer.prompt import prompt_format, with_suffix
 from transformer.step_capture import capture_steps, looks_ahead
 from transformer.tokenizer import BOS_ID, EOS_ID, UNK_ID
 
@@ -90,7 +91,8 @@ def trace_text(
     """Run `bundle` on `text`: decode greedily (under `interventions`), then capture one pass.
 
     Encoder-decoder: the source is the text's tokens + <eos>; the decoder starts from <bos>.
-    Decoder-only: the decoder starts from <bos> + the text's tokens and continues it.
+    Decoder-only: the decoder starts from <bos> + the text's tokens (+ the prompt suffix of the model's
+    card, e.g. "=" for gpt-translate-en-zh) and continues it.
     Input longer than the model's maximum length is truncated (`Trace.truncated`).
 
     `generate=False` is teacher forcing, as in training: nothing is decoded; the decoder reads
@@ -111,8 +113,9 @@ def trace_text(
     if config.is_encoder_decoder:
         src = torch.tensor([[*ids, EOS_ID]])  # (1, Ts)
         prefix = torch.tensor([[BOS_ID]])  # (1, 1)
-    else:
-        src, prefix = None, torch.tensor([[BOS_ID, *ids]])
+    else:  # the prompt as the model was trained to read it: + its suffix, e.g. "=" for gpt-translate-en-zh
+        prompt = with_suffix(symbols, prompt_format(bundle))[:limit]
+        src, prefix = None, torch.tensor([[BOS_ID, *(reader.index.get(s, UNK_ID) for s in prompt)]])  # (1, Tp)
     if generate:
         if max_new_tokens is None:  # the tasks' outputs are never much longer than their inputs
             max_new_tokens = 2 * len(ids) + 16 if config.is_encoder_decoder else 64

@@ -2,22 +2,26 @@
 
 The batch convention (source + <eos>, <bos> + target, target + <eos>, padded with <pad>) is
 `transformer.batch.Batch`, shared with the app's runs.
+A decoder-only model reads one sequence `<bos> prompt suffix target [<eos>]` (`transformer.prompt`);
+its labels are <pad> (no loss) on the prompt unless its format says otherwise.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
+from torch import Tensor
 
-from transformer.batch import Batch
+from transformer.batch import Batch, pad_batch
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import greedy_decode
 from transformer.hook_names import act_name, attn_module
 from transformer.hooks import capture
+from transformer.prompt import PromptFormat, lm_sequence, prompt_format, symbol_ids, with_suffix
 from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
 
 
@@ -33,10 +37,25 @@ def target_ids(tokenizer: Tokenizer, text: str) -> list[int]:
 
 def make_batch(bundle: ModelBundle, examples: Sequence[Any]) -> Batch:
     """Examples with `.source` and `.target` texts → padded id tensors."""
+    fmt = prompt_format(bundle)
+    if fmt is not None:
+        return _lm_batch(bundle, fmt, examples)
     source = bundle.source_tokenizer or bundle.target_tokenizer
     srcs = [source.encode(e.source) for e in examples]
     tgts = [target_ids(bundle.target_tokenizer, e.target) for e in examples]
     return Batch.from_pairs(srcs, tgts, PAD_ID)
+
+
+def _lm_batch(bundle: ModelBundle, fmt: PromptFormat, examples: Sequence[Any]) -> Batch:
+    tok = bundle.target_tokenizer
+    rows = [lm_sequence(fmt, tok, tok.tokenize(e.source), target_symbols(tok, e.target)) for e in examples]
+    return Batch(None, pad_batch([r[0] for r in rows], PAD_ID), pad_batch([r[1] for r in rows], PAD_ID), PAD_ID)
+
+
+def prompt_prefix(bundle: ModelBundle, fmt: PromptFormat, source: str) -> list[int]:
+    """A decoder-only model's input before it completes `source`: <bos> + prompt + suffix."""
+    tok = bundle.target_tokenizer
+    return [BOS_ID, *symbol_ids(tok, with_suffix(tok.tokenize(source), fmt))]
 
 
 @dataclass(frozen=True)
@@ -65,16 +84,14 @@ def evaluate(bundle: ModelBundle, examples: Sequence[Any], batch_size: int = 250
     model.eval()
     exact = right = total = 0
     failures: list[tuple[str, str, str]] = []
-    ordered = sorted(examples, key=lambda e: len(e.source))
+    fmt = prompt_format(bundle)
     try:
-        for start in range(0, len(ordered), batch_size):
-            chunk = ordered[start : start + batch_size]
-            batch = make_batch(bundle, chunk)
-            prefix = torch.full((len(chunk), 1), BOS_ID, dtype=torch.long)  # (B, 1)
-            budget = min(batch.tgt_out.shape[1] + 8, model.config.max_len - 1)
-            ys = greedy_decode(model, batch.src, prefix, budget)[:, 1:]  # (B, n)
+        for chunk, batch, ys in _greedy_batches(bundle, fmt, examples, batch_size):
             for row, example, labels in zip(ys.tolist(), chunk, batch.tgt_out.tolist(), strict=True):
                 want = [t for t in labels if t != PAD_ID]  # target ids + <eos>
+                if fmt is not None:  # a decoder-only model's labels: (prompt tokens), then target ids [+ <eos>]
+                    want = target_ids(bundle.target_tokenizer, example.target) + [EOS_ID] * fmt.end_with_eos
+                    row = row if fmt.end_with_eos else row[: len(want)]
                 got = row[: row.index(EOS_ID) + 1] if EOS_ID in row else row
                 right += sum(g == w for g, w in zip(got, want, strict=False))
                 total += len(want)
@@ -86,6 +103,35 @@ def evaluate(bundle: ModelBundle, examples: Sequence[Any], batch_size: int = 250
         model.train(was_training)
     n = len(examples)
     return EvalResult(exact / max(n, 1), right / max(total, 1), n, tuple(failures))
+
+
+def _greedy_batches(
+    bundle: ModelBundle, fmt: PromptFormat | None, examples: Sequence[Any], batch_size: int
+) -> Iterator[tuple[list[Any], Batch, Tensor]]:
+    """(examples, their batch, greedy output ids after the prompt) in batches sorted by source length.
+
+    A decoder-only batch holds prompts of one length only: the prompt is the decoder's own input, and
+    padding inside it would shift the positions of the completion.
+    """
+    model = bundle.model
+    if fmt is None:
+        ordered = sorted(examples, key=lambda e: len(e.source))
+        chunks = [ordered[i : i + batch_size] for i in range(0, len(ordered), batch_size)]
+    else:
+        by_length: dict[int, list[Any]] = {}
+        for example in examples:
+            by_length.setdefault(len(prompt_prefix(bundle, fmt, example.source)), []).append(example)
+        chunks = [group[i : i + batch_size] for _, group in sorted(by_length.items()) for i in range(0, len(group), batch_size)]
+    for chunk in chunks:
+        batch = make_batch(bundle, chunk)
+        if fmt is None:
+            prefix = torch.full((len(chunk), 1), BOS_ID, dtype=torch.long)  # (B, 1)
+        else:
+            prefix = torch.tensor([prompt_prefix(bundle, fmt, e.source) for e in chunk])  # (B, Tp)
+        longest = max(len(target_symbols(bundle.target_tokenizer, e.target)) for e in chunk)
+        budget = min(longest + 9, model.config.max_len - prefix.shape[1])
+        ys = greedy_decode(model, batch.src, prefix, budget)[:, prefix.shape[1] :]  # (B, n)
+        yield chunk, batch, ys
 
 
 def alignment_sets(example: Any) -> dict[int, set[int]]:
@@ -108,12 +154,17 @@ def cross_attention_alignment(bundle: ModelBundle, examples: Sequence[Any], batc
     position (the decoder query that predicts that token) is one of the token's aligned sources.
 
     Runs teacher-forced on the gold targets. Returns {"decoder.layers.L.cross_attn head h": score}.
+    A decoder-only model has no cross-attention: its self-attention heads are scored instead, with the
+    query that predicts target token j (the suffix's last position + j) and the prompt word i at
+    position 1 + i (after <bos>): {"decoder.layers.L.self_attn head h": score}.
     """
     model = bundle.model
     was_training = model.training
     model.eval()
+    fmt = prompt_format(bundle)
+    kind = "cross" if fmt is None else "decoder"  # a decoder-only model reads its prompt by self-attention
     n_layers, n_heads = model.config.n_layers, model.config.n_heads
-    names = [act_name("cross", layer, "pattern") for layer in range(n_layers)]
+    names = [act_name(kind, layer, "pattern") for layer in range(n_layers)]
     hits = torch.zeros(n_layers, n_heads)
     counted = 0
     try:
@@ -124,16 +175,18 @@ def cross_attention_alignment(bundle: ModelBundle, examples: Sequence[Any], batc
                 model(batch.src, batch.tgt_in)
             argmax = torch.stack([cache[name].argmax(dim=-1) for name in names], dim=1)  # (B, L, H, Tt)
             for b, example in enumerate(chunk):
+                query0, key0 = (0, 0) if fmt is None else (len(prompt_prefix(bundle, fmt, example.source)) - 1, 1)
                 for t, sources in alignment_sets(example).items():
-                    if t >= argmax.shape[-1]:
+                    if query0 + t >= argmax.shape[-1]:
                         continue
-                    picked = argmax[b, :, :, t]  # (L, H)
-                    hits += sum((picked == s).float() for s in sources).clamp(max=1)
+                    picked = argmax[b, :, :, query0 + t]  # (L, H)
+                    hits += sum((picked == key0 + s).float() for s in sources).clamp(max=1)
                     counted += 1
     finally:
         model.train(was_training)
     scores = (hits / max(counted, 1)).tolist()
-    return {f"{attn_module('cross', layer)} head {h}": scores[layer][h] for layer in range(n_layers) for h in range(n_heads)}
+    return {f"{attn_module(kind, layer)} head {h}": scores[layer][h]
+            for layer in range(n_layers) for h in range(n_heads)}
 
 
 def best_head(scores: dict[str, float]) -> tuple[str, float]:

@@ -24,6 +24,14 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
 DEFAULT_MODEL = "translate-en-zh"
 RANDOM = "random"
 MAX_SEED = 2**64 - 1  # torch.manual_seed takes a 64-bit unsigned seed
+# Shipped models trained on the same grammar by the other architecture: one sentence through both
+# shows cross-attention (encoder-decoder) becoming self-attention over the prompt (decoder-only).
+COUNTERPARTS: dict[str, str] = {"translate-en-zh": "gpt-translate-en-zh", "gpt-translate-en-zh": "translate-en-zh"}
+
+
+def counterpart(name: str) -> str | None:
+    """The shipped model that does `name`'s task with the other architecture, if there is one."""
+    return COUNTERPARTS.get(name)
 
 
 @dataclass(frozen=True)

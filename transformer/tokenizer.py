@@ -8,14 +8,45 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
+
+from transformer.graphemes import graphemes
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS: tuple[str, ...] = (PAD, BOS, EOS, UNK)
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(4)
 
 _WORD = re.compile(r"\w+|[^\w\s]")  # a run of letters/digits/CJK, or one punctuation mark
+SENTENCE_PUNCTUATION = ".,?!;。，？！；"
+"""Marks a teacher types around or inside a sentence ("i read a book."), which the translators ignore."""
+
+
+def segment(text: str, lexicon: Collection[str], longest: int) -> list[str]:
+    """Split a run of text with no spaces ("我今天读书") into lexicon words, greedily taking the longest match.
+
+    Characters no word starts with are kept together as one unknown piece ("我很好" → 我, 很好 when neither
+    很 nor 好 is a word), so a message can name what was not understood.
+
+    Args:
+        lexicon: the known words.
+        longest: the length of the longest word in `lexicon`, in characters (bounds the search).
+    """
+    pieces: list[str] = []
+    unknown = ""
+    i = 0
+    while i < len(text):
+        word = next((text[i : i + n] for n in range(min(longest, len(text) - i), 0, -1) if text[i : i + n] in lexicon), None)
+        if word is None:
+            unknown += text[i]
+            i += 1
+            continue
+        if unknown:
+            pieces.append(unknown)
+            unknown = ""
+        pieces.append(word)
+        i += len(word)
+    return [*pieces, unknown] if unknown else pieces
 
 
 class Tokenizer:
@@ -89,23 +120,33 @@ class Tokenizer:
         if kind is None:
             raise ValueError(f"unknown tokenizer level {data.get('level')!r}; expected one of {sorted(kinds)}")
         options = data.get("options", {})
-        allowed_options = {"word": {"lowercase"}}.get(data["level"], set())
+        allowed_options = {"word": {"lowercase", "ignored", "segment"}, "char": {"graphemes"}}.get(data["level"], set())
         if not isinstance(options, dict) or set(options) - allowed_options:
             raise ValueError(f"tokenizer options must be an object with keys among {sorted(allowed_options)}, got {options!r}")
         return kind(vocab[4:], **options)
 
 
 class CharTokenizer(Tokenizer):
-    """One token per Unicode code point: Chinese, accents and emoji all work.
+    """One token per Unicode code point, or per user-perceived character (`graphemes=True`).
 
     Text is NFC-normalized first, so an accent typed as a combining mark matches the precomposed
-    letter in the vocabulary.
+    letter in the vocabulary. With `graphemes`, an emoji with a skin tone or a ZWJ family is one
+    token (one <unk> if the vocabulary lacks it), as the reverse task counts characters.
     """
 
     level = "char"
 
+    def __init__(self, symbols: Iterable[str], graphemes: bool = False) -> None:
+        super().__init__(symbols)
+        self.graphemes = graphemes
+
     def tokenize(self, text: str) -> list[str]:
+        if self.graphemes:
+            return graphemes(text)
         return list(unicodedata.normalize("NFC", text))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "options": {"graphemes": True}} if self.graphemes else super().to_dict()
 
     def detokenize(self, symbols: Sequence[str]) -> str:
         return "".join(symbols)
@@ -116,20 +157,37 @@ class WordTokenizer(Tokenizer):
 
     Decoding joins tokens with single spaces, so encode/decode is lossless for text whose tokens
     are already separated by single spaces (the tasks' format).
+
+    Args:
+        lowercase: lowercase the text first.
+        ignored: punctuation marks dropped from the text (e.g. `SENTENCE_PUNCTUATION`), unless in the vocabulary.
+        segment: split a run with no spaces into vocabulary words, longest match first (Chinese: "我读书" → 我 读 书).
     """
 
     level = "word"
 
-    def __init__(self, symbols: Iterable[str], lowercase: bool = True) -> None:
+    def __init__(self, symbols: Iterable[str], lowercase: bool = True, ignored: str = "", segment: bool = False) -> None:
         super().__init__(symbols)
-        self.lowercase = lowercase
+        self.lowercase, self.ignored, self.segment = lowercase, ignored, segment
+        self._longest = max((len(s) for s in self.vocab[len(SPECIALS) :]), default=1)
 
     def tokenize(self, text: str) -> list[str]:
         text = unicodedata.normalize("NFC", text)
-        return _WORD.findall(text.lower() if self.lowercase else text)
+        words = _WORD.findall(text.lower() if self.lowercase else text)
+        if self.ignored:
+            words = [w for w in words if w not in self.ignored or w in self.index]
+        if self.segment:
+            known = self.index.keys()
+            words = [piece for w in words for piece in ([w] if w in known else segment(w, known, self._longest))]
+        return words
 
     def detokenize(self, symbols: Sequence[str]) -> str:
         return " ".join(symbols)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "options": {"lowercase": self.lowercase}}
+        options: dict[str, Any] = {"lowercase": self.lowercase}
+        if self.ignored:
+            options["ignored"] = self.ignored
+        if self.segment:
+            options["segment"] = True
+        return {**super().to_dict(), "options": options}

@@ -30,7 +30,7 @@ from transformer.evaluate import EvalResult, evaluate, make_batch
 from transformer.model import Transformer
 from transformer.registry import check_seed
 from transformer.schedule import noam_optimizer, noam_rate
-from transformer.tokenizer import PAD_ID, CharTokenizer, Tokenizer, WordTokenizer
+from transformer.tokenizer import PAD_ID, SENTENCE_PUNCTUATION, CharTokenizer, Tokenizer, WordTokenizer
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,7 @@ class TrainSettings:
     target_exact: float = 1.0  # stop early once the periodic check reaches this exact-match (> 1: never)
     bucket_pool: int = 8  # batches drawn at once and sorted by length, so a batch holds similar lengths
     init_from: str | None = None  # a checkpoint folder to continue from (fresh optimizer and schedule)
+    task_options: dict[str, Any] = field(default_factory=dict)  # task fields to change, e.g. {"max_len": 12} for a first stage
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "warmup", "eval_n", "bucket_pool"):
@@ -94,17 +95,61 @@ class TrainResult:
 
 
 def tokenizers_for(task: Any) -> tuple[Tokenizer, Tokenizer]:
-    """(source, target) tokenizers built from the task's sorted vocabularies."""
-    if task.level == "char":
-        shared = CharTokenizer(task.source_vocabulary())
+    """(source, target) tokenizers built from the task's sorted vocabularies.
+
+    Char tasks read user-perceived characters (an emoji with a skin tone is one symbol, as the task counts
+    it); word tasks ignore a teacher's sentence punctuation, and a source the task segments by its lexicon
+    (Chinese, spaces optional) is segmented the same way by the tokenizer.
+    A decoder-only task gets one tokenizer for both (its model reads and writes one sequence).
+    """
+    from transformer.tasks.decoder_only import is_decoder_only
+
+    kind = CharTokenizer if task.level == "char" else WordTokenizer
+    if is_decoder_only(task):
+        shared = kind(task.vocabulary())
         return shared, shared
-    return WordTokenizer(task.source_vocabulary()), WordTokenizer(task.target_vocabulary())
+    if task.level == "char":
+        shared = CharTokenizer(task.source_vocabulary(), graphemes=True)
+        return shared, shared
+    segmented = bool(getattr(task, "segmented_source", False))
+    source = WordTokenizer(task.source_vocabulary(), ignored=SENTENCE_PUNCTUATION, segment=segmented)
+    return source, WordTokenizer(task.target_vocabulary())
+
+
+def task_with_options(task: Any, options: dict[str, Any]) -> Any:
+    """`task` with some of its dataclass fields changed (a curriculum stage trains on shorter strings, say).
+
+    Raises:
+        ValueError: for a field the task does not have.
+    """
+    if not options:
+        return task
+    known = {f.name for f in dataclasses.fields(task)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ValueError(f"task {task.name!r} has no option {', '.join(unknown)}; it has {', '.join(sorted(known))}")
+    return dataclasses.replace(task, **options)
 
 
 def build_bundle(task: Any, settings: TrainSettings) -> ModelBundle:
-    """A freshly initialized model (seeded by the caller) with the task's tokenizers."""
+    """A freshly initialized model (seeded by the caller) with the task's tokenizers.
+
+    The architecture follows the task: sequence-to-sequence tasks train an encoder-decoder, decoder-only
+    tasks (`tasks.decoder_only`) a decoder-only model whose card carries the task's prompt format.
+    """
+    from transformer.prompt import CARD_KEY
+    from transformer.tasks.decoder_only import is_decoder_only
+
     source, target = tokenizers_for(task)
-    config = TransformerConfig.from_dict({**settings.config, "src_vocab_size": len(source), "tgt_vocab_size": len(target)})
+    sizes = {"src_vocab_size": len(source), "tgt_vocab_size": len(target)}
+    if is_decoder_only(task):
+        overrides = {**settings.config, **sizes, "architecture": settings.config.get("architecture", "decoder-only")}
+        config = TransformerConfig.from_dict(overrides)
+        if config.is_encoder_decoder:
+            raise ValueError(f"task {settings.task!r} is a decoder-only language-model task: train a decoder-only model")
+        card = {CARD_KEY: task.prompt_format.to_dict()}
+        return ModelBundle(Transformer(config), target, None, card, name=settings.task)
+    config = TransformerConfig.from_dict({**settings.config, **sizes})
     if not config.is_encoder_decoder:
         raise ValueError("the toy tasks are sequence-to-sequence: train an encoder-decoder model")
     return ModelBundle(Transformer(config), target, source, name=settings.task)
@@ -141,6 +186,7 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
         from transformer.tasks import get_task
 
         task = get_task(settings.task)
+    task = task_with_options(task, settings.task_options)
     torch.manual_seed(check_seed(settings.seed))
     data_rng = random.Random(settings.seed)
     bundle = build_bundle(task, settings)
@@ -165,7 +211,7 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
         optimizer.step()
         scheduler.step()
         with torch.no_grad():
-            real = batch.tgt_out != PAD_ID  # (B, Tt)
+            real = batch.tgt_out != PAD_ID  # (B, Tt): labels that count (not padding, not a given prompt)
             accuracy = ((logits.argmax(-1) == batch.tgt_out) & real).sum().item() / max(real.sum().item(), 1)
         losses.append(loss.item())
         if settings.eval_every and step % settings.eval_every == 0:

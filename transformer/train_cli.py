@@ -18,7 +18,7 @@ from transformer.checkpoint import ModelBundle, save_checkpoint
 from transformer.config import config_overrides
 from transformer.evaluate import EvalResult, best_head, cross_attention_alignment, is_reordered
 from transformer.registry import load_model
-from transformer.train import TrainProgress, TrainResult, TrainSettings, heldout_metrics, train
+from transformer.train import TrainProgress, TrainResult, TrainSettings, heldout_metrics, task_with_options, train
 
 # Per-task defaults for flags left out, chosen so that `train --task T --out DIR` gives a good model.
 _SMALL = {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "dropout": 0.0}
@@ -30,6 +30,30 @@ PRESETS: dict[str, dict[str, Any]] = {
     "sort": {"steps": 4000, "lr_factor": 0.5, "config": _SMALL},
     "translate-en-zh": {"steps": 3000, "lr_factor": 0.5, "config": _SMALL},
     "translate-en-fr": {"steps": 3000, "lr_factor": 0.5, "config": _SMALL},
+    "translate-zh-en": {"steps": 3000, "lr_factor": 0.5, "config": _SMALL},
+    # Decoder-only: one stack must both read the English and write the Chinese, so it gets three wider
+    # layers (about the encoder-decoder's total depth); one vocabulary, so the embeddings are shared.
+    "gpt-translate-en-zh": {
+        "steps": 6000,
+        "lr_factor": 1.0,
+        "eval_every": 250,
+        "config": {
+            "architecture": "decoder-only", "n_layers": 3, "d_model": 128, "n_heads": 4, "d_ff": 512,
+            "dropout": 0.0, "norm_position": "pre", "share_embeddings": True,
+        },
+    },
+    # No label smoothing: the card compares plain cross-entropy on the two halves, and the repeat is
+    # exactly predictable. Never stops early: the induction head keeps sharpening after the outputs are right.
+    # Learned positions: with sinusoidal ones, two runs solved the repeat just as well but by position
+    # (layer 0 read fixed offsets of 5-6 tokens, not the previous token), so no previous-token head showed.
+    "induction": {
+        "steps": 3000,
+        "lr_factor": 1.0,
+        "eval_every": 500,
+        "label_smoothing": 0.0,
+        "target_exact": 2.0,
+        "config": {"architecture": "decoder-only", **_SMALL, "norm_position": "pre", "positional": "learned"},
+    },
 }
 _RECIPE_FLAGS = (
     "steps", "batch_size", "warmup", "lr_factor", "label_smoothing", "eval_every", "eval_n", "target_exact", "init_from",
@@ -43,8 +67,8 @@ SUMMARIES: dict[str, tuple[str, str, str]] = {
         "attention 注意力",
     ),
     "reverse": (
-        "Reverses its input character by character (ASCII and common Chinese).",
-        "把输入逐字倒过来（ASCII 和常用汉字）。",
+        "Reverses its input character by character (ASCII and the 3,500 level-1 standard Chinese characters, up to 48).",
+        "把输入逐字倒过来（ASCII 和《通用规范汉字表》一级字表的 3500 个汉字，最长 48 个字符）。",
         "hello 世界",
     ),
     "sort": ("Sorts its input's characters by Unicode code point.", "把输入的字符按 Unicode 码位排序。", "transformer"),
@@ -56,7 +80,32 @@ SUMMARIES: dict[str, tuple[str, str, str]] = {
     "translate-en-fr": (
         "Translates a toy English grammar into French (adjectives follow the noun and agree with its gender).",
         "把玩具英语语法翻译成法语（形容词放在名词后，并与名词的性一致）。",
-        "the girl reads a red book in the garden",
+        "the girl reads a french book in the garden",
+    ),
+    "translate-zh-en": (
+        "Translates the toy grammar's Chinese into English (spaces optional; time and place move to the end).",
+        "把玩具语法的中文翻译成英语（空格可有可无；时间和地点移到句末）。",
+        "我今天在图书馆读一本书",
+    ),
+}
+
+# How each translator's gold word alignment (`Example.alignment`, what the alignment match is measured against) is made.
+GOLD_ALIGNMENT: dict[str, str] = {
+    "translate-en-zh": "each Chinese word → the English word it translates; measure words and 的 → none",
+    "translate-en-fr": "each French word → the English word it translates; French words with no English counterpart → none",
+    "translate-zh-en": (
+        "each English word → the first Chinese word aligned to it by translate-en-zh read backwards; "
+        "English words with no Chinese counterpart (the, of, every) → none"
+    ),
+    "gpt-translate-en-zh": (
+        "A GPT-style decoder-only model that completes 'english =' with the Chinese translation (toy grammar).",
+        "GPT 式纯解码器模型：在“english =”之后续写中文翻译（玩具语法）。",
+        "i read a book in the library today",
+    ),
+    "induction": (
+        "A two-layer decoder-only model that continues a repeated random sequence with an induction head.",
+        "两层纯解码器模型：用归纳头续写重复的随机序列。",
+        "aKq7xbN3aKq",
     ),
 }
 
@@ -82,7 +131,7 @@ def _task_data(task: Any) -> dict[str, Any]:
 
 def _example_text(task: Any, name: str) -> str:
     text = SUMMARIES.get(name, ("", "", ""))[2]
-    if text and task.is_valid_source(text):
+    if text and task.is_valid_source(text) and task.reference(text) is not None:
         return text
     return task.examples(1, split="heldout", seed=0)[0].source
 
@@ -96,6 +145,8 @@ def command_for(settings: TrainSettings, out: str) -> str:
     words += ["--eval-n", str(settings.eval_n), "--target-exact", repr(settings.target_exact)]
     if settings.init_from is not None:
         words += ["--init-from", settings.init_from]
+    for key, value in sorted(settings.task_options.items()):
+        words += ["--task-option", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
     for key, value in sorted(settings.config.items()):
         words += ["--config", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
     return shlex.join(words)
@@ -105,9 +156,6 @@ def write_model(result: TrainResult, task: Any, out: str, command: str) -> tuple
     """Evaluate the trained model, write its checkpoint and card to `out`; return the card."""
     bundle, settings = result.bundle, result.settings
     metrics = heldout_metrics(bundle, task, FINAL_EVAL_N)
-    heldout = task.examples(ALIGNMENT_N, split="heldout", seed=7)
-    reordered = [e for e in heldout if is_reordered(e)] or heldout
-    head, score = best_head(cross_attention_alignment(bundle, reordered))
     summary, summary_zh, _ = SUMMARIES.get(settings.task, (f"Trained on {settings.task}.", f"在 {settings.task} 上训练。", ""))
     card = {
         "task": settings.task,
@@ -115,7 +163,7 @@ def write_model(result: TrainResult, task: Any, out: str, command: str) -> tuple
         "summary_zh": summary_zh,
         "parameters": bundle.model.num_parameters(),
         "metrics": metrics.as_metrics(),
-        "attention": {"best_cross_attention_head": head, "alignment_argmax_match": round(score, 4), "n_examples": len(reordered)},
+        "attention": {},
         "training_seconds": round(result.training_seconds, 1),
         "steps": result.steps,
         "stop_reason": result.stop_reason,
@@ -125,14 +173,76 @@ def write_model(result: TrainResult, task: Any, out: str, command: str) -> tuple
         "data": _task_data(task),
         "training": {k: v for k, v in settings.to_dict().items() if k != "config"},
         "example": _example_text(task, settings.task),
+        **{k: v for k, v in bundle.card.items() if k == "prompt"},  # a decoder-only model's prompt format
     }
+    card["attention"], extra_metrics = attention_report(bundle, task)
+    card["metrics"].update(extra_metrics)
+    if settings.task in GOLD_ALIGNMENT:
+        card["attention"]["gold_alignment"] = GOLD_ALIGNMENT[settings.task]
+    if isinstance(getattr(task, "max_len", None), int):
+        card["trained_max_len"] = task.max_len  # the longest input trained on; the app warns past it
     bundle = ModelBundle(bundle.model, bundle.target_tokenizer, bundle.source_tokenizer, card, Path(out).name)
     save_checkpoint(bundle, out, card_md=card_markdown(card, bundle))
     return card, metrics
 
 
+def attention_report(bundle: ModelBundle, task: Any) -> tuple[dict[str, Any], dict[str, float]]:
+    """The card's attention facts and any task-specific metrics.
+
+    Translation: the head whose arg-max best matches the task's alignment (cross-attention, or for a
+    decoder-only model self-attention from the completion to the prompt), on held-out reordered
+    sentences. Induction: the previous-token and induction heads and the loss on each half.
+    """
+    if task.name == "induction":
+        from transformer.induction_probe import induction_report
+
+        return induction_report(bundle)
+    heldout = task.examples(ALIGNMENT_N, split="heldout", seed=7)
+    reordered = [e for e in heldout if is_reordered(e)] or heldout
+    head, score = best_head(cross_attention_alignment(bundle, reordered))
+    key = "best_cross_attention_head" if bundle.config.is_encoder_decoder else "best_prompt_attention_head"
+    return {key: head, "alignment_argmax_match": round(score, 4), "n_examples": len(reordered)}, {}
+
+
+def attention_line(card: dict[str, Any]) -> str:
+    """The card's one-sentence attention finding."""
+    att, m = card["attention"], card["metrics"]
+    if "induction_head" in att:
+        return (
+            f"`{att['previous_token_head']}` is a previous-token head (score {att['previous_token_score']:.3f}) and "
+            f"`{att['induction_head']}` an induction head: on {att['n_sequences']} held-out repeated sequences it puts "
+            f"{m['induction_score']:.3f} of its weight on the token after the current token's previous occurrence. "
+            f"Loss (nats/token): first half {m['loss_first_half']:.3f}, repeated half {m['loss_repeated_half']:.3f}."
+        )
+    head = att.get("best_cross_attention_head") or att.get("best_prompt_attention_head")
+    where = "source position" if "best_cross_attention_head" in att else "prompt position (read through self-attention)"
+    return (
+        f"in `{head}` the arg-max {where} matches the task's alignment for "
+        f"{100 * att['alignment_argmax_match']:.1f} % of aligned output tokens ({att['n_examples']} held-out examples"
+        f"{' with reordering' if card['task'].startswith(('translate', 'gpt-translate')) else ''})."
+    )
+
+
+def prompt_line(card: dict[str, Any]) -> str:
+    """A decoder-only card's line on how the model reads its task ("" for encoder-decoder cards)."""
+    if "prompt" not in card:
+        return ""
+    fmt = card["prompt"]
+    suffix = " ".join(fmt["suffix"])
+    layout = f"`<bos> prompt {suffix} completion{' <eos>' if fmt['end_with_eos'] else ''}`".replace("  ", " ")
+    loss = "every token (a plain language model)" if fmt["loss_on_prompt"] else "the completion only (the prompt is given)"
+    typed = f"; the app appends `{suffix}` to the text it is given" if suffix else ""
+    return f"- **Decoder-only:** one sequence {layout}, trained with the loss on {loss}{typed}.\n"
+
+
 def card_markdown(card: dict[str, Any], bundle: ModelBundle) -> str:
     m, att = card["metrics"], card["attention"]
+    gold = f"\n  Gold alignment: {att['gold_alignment']}." if "gold_alignment" in att else ""
+    longest = (
+        f"\n- **Trained length:** inputs of up to {card['trained_max_len']} characters; longer input is outside training."
+        if "trained_max_len" in card
+        else ""
+    )
     config = "\n".join(f"| `{k}` | `{v}` |" for k, v in bundle.config.to_dict().items())
     data = ", ".join(f"{k}={v!r}" for k, v in card["data"].items())
     recipe = ", ".join(f"{k}={v!r}" for k, v in card["training"].items())
@@ -145,15 +255,13 @@ def card_markdown(card: dict[str, Any], bundle: ModelBundle) -> str:
 - **Task:** `{card["task"]}` — data generator `transformer.tasks.get_task({card["task"]!r})` ({data}).
   Training examples are drawn on the fly from the training split; the held-out split (about 5 % of all
   sources, chosen by a hash of the source text) is never seen in training.
-- **Parameters:** {card["parameters"]:,} (float32 safetensors).
+{prompt_line(card)}- **Parameters:** {card["parameters"]:,} (float32 safetensors).
 - **Training:** {card["steps"]} steps ({card["stop_reason"]}) in {card["training_seconds"]:.0f} s on a shared
   2-core CPU with one thread; the paper's recipe: Adam(β1=0.9, β2=0.98, ε=1e-9), warmup then
   inverse-square-root learning rate, label smoothing. Settings: {recipe}.
 - **Held-out accuracy** ({m["n_heldout"]} examples, greedy decoding): exact match {100 * m["heldout_exact_match"]:.1f} %,
   token accuracy {100 * m["heldout_token_accuracy"]:.1f} %.
-- **Attention:** in `{att["best_cross_attention_head"]}` the arg-max source position matches the task's
-  alignment for {100 * att["alignment_argmax_match"]:.1f} % of aligned output tokens ({att["n_examples"]} held-out examples
-  {"with reordering" if card["task"].startswith("translate") else ""}).
+- **Attention:** {attention_line(card)}{gold}{longest}
 - **Try:** `{card["example"]}`
 
 ## Config
@@ -202,7 +310,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         config["norm_position"] = args.norm
     recipe = {k: preset[k] for k in _RECIPE_FLAGS if k in preset}
     recipe.update({k: getattr(args, k) for k in _RECIPE_FLAGS if getattr(args, k) is not None})
-    settings = TrainSettings(task=args.task, config=config, seed=args.seed, **recipe)
+    task_options = config_overrides(args.task_option)
+    settings = TrainSettings(task=args.task, config=config, seed=args.seed, task_options=task_options, **recipe)
+    task = task_with_options(task, task_options)
     command = command_for(settings, args.out)
     print(f"training {args.task}: {command}", file=sys.stderr)
     bar, stop = ProgressBar(), {"asked": False}
@@ -228,12 +338,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         command = command_for(dataclasses.replace(settings, steps=result.steps), args.out)
         print(f"stopped at step {result.steps}; writing the model as it is", file=sys.stderr)
     card, metrics = write_model(result, task, args.out, command)
-    m, att = card["metrics"], card["attention"]
+    m = card["metrics"]
     print(f"{result.stop_reason} after {result.steps} steps in {result.training_seconds:.0f}s; {card['parameters']:,} parameters")
     exact, tokens = 100 * m["heldout_exact_match"], 100 * m["heldout_token_accuracy"]
     print(f"held-out exact match {exact:.2f}%, token accuracy {tokens:.2f}% (n={m['n_heldout']})")
-    head, score = att["best_cross_attention_head"], 100 * att["alignment_argmax_match"]
-    print(f"best cross-attention head {head}: {score:.1f}% alignment match")
+    print(f"attention: {attention_line(card)}")
     for source, want, got in metrics.failures[:3]:
         print(f"  wrong: {source!r} → {got!r} (expected {want!r})")
     print(f"wrote {args.out}")
@@ -278,6 +387,10 @@ def add_commands(sub: Any) -> None:
     t.add_argument("--eval-n", type=int, default=None, help="held-out examples per check")
     t.add_argument("--target-exact", type=float, default=None, help="stop once a check reaches this exact-match")
     t.add_argument("--init-from", default=None, help="continue from this checkpoint folder's weights (same config)")
+    t.add_argument(
+        "--task-option", action="append", default=[], metavar="KEY=VALUE",
+        help="change a task field for this run, e.g. max_len=12 for a short first stage (repeatable)",
+    )
     t.add_argument("--threads", type=int, default=1, help="torch threads (default 1: the machine is shared)")
     t.add_argument(
         "--time-budget",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from runs.reference import model_task
 from runs.sentence_batch import MAX_SENTENCES, MIN_SENTENCES, BatchCheck, check_batch, default_more
 from transformer.checkpoint import ModelBundle
 from ui.i18n import t
@@ -17,10 +18,11 @@ MORE_KEY = "more"  # session-state key and URL query parameter of the text area
 
 
 def more_sentences(bundle: ModelBundle, first: str | None, label: str, help_text: str, height: int) -> BatchCheck:
-    """The text area of more sentences (seeded with shorter prefixes of the example), checked with `first`."""
+    """The text area of more sentences (seeded with shorter sentences of the model's task, or prefixes
+    of the example: see `runs.sentence_batch.default_more`), checked with `first`."""
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     if MORE_KEY not in st.session_state and not st.query_params.get(MORE_KEY):
-        st.session_state[MORE_KEY] = default_more(example_text(bundle), reader)
+        st.session_state[MORE_KEY] = default_more(example_text(bundle), reader, model_task(bundle))
     more = st.text_area(label, key=MORE_KEY, bind="query-params", height=height, help=help_text)
     return check_batch(first, more or "", reader, bundle.config.max_len - 1)
 

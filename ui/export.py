@@ -21,8 +21,8 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.i18n import t
-from viz.style import PLOTLY_CONFIG
+from ui.i18n import current_language, t
+from viz.plotly_locale import PLOTLY_STRINGS, plotly_config
 
 FORMAT_KEY = "img_format"  # session-state key of the PNG/SVG choice
 FORMATS = ("png", "svg")
@@ -39,8 +39,10 @@ def image_format() -> str:
 
 
 def chart_config(name: str) -> dict:
-    """PLOTLY_CONFIG with the camera button set to the chosen format and a file name."""
-    config = copy.deepcopy(PLOTLY_CONFIG)
+    """PLOTLY_CONFIG in the UI language (plotly's toolbar tips: catalog `plotly`), with the camera
+    button set to the chosen format and a file name."""
+    lang = current_language()
+    config = copy.deepcopy(plotly_config(lang, {key: t(f"plotly.{key}") for key in PLOTLY_STRINGS}))
     options = config.setdefault("toImageButtonOptions", {})
     options.update({"format": image_format(), "filename": safe_name(name)})
     return config

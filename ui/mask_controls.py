@@ -1,30 +1,82 @@
-"""Widgets of the Masks page's experiments: which intervention to try.
+"""Widgets of the Masks page's experiments: the causal mask switch, hidden tokens, an ablated head.
 
-The choice comes back as a plain `runs.experiments.InterventionChoice`; its `specs` go to
-`ui.models.get_trace(..., interventions=...)`: they change one call's computation, never the shared model.
+The choices come back as plain values (`runs.experiments.InterventionChoice`, the lifted layers);
+their specs go to `ui.models.get_trace(..., interventions=...)`: they change one call's
+computation, never the shared model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from runs.experiments import InterventionChoice, hideable_kinds
+from runs.experiments import AblationDefault, Head, InterventionChoice, hideable_kinds
 from transformer.checkpoint import ModelBundle
 from ui.head_picker import kind_name
 from ui.i18n import labels_of, t
+from ui.labels import keep_valid
+
+ABLATE_HEAD_KEY = "ablate_head"  # session-state key and URL parameter ("auto" or "cross-1-0")
+AUTO = "auto"
 
 
-def intervention_controls(bundle: ModelBundle, kind: str, layer: int, head: int, keys: Sequence[str]) -> InterventionChoice:
-    """Toggle the causal mask, hide chosen tokens (`keys`: the positions that may be hidden), ablate a head."""
-    cols = st.columns(3)
+def causal_controls(layer: int) -> tuple[bool, tuple[int, ...] | None]:
+    """The causal-mask switch and where it applies: (switched off?, the decoder layers whose mask is
+    lifted: None for every layer, (`layer`,) for the layer picked above)."""
+    cols = st.columns([2, 3], vertical_alignment="bottom")
     with cols[0]:
-        no_causal = st.toggle(t("masks.no_causal"), key="no_causal", bind="query-params")
-        scope = st.segmented_control(t("masks.causal_scope"), ["all", "one"], key="causal_scope", default="all",
-                                     required=True, bind="query-params", disabled=not no_causal,
-                                     format_func=labels_of({s: t(f"masks.scope_{s}", layer=layer) for s in ("all", "one")}))
+        off = st.toggle(t("masks.no_causal"), key="no_causal", bind="query-params")
     with cols[1]:
+        scope = st.segmented_control(t("masks.causal_scope"), ["all", "one"], key="causal_scope", default="all",
+                                     required=True, bind="query-params", disabled=not off,
+                                     format_func=labels_of({s: t(f"masks.scope_{s}", layer=layer) for s in ("all", "one")}))
+    return bool(off), (layer,) if scope == "one" else None
+
+
+def head_key(head: Head) -> str:
+    kind, layer, index = head
+    return f"{kind}-{layer}-{index}"
+
+
+def head_label(head: Head) -> str:
+    kind, layer, index = head
+    return t("masks.ablate_which", kind=kind_name(kind), layer=layer, head=index)
+
+
+def _ablated_head(heads: Sequence[Head], resolve: Callable[[], AblationDefault], fallback: Head) -> Head:
+    """The head picker of the ablation ("a head that matters here" by default, or any head), synced to
+    `?ablate_head=` by hand as its raw key (a bound selectbox would put the translated label there).
+    Without an importance table the default is `fallback` (the head picked above)."""
+    options = [AUTO, *map(head_key, heads)]
+    if ABLATE_HEAD_KEY not in st.session_state:
+        st.session_state[ABLATE_HEAD_KEY] = st.query_params.get(ABLATE_HEAD_KEY, AUTO)
+    keep_valid(ABLATE_HEAD_KEY, options, AUTO)
+    labels = {AUTO: t("masks.ablate_auto"), **{head_key(h): head_label(h) for h in heads}}
+    pick = st.selectbox(t("masks.ablate_pick"), options, key=ABLATE_HEAD_KEY, format_func=labels_of(labels))
+    if pick == AUTO:
+        st.query_params.pop(ABLATE_HEAD_KEY, None)
+        found = resolve()
+        if found.head is None:
+            st.caption(t("masks.ablate_no_table", head=head_label(fallback)))
+            return fallback
+        if found.changes_output:
+            share = found.score.changed if found.score else 0.0
+            st.caption(t("masks.ablate_found", head=head_label(found.head), share=f"{share:.0%}"))
+        else:
+            st.caption(t("masks.ablate_not_found", n=found.checked, head=head_label(found.head)))
+        return found.head
+    st.query_params[ABLATE_HEAD_KEY] = pick
+    return heads[options.index(pick) - 1]
+
+
+def intervention_controls(bundle: ModelBundle, keys: Sequence[str], heads: Sequence[Head],
+                          resolve: Callable[[], AblationDefault], fallback: Head) -> InterventionChoice:
+    """Hide chosen tokens (`keys`: the positions that may be hidden) and ablate a head (`heads`: every
+    head; `resolve()` finds the default, a head whose removal changes this output, only when asked;
+    `fallback` is the default without an importance table)."""
+    cols = st.columns(2)
+    with cols[0]:
         labels = [f"{i}: {tok if tok.strip() else '␣'}" for i, tok in enumerate(keys)]  # plain text; tells repeats apart
         if "blocked" in st.session_state:  # positions of a longer sentence picked before
             st.session_state["blocked"] = [i for i in st.session_state["blocked"] if 0 <= i < len(keys)]
@@ -33,13 +85,7 @@ def intervention_controls(bundle: ModelBundle, kind: str, layer: int, head: int,
         where = hideable_kinds(bundle)
         block_in = st.multiselect(t("masks.block_in"), where, default=where[:1], key="block_in",
                                   bind="query-params", format_func=labels_of({k: kind_name(k) for k in where}))
-    with cols[2]:
+    with cols[1]:
         ablate = st.toggle(t("masks.ablate"), key="ablate", bind="query-params")
-        st.caption(t("masks.ablate_which", kind=kind_name(kind), layer=layer, head=head))
-    return InterventionChoice(
-        no_causal=bool(no_causal),
-        causal_layer=layer if scope == "one" else None,
-        blocked=tuple(sorted(blocked)),
-        block_in=tuple(block_in),
-        ablate=(kind, layer, head) if ablate else None,
-    )
+        head = _ablated_head(heads, resolve, fallback) if ablate else None
+    return InterventionChoice(blocked=tuple(sorted(blocked)), block_in=tuple(block_in), ablate=head)

@@ -5,16 +5,30 @@ Each function is one block of the page, so the page script reads as the lesson's
 
 from __future__ import annotations
 
+import contextlib
+from pathlib import Path
+
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
+from runs.causal_view import CausalSummary, CausalTarget
+from transformer.causal import CausalExperiment
 from ui import charts
 from ui.head_picker import kind_name
 from ui.i18n import t
 from viz.mask_figures import batch_heatmap, binary_heatmap
 from viz.masked_scores import pattern_figure, score_steps, steps_figure
 from viz.masks import MaskBatch, key_padding_matrix
+from viz.tokens import Labels, TokenAxis, attention_axes, visible_token
 from viz.trace import TraceData
+
+# Widths (px) the figures are laid out for: their column at a 1280 px wide window (projector), so
+# cell numbers are only drawn where they fit there (wider windows only give them more room).
+FULL_WIDTH, HALF_WIDTH = 800, 390
+TRAINING_PAGE = Path(__file__).resolve().parents[1] / "views" / "training.py"
+AHEAD_COLOUR, CHANGED_COLOUR = "#fde9b6", "#f9c8c8"  # table cells: looks ahead / prediction changed
 
 
 def show_figure(fig: go.Figure, name: str) -> None:
@@ -40,34 +54,48 @@ def show_batch(view: MaskBatch) -> None:
                               x_title=t("masks.position"), legend=legend), "batch_target")
 
 
+def rows_note() -> None:
+    """The one sentence that says why decoder rows are labelled by what they write."""
+    st.caption(t("masks.rows_write"))
+
+
 def mask_matrices(view: MaskBatch, row: int) -> None:
-    """Sentence `row`'s padding, causal, combined decoder and cross masks, two per line."""
-    tgt = view.tgt_tokens[row]
-    common = {"x_title": t("masks.key"), "y_title": t("masks.query"), "legend": _legend()}
+    """Sentence `row`'s padding, causal, combined decoder and cross masks, two per line; decoder query
+    rows named by the token each position writes (`MaskBatch.query_labels`)."""
+    tgt, queries = view.tgt_tokens[row], view.query_labels(row)
+    common = {"x_title": t("masks.key"), "y_title": t("masks.query"), "legend": _legend(), "width_hint": HALF_WIDTH}
     figures = []
     if view.has_source:
         src = view.src_tokens[row]
         figures.append(("mask_padding", binary_heatmap(view.encoder_self[row], row_tokens=src, col_tokens=src,
                                                        title=t("masks.padding_title_encoder"), **common)))
     else:
-        figures.append(("mask_padding", binary_heatmap(key_padding_matrix(view.tgt_padding[row]), row_tokens=tgt,
+        figures.append(("mask_padding", binary_heatmap(key_padding_matrix(view.tgt_padding[row]), row_tokens=queries,
                                                        col_tokens=tgt, title=t("masks.padding_title_decoder"), **common)))
-    figures.append(("mask_causal", binary_heatmap(view.causal, row_tokens=tgt, col_tokens=tgt,
+    figures.append(("mask_causal", binary_heatmap(view.causal, row_tokens=queries, col_tokens=tgt,
                                                   title=t("masks.causal_title"), **common)))
-    figures.append(("mask_decoder", binary_heatmap(view.decoder_self[row], row_tokens=tgt, col_tokens=tgt,
+    figures.append(("mask_decoder", binary_heatmap(view.decoder_self[row], row_tokens=queries, col_tokens=tgt,
                                                    title=t("masks.combined_title"), **common)))
     if view.cross is not None:
-        figures.append(("mask_cross", binary_heatmap(view.cross[row], row_tokens=tgt, col_tokens=view.src_tokens[row],
-                                                     title=t("masks.cross_title"), **common)))
+        figures.append(("mask_cross", binary_heatmap(view.cross[row], row_tokens=queries,
+                                                     col_tokens=view.src_tokens[row], title=t("masks.cross_title"),
+                                                     **common)))
     for start in range(0, len(figures), 2):
         for col, (name, fig) in zip(st.columns(2), figures[start : start + 2], strict=False):
             with col:
                 show_figure(fig, name)
 
 
+def axes_of(trace: TraceData, kind: str) -> tuple[Labels, Labels]:
+    """(query, key) labels of one run's attention `kind`: decoder rows named by what they write."""
+    if kind == "encoder" or len(trace.next_tokens) != len(trace.tgt_tokens):
+        return trace.query_tokens(kind), trace.key_tokens(kind)
+    return attention_axes(kind, trace.src_tokens, trace.tgt_tokens, trace.next_tokens)
+
+
 def _labels(trace: TraceData, kind: str) -> dict[str, object]:
-    return {"row_tokens": trace.query_tokens(kind), "col_tokens": trace.key_tokens(kind),
-            "x_title": t("masks.key"), "y_title": t("masks.query")}
+    rows, cols = axes_of(trace, kind)
+    return {"row_tokens": rows, "col_tokens": cols, "x_title": t("masks.key"), "y_title": t("masks.query")}
 
 
 def show_steps(trace: TraceData, kind: str, layer: int, head: int) -> None:
@@ -75,7 +103,7 @@ def show_steps(trace: TraceData, kind: str, layer: int, head: int) -> None:
     steps = score_steps(trace.arrays, kind, layer, head)
     titles = (t("masks.scores_title"), t("masks.masked_title"), t("masks.pattern_title"))
     show_figure(steps_figure(steps, titles=titles, score_label=t("masks.score"), weight_label=t("masks.weight"),
-                             blocked_label=t("masks.masked_word"), **_labels(trace, kind)),
+                             blocked_label=t("masks.masked_word"), width_hint=FULL_WIDTH, **_labels(trace, kind)),
                 f"score_steps_{kind}_{layer}_{head}")
     if steps.n_blocked == 0:
         st.info(t("masks.no_mask_here", kind=kind_name(kind)))
@@ -100,5 +128,76 @@ def compare_patterns(before: TraceData, after: TraceData, kind: str, layer: int,
         pattern = score_steps(trace.arrays, kind, layer, head).pattern
         title = t(key, kind=kind_name(kind), layer=layer, head=head)
         with col:
-            show_figure(pattern_figure(pattern, title=title, weight_label=t("masks.weight"), **_labels(trace, kind)),
+            show_figure(pattern_figure(pattern, title=title, weight_label=t("masks.weight"), width_hint=HALF_WIDTH,
+                                       **_labels(trace, kind)),
                         f"{key.split('.')[1]}_{kind}_{layer}_{head}")
+
+
+def show_causal(experiment: CausalExperiment, target: CausalTarget, summary: CausalSummary, layer: int, head: int) -> None:
+    """Both truths of the causal mask, side by side: greedy generation with and without it (normally
+    the same), and one teacher-forced pass over the target with and without it (rows now look ahead)."""
+    generation, forced = st.columns(2)
+    with generation:
+        st.markdown(f"**{t('masks.causal_generation')}**")
+        if experiment.generated_with_mask is None:
+            st.info(t("masks.causal_not_generated"))
+        else:
+            for key, text in (("masks.generated_with", experiment.generated_with_mask),
+                              ("masks.generated_without", experiment.generated_without_mask)):
+                st.caption(t(key))
+                st.code(text or "∅", language=None, wrap_lines=True)
+            if experiment.generation_changed:
+                st.warning(t("masks.generation_changed"), icon=":material/change_circle:")
+            else:
+                st.success(t("masks.generation_unchanged"), icon=":material/check_circle:")
+    with forced:
+        st.markdown(f"**{t('masks.causal_forced')}**")
+        st.caption(t(f"masks.target_{target.source}{'_' + target.why if target.why else ''}"))
+        st.code(experiment.reference, language=None, wrap_lines=True)
+        st.markdown(t("masks.forced_summary", n=summary.positions, ahead=summary.looking_ahead,
+                      weight=f"{summary.max_future_weight:.1%}", changed=summary.changed,
+                      right_with=summary.right_with_mask, right_without=summary.right_without_mask))
+    _prediction_table(experiment)
+    _causal_patterns(experiment, layer, head)
+    st.markdown(t("masks.causal_training"))
+    if TRAINING_PAGE.exists():  # the training demonstration (another page), once it exists
+        with contextlib.suppress(StreamlitAPIException):  # not in the navigation (e.g. this page run alone)
+            st.page_link("views/training.py", label=t("masks.training_link"), icon=":material/arrow_forward:")
+
+
+def _prediction_table(experiment: CausalExperiment) -> None:
+    """One row per decoder position: what it reads, should write, and predicts with and without the mask."""
+    pct = "{} · {:.0%}".format
+    frame = pd.DataFrame({
+        t("masks.col_reads"): [visible_token(p.reads) for p in experiment.positions],
+        t("masks.col_expected"): [visible_token(p.expected) for p in experiment.positions],
+        t("masks.col_with"): [pct(visible_token(p.with_mask), p.p_with_mask) for p in experiment.positions],
+        t("masks.col_without"): [pct(visible_token(p.without_mask), p.p_without_mask) for p in experiment.positions],
+        t("masks.col_ahead"): [p.future_weight for p in experiment.positions],
+    })
+    ahead, changed = [p.looks_ahead for p in experiment.positions], [p.changed for p in experiment.positions]
+
+    def colour(column: pd.Series) -> list[str]:
+        marks = ahead if column.name == t("masks.col_ahead") else changed if column.name == t("masks.col_without") else []
+        paint = AHEAD_COLOUR if column.name == t("masks.col_ahead") else CHANGED_COLOUR
+        return [f"background-color: {paint}" if i < len(marks) and marks[i] else "" for i in range(len(column))]
+
+    st.dataframe(frame.style.apply(colour), key="causal_table", width="stretch",
+                 column_config={t("masks.col_ahead"): st.column_config.ProgressColumn(
+                     t("masks.col_ahead"), min_value=0.0, max_value=1.0, format="percent", help=t("masks.col_ahead_help"))})
+    st.caption(t("masks.table_legend"))
+
+
+def _causal_patterns(experiment: CausalExperiment, layer: int, head: int) -> None:
+    """One decoder self-attention head of the teacher-forced pass, with and without the mask."""
+    index = experiment.layers.index(layer) if layer in experiment.layers else 0
+    shown = experiment.layers[index]
+    reads = [p.reads for p in experiment.positions]
+    rows = TokenAxis(tuple(p.expected for p in experiment.positions), tuple(reads))  # rows: reads → should write
+    for col, patterns, key in zip(st.columns(2), (experiment.patterns_with_mask, experiment.patterns_without_mask),
+                                  ("masks.forced_with", "masks.forced_without"), strict=True):
+        with col:
+            show_figure(pattern_figure(patterns[index][head], row_tokens=rows, col_tokens=reads,
+                                       title=t(key, layer=shown, head=head), x_title=t("masks.key"),
+                                       y_title=t("masks.query"), weight_label=t("masks.weight"), width_hint=HALF_WIDTH),
+                        f"{key.split('.')[1]}_{shown}_{head}")

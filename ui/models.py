@@ -64,15 +64,15 @@ def get_padded_batch(model_key: str, texts: tuple[str, ...], names: tuple[str, .
 
 
 @byte_cached(shared_cache())
-def get_grid_figure(run: Run, kind: str, layers: range, min_stride: int, tile_label: str, hover: str,
-                    _trace: TraceData) -> go.Figure:
+def get_grid_figure(run: Run, kind: str, layers: range, min_stride: int, text: heads.GridText, _trace: TraceData, *,
+                    stretch: bool = False, marks: heads.GridMarks = heads.NO_MARKS) -> go.Figure:
     """`runs.heads.kind_grid`, cached per run (the trace is the one `get_trace` returned for `run`)."""
-    return heads.kind_grid(_trace, kind, layers, min_stride, tile_label, hover)
+    return heads.kind_grid(_trace, kind, layers, min_stride, text, stretch=stretch, marks=marks)
 
 
 @byte_cached(shared_cache())
-def get_head_summary(run: Run, kind: str, _trace: TraceData) -> HeadSummary:
-    return heads.head_summary(_trace, kind)
+def get_head_summary(run: Run, kind: str, _trace: TraceData, alignment: tuple[int | None, ...] | None = None) -> HeadSummary:
+    return heads.head_summary(_trace, kind, alignment)
 
 
 @byte_cached(shared_cache())

@@ -11,6 +11,7 @@ from runs.validation import TextCheck
 from transformer.checkpoint import ModelBundle
 from ui.i18n import t
 from ui.inputs import text_box
+from ui.model_parts import missing_parts_note
 from ui.sidebar import ModelChoice, model_picker
 from viz.tokens import visible_token
 from viz.trace import TraceData
@@ -59,6 +60,7 @@ def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
     choice = model_picker()
     if choice is None:
         return None
+    missing_parts_note(choice.bundle, section)
     check = text_box(choice.bundle) if needs_text else TextCheck(None)
     return PageContext(choice, check)
 

@@ -11,14 +11,21 @@ from ui.charts import show_figure
 from ui.i18n import t
 from ui.models import get_trace
 from ui.page import show_run, start_page
-from viz.architecture import COMPONENT_PAGES, Box, architecture_boxes, architecture_hook_names, parameter_groups
+from viz.architecture import (
+    COMPONENT_PAGES,
+    Box,
+    architecture_boxes,
+    architecture_hook_names,
+    parameter_groups,
+)
 from viz.architecture_figure import architecture_figure
 
 NORM = {
     "post": r"x_{l+1}=\mathrm{LayerNorm}\big(x_l+\mathrm{Sublayer}(x_l)\big)",
     "pre": r"x_{l+1}=x_l+\mathrm{Sublayer}\big(\mathrm{LayerNorm}(x_l)\big)",
 }
-LINKED_PAGES = ("positional", "heads", "masks", "step_by_step", "layernorm")
+LINKED_PAGES = ("positional", "heads", "masks", "step_by_step", "layernorm", "feed_forward", "output")
+ATTENTION_KIND = {"self_attn": "encoder", "masked_self_attn": "decoder", "cross_attn": "cross"}  # box → heads ?kind=
 
 
 def _labels(config: TransformerConfig) -> dict[str, str]:
@@ -38,15 +45,27 @@ def _figure_text(stacks: dict[str, list[Box]]) -> dict[str, str]:
     return text
 
 
+def _switch(page: str, **params: str) -> None:
+    """Open `views/<page>.py` with URL `params`."""
+    for key in params:  # the target page's picker would keep a value left in the session over the URL's
+        st.session_state.pop(key, None)
+    st.switch_page(f"views/{page}.py", query_params=params or None)
+
+
 def _diagram(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
-    """The figure; clicking a box opens the first page that explains it."""
+    """The figure; clicking a box opens the page that explains it (attention: the heads page on that kind)."""
     titles = {p: t(f"nav.{p}") for p in LINKED_PAGES}
     fig = architecture_figure(stacks, _labels(config), _figure_text(stacks), config.n_layers, titles)
     event = show_figure(fig, "architecture", on_select="rerun", selection_mode="points")
     points = event.selection.points if event else []
     boxes = {b.id: b for bs in stacks.values() for b in bs}
-    if points and (box := boxes.get(points[0].get("customdata"))) is not None and box.pages:
-        st.switch_page(f"views/{box.pages[0]}.py")
+    box = boxes.get(points[0].get("customdata")) if points else None
+    if box is None:
+        return
+    if box.component in ATTENTION_KIND:
+        _switch("heads", kind=ATTENTION_KIND[box.component])
+    elif box.pages:
+        _switch(box.pages[0])
 
 
 def _links(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:

@@ -2,28 +2,48 @@
 
 The model runs once per input (cached in `ui.models.get_trace`); picking a head only reruns the
 "inspect one head" fragment. The numbers come from `runs.heads` (grid plan within the byte budget,
-statistics, rollout); what takes seconds on long inputs is cached per run in `ui.models`, keyed by
-`Run` = (model key, text), the same key `get_trace` uses. Clicking a grid tile selects that head.
+statistics, rollout, the gold alignment, the opening head); what takes seconds on long inputs is
+cached per run in `ui.models`, keyed by `Run` = (model key, text), the same key `get_trace` uses.
+Clicking a grid tile selects that head. Decoder rows are named by the token they write
+(`runs.heads.axes_of`). The page opens on the most telling head (`runs.heads.opening_head`); a
+link's explicit kind/layer/head win. The grid tab and both "stretch" switches live in the URL.
 """
 
 from functools import partial
 
 import streamlit as st
 
-from runs.heads import grid_stride, metric_zmax, plan_grids, self_attention_kinds
+from runs.head_importance import kind_importance
+from runs.heads import (
+    GridMarks,
+    GridText,
+    axes_of,
+    gold_alignment,
+    grid_stride,
+    metric_zmax,
+    opening_head,
+    plan_grids,
+    self_attention_kinds,
+)
+from runs.model_ref import is_untrained
 from runs.text_run import attention_names
+from transformer.checkpoint import ModelBundle
 from ui.charts import show_figure
 from ui.export import image_format_picker, npz_button, npz_bytes
-from ui.head_picker import kind_name, kind_picker, layer_head_picker
+from ui.head_detectors import head_detectors
+from ui.head_importance import current_table, importance_section
+from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker, layer_head_picker
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.models import Run, get_grid_figure, get_head_summary, get_rollout, get_trace
 from ui.page import show_run, start_page
-from viz.head_summary import METRICS, HeadSummary, metric_figure
+from viz.head_summary import HeadSummary, metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
 from viz.trace import TraceData
 
 CLICKS_KEY = "heads_grid_clicks"  # bumped after each grid click, so the grid comes back unselected
+OPENED_KEY = "heads_opened_for"  # the model key the opening head was chosen for
+TAB_KEY, TAB_URL = "heads_grid_tab", "grid"  # the grid's tab widget, and its URL parameter (the kind code)
 
 
 def _on_grid_click(kind: str, chart_key: str) -> None:
@@ -38,9 +58,47 @@ def _on_grid_click(kind: str, chart_key: str) -> None:
     st.toast(t("heads.selected", kind=kind_name(kind), layer=layer, head=head), icon=":material/zoom_in:")
 
 
-def _grids(run: Run, trace: TraceData, kinds: list[str]) -> None:
+def _open_on(model_key: str, bundle: ModelBundle, kinds: list[str]) -> tuple[str, int, int]:
+    """Seed kind/layer/head with the model's most telling head; returns that head (its kind is the default).
+
+    On entering the page a link's explicit `?kind=&layer=&head=` win; after a model switch the old
+    model's head means nothing, so the new model's opening head replaces it.
+    """
+    kind, layer, head = opening_head(bundle, kinds, current_table(model_key))
+    switched = st.session_state.get(OPENED_KEY) not in (None, model_key)
+    entering = LAYER_KEY not in st.session_state  # the pickers were not drawn on the previous run
+    if switched or entering:
+        url = {} if switched else {k: st.query_params.get(k) for k in (KIND_KEY, LAYER_KEY, HEAD_KEY)}
+        chosen = url.get(KIND_KEY) if url.get(KIND_KEY) in kinds else kind
+        same = chosen == kind
+        for key, value in ((KIND_KEY, chosen), (LAYER_KEY, layer if same else 0), (HEAD_KEY, head if same else 0)):
+            if url.get(key) is None:
+                st.session_state[key] = value  # a bound picker writes it to the URL
+            elif key != KIND_KEY and str(url[key]).isdigit():
+                st.session_state[key] = int(url[key])
+    st.session_state[OPENED_KEY] = model_key
+    return kind, layer, head
+
+
+def _grid_tab(kinds: list[str]) -> str:
+    """The grid tab to show first: `?grid=` (a kind code, never a translated label), else the inspected kind."""
+    code = st.query_params.get(TAB_URL)
+    return code if code in kinds else st.session_state.get(KIND_KEY) if st.session_state.get(KIND_KEY) in kinds else kinds[0]
+
+
+def _on_tab(labels: dict[str, str]) -> None:
+    """Write the chosen tab's kind code to the URL, so a copied link opens the same tab."""
+    code = labels.get(st.session_state.get(TAB_KEY))
+    if code is not None:
+        st.query_params[TAB_URL] = code
+
+
+def _grids(run: Run, trace: TraceData, kinds: list[str], marks: dict[str, GridMarks]) -> None:
     st.header(t("heads.grid_header"))
-    st.caption(t("heads.grid_caption"))
+    cols = st.columns([3, 1], vertical_alignment="center")
+    cols[0].caption(t("heads.grid_caption"))
+    stretch = cols[1].toggle(t("heads.grid_stretch"), key="grid_stretch", bind="query-params",
+                             help=t("heads.grid_stretch_help"))
     plan = plan_grids(trace, kinds)
     page = 0
     if plan.paged:
@@ -50,13 +108,23 @@ def _grids(run: Run, trace: TraceData, kinds: list[str]) -> None:
             format_func=lambda p: f"{plan.layers(p).start}–{plan.layers(p).stop - 1}",
         ) or 0
     clicks = st.session_state.get(CLICKS_KEY, 0)
-    for tab, kind in zip(st.tabs([kind_name(k) for k in kinds]), kinds, strict=True):
+    text = GridText(t("heads.tile_label"), t("heads.tile_hover"), t("heads.importance_hover"))
+    labels = {kind_name(k): k for k in kinds}
+    if st.session_state.get(TAB_KEY) not in labels:  # first run, or labels of another language
+        st.session_state.pop(TAB_KEY, None)
+    tabs = st.tabs(list(labels), key=TAB_KEY, default=kind_name(_grid_tab(kinds)), on_change=_on_tab, args=(labels,))
+    for tab, kind in zip(tabs, kinds, strict=True):
         layers = plan.layers(page)
         with tab:
-            fig = get_grid_figure(run, kind, layers, plan.extra_stride, t("heads.tile_label"), t("heads.tile_hover"), trace)
+            if kind != "encoder":
+                st.caption(t("heads.rows_write"))
+            fig = get_grid_figure(run, kind, layers, plan.extra_stride, text, trace, stretch=bool(stretch),
+                                  marks=marks.get(kind, GridMarks()))
             stride = grid_stride(trace, kind, plan.extra_stride)
             if stride > 1:
                 st.caption(t("heads.pooled", k=stride))
+            if kind in marks and marks[kind].importance is not None:
+                st.caption(t("heads.marked"))
             key = f"grid_{kind}_{clicks}"
             show_figure(fig, f"heads-grid-{kind}", key=key, width="content",
                         on_select=partial(_on_grid_click, kind, key), selection_mode="points")
@@ -66,9 +134,14 @@ def _metric_picture(summary: HeadSummary, kind: str) -> None:
     """One per-head statistic as a small layer × head heatmap, so the odd head stands out."""
     st.subheader(t("heads.summary_header"))
     st.caption(t("heads.summary_caption", max_entropy=f"{summary.max_entropy:.2f}"))
-    keep_valid("heads_metric", list(METRICS))
-    metric = st.selectbox(t("heads.metric_pick"), METRICS, key="heads_metric",
-                          format_func=labels_of({m: t(f"heads.metric_{m}") for m in METRICS}))
+    if kind == "cross":
+        st.caption(t("heads.cross_metrics"))
+    metrics = list(summary.metrics)
+    keep_valid("heads_metric", metrics, "alignment" if "alignment" in metrics else metrics[0])
+    if "heads_metric" not in st.session_state and "alignment" in metrics:
+        st.session_state["heads_metric"] = "alignment"
+    metric = st.selectbox(t("heads.metric_pick"), metrics, key="heads_metric",
+                          format_func=labels_of({m: t(f"heads.metric_{m}") for m in metrics}))
     fig = metric_figure(summary.metric(metric), title=t(f"heads.metric_{metric}"), layer_label=t("heads.layer"),
                         head_label=t("heads.head"), zmax=metric_zmax(summary, metric))
     show_figure(fig, f"heads-{kind}-{metric}", key="heads_metric_fig", width="content", html=False)
@@ -76,29 +149,43 @@ def _metric_picture(summary: HeadSummary, kind: str) -> None:
 
 def _summary_table(summary: HeadSummary) -> None:
     """Every statistic of every head; a click on a column title sorts (find the previous-token head)."""
-    names = {"layer": t("heads.layer"), "head": t("heads.head"), **{m: t(f"heads.metric_{m}") for m in METRICS}}
+    names = {"layer": t("heads.layer"), "head": t("heads.head"), **{m: t(f"heads.metric_{m}") for m in summary.metrics}}
     rows = [{names[k]: v for k, v in row.items()} for row in summary.rows()]
     st.dataframe(rows, hide_index=True, width="stretch", key="heads_table",
-                 column_config={names[m]: st.column_config.NumberColumn(format="%.2f") for m in METRICS})
+                 column_config={names[m]: st.column_config.NumberColumn(format="%.2f") for m in summary.metrics})
 
 
 @st.fragment
-def _inspector(run: Run, trace: TraceData, kinds: list[str]) -> None:
-    """Pick one head and see it large; only this fragment reruns when the choice changes."""
+def _inspector(run: Run, trace: TraceData, bundle: ModelBundle, kinds: list[str], opening: tuple[str, int, int],
+               alignment: tuple[int | None, ...] | None) -> None:
+    """Pick one head and see it large, the run's output beside it; only this fragment reruns when the choice changes."""
     st.header(t("heads.inspect_header"))
-    cols = st.columns([2, 1, 1, 2], vertical_alignment="bottom")
-    kind = kind_picker(cols[0], kinds, drop_default=True)
+    cols = st.columns([3, 1, 1, 2, 3], vertical_alignment="bottom")
+    kind = kind_picker(cols[0], kinds, default=opening[0], drop_default=True)
     layer, head = layer_head_picker(cols[1:3], trace.n_layers(kind), trace.pattern(kind, 0).shape[0])
-    stretch = cols[3].toggle(t("heads.stretch"), key="heads_stretch", help=t("heads.stretch_help"))
+    if (kind, layer, head) == opening != (kinds[0], 0, 0):  # not the fallback: a head chosen for a reason
+        st.caption(t("heads.opened_alignment" if kind == "cross" else "heads.opened_important"))
+    stretch = cols[3].toggle(t("heads.stretch"), key="heads_stretch", bind="query-params", help=t("heads.stretch_help"))
+    outline = None
+    if kind == "cross" and alignment is not None and cols[4].toggle(
+            t("heads.alignment_toggle"), value=True, key="heads_alignment", bind="query-params",
+            help=t("heads.alignment_help")):
+        outline = alignment
     text = HeatmapText(title=t("heads.head_title", kind=kind_name(kind), layer=layer, head=head),
-                       x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("heads.weight"))
-    fig = head_figure(trace.pattern(kind, layer)[head], trace.query_tokens(kind), trace.key_tokens(kind), text,
-                      stretch=stretch)
+                       x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("heads.weight"),
+                       alignment=t("heads.alignment_legend"))
+    queries, keys = axes_of(trace, kind)
+    fig = head_figure(trace.pattern(kind, layer)[head], queries, keys, text, stretch=bool(stretch), alignment=outline)
     left, right = st.columns([3, 2])
     with left:
         show_figure(fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig", width="content")
-    summary = get_head_summary(run, kind, trace)
+        if kind != "encoder":
+            st.caption(t("heads.rows_write"))
+        if kind == "cross" and alignment is None and not is_untrained(bundle):
+            st.caption(t("heads.alignment_unavailable"))
+    summary = get_head_summary(run, kind, trace, alignment if kind == "cross" else None)
     with right:
+        show_run(trace, bundle)
         _metric_picture(summary, kind)
     _summary_table(summary)
 
@@ -115,10 +202,12 @@ def _rollout(run: Run, trace: TraceData, kinds: list[str]) -> None:
     if st.session_state.get("rollout_layer") not in layers:
         st.session_state["rollout_layer"] = layers[-1]  # start from the whole stack
     upto = cols[1].select_slider(t("heads.rollout_upto"), layers, key="rollout_layer")
-    tokens = trace.query_tokens(kind)
+    if kind != "encoder":
+        st.caption(t("heads.rows_write"))
+    queries, keys = axes_of(trace, kind)
     text = HeatmapText(title=t("heads.rollout_title", kind=kind_name(kind), layer=upto),
                        x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("heads.rollout_value"))
-    show_figure(matrix_figure(rolled[upto], tokens, tokens, text), f"rollout-{kind}-L{upto}", key="rollout_fig",
+    show_figure(matrix_figure(rolled[upto], queries, keys, text), f"rollout-{kind}-L{upto}", key="rollout_fig",
                 width="content")
 
 
@@ -127,8 +216,17 @@ def _downloads(trace: TraceData, names: tuple[str, ...]) -> None:
     st.caption(t("export.caption"))
     image_format_picker()
     arrays = {name: trace.arrays[name] for name in names if name in trace.arrays}
-    npz_button(lambda: npz_bytes(arrays, src_tokens=trace.src_tokens, tgt_tokens=trace.tgt_tokens, text=trace.text),
-               "attention", key="heads_npz")
+    npz_button(lambda: npz_bytes(arrays, src_tokens=trace.src_tokens, tgt_tokens=trace.tgt_tokens,
+                                 next_tokens=trace.next_tokens, text=trace.text), "attention", key="heads_npz")
+
+
+def _marks(model_key: str, trace: TraceData, kinds: list[str]) -> dict[str, GridMarks]:
+    """Per kind, the share of outputs each head changes when removed (for the grid's ★), if known."""
+    table = current_table(model_key)
+    if table is None:
+        return {}
+    return {kind: GridMarks.of(kind_importance(table, kind, trace.n_layers(kind), trace.pattern(kind, 0).shape[0]).changed)
+            for kind in kinds}
 
 
 def main() -> None:
@@ -138,15 +236,21 @@ def main() -> None:
     names = attention_names(ctx.bundle)
     with st.spinner(t("heads.running")):
         trace = get_trace(ctx.model.key, ctx.text, names)
-    show_run(trace, ctx.bundle)
     kinds = trace.kinds()
     if not kinds:
+        show_run(trace, ctx.bundle)
         st.warning(t("heads.no_attention"))
         return
     run = (ctx.model.key, ctx.text)
-    _grids(run, trace, kinds)
-    _inspector(run, trace, kinds)
+    opening = _open_on(ctx.model.key, ctx.bundle, kinds)
+    alignment = gold_alignment(ctx.bundle, trace)
+    untrained = is_untrained(ctx.bundle)
+    _inspector(run, trace, ctx.bundle, kinds, opening, alignment)
+    importance_section(ctx.model.key, {k: (trace.n_layers(k), trace.pattern(k, 0).shape[0]) for k in kinds},
+                       untrained=untrained)
+    _grids(run, trace, kinds, _marks(ctx.model.key, trace, kinds))
     _rollout(run, trace, kinds)
+    head_detectors(ctx.model.key)
     _downloads(trace, names)
 
 

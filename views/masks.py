@@ -1,9 +1,11 @@
 """Masks: a padded batch, its padding / causal / combined / cross masks, one head's scores before
-and after masking and after softmax, and per-call interventions (causal mask off, hidden tokens,
-an ablated head) with the model's output before and after."""
+and after masking and after softmax, the causal mask switched off (generation and teacher forcing,
+side by side), and per-call interventions (hidden tokens, an ablated head) with the output before
+and after."""
 
 import streamlit as st
 
+from runs.causal_view import causal_target, summarize
 from runs.experiments import hideable_tokens
 from runs.sentence_batch import mask_batch
 from runs.text_run import attention_kinds
@@ -11,8 +13,9 @@ from ui.batch import sentence_batch
 from ui.head_picker import head_picker, kind_name
 from ui.i18n import labels_of, t
 from ui.labels import relabel_when_changed
-from ui.mask_controls import intervention_controls
-from ui.mask_view import compare_patterns, mask_matrices, show_batch, show_outputs, show_steps
+from ui.mask_controls import causal_controls, intervention_controls
+from ui.mask_runs import ablation_default, get_causal
+from ui.mask_view import compare_patterns, mask_matrices, rows_note, show_batch, show_causal, show_outputs, show_steps
 from ui.models import get_batch_row, get_trace
 from ui.page import start_page
 from viz.masked_scores import score_hook_names
@@ -27,6 +30,7 @@ if not batch.ok:
     st.stop()
 
 relabel_when_changed(batch.sentences, ("row", "causal_scope", "blocked", "block_in"))
+config = ctx.bundle.config
 
 # 1. The padded batch: every sentence's real run (decoding only: no activations are kept).
 traces = [get_trace(ctx.model.key, sentence, names=()) for sentence in batch.sentences]
@@ -40,26 +44,47 @@ st.header(t("masks.masks_header"))
 st.markdown(t("masks.masks_explain"))
 row = st.selectbox(t("masks.row"), list(range(view.size)), index=view.most_padded, key="row", bind="query-params",
                    format_func=labels_of({i: f"{i + 1}: {s}" for i, s in enumerate(batch.sentences)}))
+rows_note()
 mask_matrices(view, row)
 
 # 3. One head: scores → masked scores → softmax, for the chosen sentence as the padded batch runs it.
 st.header(t("masks.scores_header"))
 st.markdown(t("masks.scores_explain"))
-kind, layer, head = head_picker(attention_kinds(ctx.bundle), ctx.bundle.config.n_layers, ctx.bundle.config.n_heads)
+kind, layer, head = head_picker(attention_kinds(ctx.bundle), config.n_layers, config.n_heads)
 names = score_hook_names(kind, layer)
 show_steps(get_batch_row(ctx.model.key, batch.sentences, row, names), kind, layer, head)
+if kind != "encoder":
+    rows_note()
+sentence = batch.sentences[row]
+before = get_trace(ctx.model.key, sentence, names=names)
 
-# 4. Interventions, for this call only; the shared model is never changed.
-before = get_trace(ctx.model.key, batch.sentences[row], names=names)
+# 4. The causal mask switched off: generation (nothing later to see) and teacher forcing (everything).
+st.header(t("masks.causal_header"))
+st.markdown(t("masks.causal_explain"))
+off, lifted = causal_controls(layer)
+if not off:
+    st.info(t("masks.causal_off_hint"))
+else:
+    target = causal_target(ctx.bundle, before)
+    if target is None:
+        st.info(t("masks.causal_no_target"))
+    else:
+        experiment = get_causal(ctx.model.key, sentence, target.text, lifted)
+        show_causal(experiment, target, summarize(experiment), layer, head)
+
+# 5. Interventions, for this call only; the shared model is never changed.
 st.header(t("masks.interventions_header"))
 st.markdown(t("masks.interventions_explain"))
-choice = intervention_controls(ctx.bundle, kind, layer, head, hideable_tokens(ctx.bundle, before))
-specs = choice.specs(ctx.bundle.config.n_layers)
+heads = [(k, i, h) for k in attention_kinds(ctx.bundle) for i in range(config.n_layers) for h in range(config.n_heads)]
+baseline = traces[row]  # the same run as `before`, without activations: what an ablation must change
+choice = intervention_controls(ctx.bundle, hideable_tokens(ctx.bundle, before), heads,
+                               lambda: ablation_default(ctx.model.key, sentence, baseline), (kind, layer, head))
+specs = choice.specs(config.n_layers)
 if not specs:
     st.info(t("masks.none_active"))
     st.stop()
 try:
-    after = get_trace(ctx.model.key, batch.sentences[row], names=names, interventions=specs)
+    after = get_trace(ctx.model.key, sentence, names=names, interventions=specs)
 except ValueError as err:  # e.g. an intervention the model rejects; never a traceback
     st.error(t("masks.intervention_failed"))
     st.code(str(err), language=None)

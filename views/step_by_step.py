@@ -6,6 +6,7 @@ import math
 
 import streamlit as st
 
+from runs.heads import axes_of
 from runs.teaching_arrays import output_projection
 from runs.text_run import attention_kinds
 from ui.charts import show_figure
@@ -27,12 +28,8 @@ MULTIHEAD = (r"\mathrm{MultiHead}(Q,K,V)=\mathrm{Concat}(\mathrm{head}_1,\dots,\
              r"\quad \mathrm{head}_i=\mathrm{Attention}(QW_i^Q,\,KW_i^K,\,VW_i^V)")
 
 
-def _token_option(tokens: tuple[str, ...]):
-    return lambda i: f"{i}: {tokens[i] if tokens[i].strip() else '␣'}"
-
-
 def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int) -> None:
-    view = build_step_view(trace.arrays, kind, layer, head, query, trace.query_tokens(kind), trace.key_tokens(kind))
+    view = build_step_view(trace.arrays, kind, layer, head, query, *axes_of(trace, kind))
     st.subheader(t("step.step_qkv"))
     if view.keys_clipped:
         st.info(t("step.keys_clipped", total=view.n_keys, shown=len(view.keys), first=int(view.keys[0]),
@@ -93,7 +90,7 @@ def _multihead(trace: TraceData, ctx: PageContext, kind: str, layer: int, query:
     st.latex(MULTIHEAD)
     st.markdown(t("step.explain_multi"))
     w_o, b_o = output_projection(ctx.bundle, kind, layer)
-    view = build_multihead_view(trace.arrays, kind, layer, query, trace.query_tokens(kind), w_o, b_o)
+    view = build_multihead_view(trace.arrays, kind, layer, query, axes_of(trace, kind)[0], w_o, b_o)
     st.markdown(t("step.shapes", **{name: str(tuple(shape)) for name, shape in view.shapes.items()}))
     show_figure(multihead_figure(view, {"concat": t("step.fig_concat"), "per_head": t("step.fig_per_head"),
                                         "out": t("step.fig_out"), "head": t("step.fig_head"), "sum": t("step.fig_sum"),
@@ -112,9 +109,11 @@ if ctx is not None and ctx.text is not None:
     relabel_when_changed((ctx.text, st.session_state.get("kind")), ("query",))
     kind, layer, head = head_picker(attention_kinds(ctx.bundle), config.n_layers, config.n_heads)
     trace = get_trace(ctx.model.key, ctx.text, step_hook_names(kind, layer))
-    queries = trace.query_tokens(kind)
+    queries = axes_of(trace, kind)[0]  # decoder rows named by the token they write ("我 → 今天")
     query = st.selectbox(t("step.query"), list(range(len(queries))), index=len(queries) // 2, key="query",
-                         bind="query-params", format_func=_token_option(queries))
+                         bind="query-params", format_func=queries.option_label)
+    if kind != "encoder":
+        st.caption(t("heads.rows_write"))
     show_run(trace, ctx.bundle)
     _steps(trace, kind, layer, head, int(query))
     _scaling(config.d_k if config.d_k in D_K_OPTIONS else 64)

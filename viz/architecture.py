@@ -23,13 +23,13 @@ COMPONENT_PAGES: dict[str, tuple[str, ...]] = {
     "self_attn": ("heads", "step_by_step"),
     "masked_self_attn": ("heads", "masks", "step_by_step"),
     "cross_attn": ("heads", "masks", "step_by_step"),
-    "feed_forward": (),
+    "feed_forward": ("feed_forward",),
     "add_norm": ("layernorm",),
     "norm": ("layernorm",),
     "add": ("layernorm",),
     "final_norm": ("layernorm",),
-    "linear": (),
-    "softmax": (),
+    "linear": ("output",),
+    "softmax": ("output",),
 }
 
 

@@ -21,6 +21,8 @@ from viz.style import MASK_COLORS, TICK_FONT_SIZE, base_layout
 from viz.tokens import Labels, axis, axis_labels, escape_token, hover_labels
 
 MIN_TEXT_CELL = 26  # px: narrower cells get no cell text (hover still gives the value)
+TITLE_FONT_SIZE = 18  # px: a figure's title (smaller when it would not fit the figure's width)
+BINARY_TEXT_CELL = 16  # px: a mask cell wide enough for its "1" / "0"
 PAD_GREY, TOKEN_BLUE = "#b0b0b0", "#dbe9f6"
 
 
@@ -49,9 +51,16 @@ def binary_scale(off: str, on: str) -> list[list]:
 
 def two_entry_bar(labels: tuple[str, str]) -> dict:
     """A horizontal colour bar above the plot's right end, used as a legend: (for 1, for 0)."""
-    return {"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.0, "yanchor": "bottom", "len": 0.7,
+    return {"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.0, "yanchor": "bottom", "len": 1.0,
             "thickness": 14, "tickvals": [0.25, 0.75], "ticktext": [html.escape(labels[1]), html.escape(labels[0])],
             "outlinewidth": 1, "tickfont": {"size": TICK_FONT_SIZE}}
+
+
+def title_size(title: str, width_px: float, size: int = TITLE_FONT_SIZE, smallest: int = 12) -> int:
+    """The largest font size (≤ `size`, ≥ `smallest`) at which `title` fits `width_px`: plotly clips a
+    title at the figure's edge ("Decoder self-attention: padding AND caus") instead of wrapping it."""
+    width_at_one = text_px(title, 1) or 1.0
+    return int(max(smallest, min(size, width_px / width_at_one)))
 
 
 def hovertemplate(y_title: str, x_title: str, value: str) -> str:
@@ -93,8 +102,9 @@ def binary_heatmap(
     )
     fig = go.Figure(trace)
     cell = matrix_layout(fig, title, x_title, y_title, row_tokens, col_tokens, width_hint)
-    if cell >= MIN_TEXT_CELL:
-        fig.data[0].update(texttemplate="%{z}", textfont={"size": TICK_FONT_SIZE})
+    if cell >= BINARY_TEXT_CELL:
+        size = TICK_FONT_SIZE if cell >= MIN_TEXT_CELL else TICK_FONT_SIZE - 3
+        fig.data[0].update(texttemplate="%{z}", textfont={"size": size})
     return fig
 
 
@@ -166,7 +176,8 @@ def matrix_layout(
     cell = cell_px(len(col_ticks), (width_hint - left - 20 - panel_gap * (n_panels - 1)) / n_panels)
     fig.update_layout(
         **base_layout(
-            title={"text": html.escape(title), "x": 0, "xanchor": "left"},
+            title={"text": html.escape(title), "x": 0, "xanchor": "left",
+                   "font": {"size": title_size(title, width_hint - 30)}},
             height=int(top + cell * len(row_ticks) + bottom),
             margin={"l": 10, "r": 10, "t": top, "b": 10},
             template="none",

@@ -4,7 +4,10 @@ The model replaces a blocked score by the most negative float32 (about -3.4e38) 
 exp() of it is exactly 0. Drawn as a number that value would squash every other score into one
 colour; here blocked cells are left out of the colour scale and drawn grey with "−∞", which is
 what the value means. After softmax they read exactly "0". One head is small, so exact float32
-values are sent (hover shows them); cell text appears when cells are wide enough to read.
+values are sent (hover shows them); cell text appears when cells are wide enough to read: each
+panel uses the most decimals whose widest number fits its cells (scores 1 or 0, weights ".25" or
+".3"), and no text at all when even that would overlap its neighbours (at 1280 px, three panels
+of a 12-token sentence leave ~15 px a cell).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from transformer.hook_names import act_name
-from viz.mask_figures import MIN_TEXT_CELL, hovertemplate, matrix_layout
+from viz.mask_figures import hovertemplate, matrix_layout, text_px
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, TICK_FONT_SIZE
 from viz.tokens import Labels, hover_labels
 
@@ -25,6 +28,9 @@ SCORE_HOOKS = ("hook_scores", "hook_mask", "hook_masked_scores", "hook_pattern")
 MINUS_INF = "−∞"
 MASKED_GREY = "#c4c4c4"
 PANEL_GAP = 60  # px between panels: room for a colour bar
+CELL_FONT = TICK_FONT_SIZE - 3  # px: numbers inside cells
+CELL_PADDING = 3  # px left free beside the widest number of a cell (estimates are generous already)
+SCORE_DIGITS, WEIGHT_DIGITS = (1, 0), (2, 1)  # decimals to try, most first
 
 
 def score_hook_names(kind: str, layer: int) -> tuple[str, ...]:
@@ -68,15 +74,17 @@ def score_range(scores: np.ndarray) -> tuple[float, float]:
     return -peak, peak
 
 
-def number_text(values: np.ndarray, digits: int) -> np.ndarray:
+def number_text(values: np.ndarray, digits: int, weights: bool | None = None) -> np.ndarray:
     """Cell text with `digits` decimals (weights drop the leading zero to fit: ".25"); exact zeros read
-    "0", exact ones "1", NaN "".
+    "0", exact ones "1", NaN "". `weights` defaults to `digits > 1` (the softmax panel's two decimals).
 
     An exact "0" is the point of the softmax panel: a masked weight is not small, it is zero.
     """
+    weights = digits > 1 if weights is None else weights
     text = np.char.mod(f"%.{digits}f", np.nan_to_num(values)).astype(object)  # (Tq, Tk)
-    text[text == f"-0.{'0' * digits}"] = f"0.{'0' * digits}"  # a tiny negative score is not "-0.0"
-    if digits > 1:  # weights: ".25" is as clear as "0.25" and fits a narrow cell
+    zero = f"0.{'0' * digits}" if digits else "0"
+    text[text == f"-{zero}"] = zero  # a tiny negative score is not "-0.0"
+    if weights and digits:  # weights: ".25" is as clear as "0.25" and fits a narrow cell
         text = np.array([s.replace("0.", ".", 1) for s in text.ravel()], dtype=object).reshape(values.shape)
     text[values == 0] = "0"
     text[values == 1] = "1"
@@ -84,19 +92,40 @@ def number_text(values: np.ndarray, digits: int) -> np.ndarray:
     return text
 
 
+def fitting_text(values: np.ndarray, digits: Sequence[int], cell: float, *, weights: bool) -> np.ndarray | None:
+    """Cell text with the most decimals (of `digits`, most first) whose widest number fits a `cell` px
+    wide cell. Past that, weights keep only their exact "0" and "1" (the softmax panel's point: a
+    blocked weight is exactly 0), other panels no text (hover still has every number); None: no text."""
+    for d in digits:
+        text = number_text(values, d, weights)
+        if _fits(text, cell):
+            return text
+    if weights and _fits(np.array(["0"]), cell):
+        text = number_text(values, digits[-1], weights)
+        text[(values != 0) & (values != 1)] = ""
+        return text
+    return None
+
+
+def _fits(text: np.ndarray, cell: float, size: int = CELL_FONT) -> bool:
+    return max((text_px(s, size) for s in text.ravel()), default=0.0) + CELL_PADDING <= cell
+
+
 def panel_traces(values: np.ndarray, *, x: Sequence[str], y: Sequence[str], zrange: tuple[float, float],
-                 colorscale: object, hover: str, digits: int, show_text: bool, blocked: np.ndarray | None = None,
-                 blocked_hover: str = "", xaxis: str = "x", colorbar: dict | None = None) -> list[go.Heatmap]:
-    """A panel's heatmap, plus a grey "−∞" overlay on `blocked` cells (the masked-scores panel)."""
-    text = {"text": number_text(values, digits).tolist(), "texttemplate": "%{text}",
-            "textfont": {"size": TICK_FONT_SIZE - 2}} if show_text else {}
+                 colorscale: object, hover: str, digits: Sequence[int], cell: float, weights: bool = False,
+                 blocked: np.ndarray | None = None, blocked_hover: str = "", xaxis: str = "x",
+                 colorbar: dict | None = None) -> list[go.Heatmap]:
+    """A panel's heatmap (cell text if it fits `cell`), plus a grey "−∞" overlay on `blocked` cells."""
+    numbers = fitting_text(values, digits, cell, weights=weights)
+    text = {"text": numbers.tolist(), "texttemplate": "%{text}",
+            "textfont": {"size": CELL_FONT}} if numbers is not None else {}
     main = go.Heatmap(z=values.astype(np.float32), x=x, y=y, zmin=zrange[0], zmax=zrange[1], colorscale=colorscale,
                       xgap=1, ygap=1, hoverongaps=False, hovertemplate=hover, xaxis=xaxis, yaxis="y",
                       showscale=colorbar is not None, colorbar=colorbar, **text)
     if blocked is None or not blocked.any():
         return [main]
     grey = {"text": np.where(blocked, MINUS_INF, "").tolist(), "texttemplate": "%{text}",
-            "textfont": {"size": TICK_FONT_SIZE, "color": "#222222"}} if show_text else {}
+            "textfont": {"size": CELL_FONT, "color": "#222222"}} if _fits(np.array([MINUS_INF]), cell) else {}
     overlay = go.Heatmap(z=np.where(blocked, 1.0, np.nan).astype(np.float32), x=x, y=y,
                          colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]], showscale=False, xgap=1, ygap=1,
                          hoverongaps=False, hovertemplate=blocked_hover, xaxis=xaxis, yaxis="y", **grey)
@@ -125,7 +154,6 @@ def steps_figure(
     fig = go.Figure()
     cell = matrix_layout(fig, "", x_title, y_title, row_tokens, col_tokens, width_hint, n_panels=3,
                          panel_gap=PANEL_GAP, top=50)
-    show_text = cell >= MIN_TEXT_CELL
     zrange = score_range(steps.scores)
     gap = PANEL_GAP / (0.85 * width_hint)  # as a fraction of the plot area (the page stretches the figure)
     panel = (1 - 2 * gap) / 3
@@ -133,13 +161,13 @@ def steps_figure(
     bar = {"thickness": 12, "len": 0.9, "y": 0.5, "x": domains[1][1] + 0.01, "xanchor": "left", "xref": "paper"}
     score_hover = hovertemplate(y_title, x_title, f"{score_label} = %{{z:.6~g}}")
     panels = [
-        panel_traces(steps.scores, x=x, y=y, zrange=zrange, colorscale=DIVERGING_SCALE, hover=score_hover, digits=1,
-                     show_text=show_text, xaxis="x"),
-        panel_traces(steps.masked, x=x, y=y, zrange=zrange, colorscale=DIVERGING_SCALE, hover=score_hover, digits=1,
-                     show_text=show_text, blocked=~steps.allowed, xaxis="x2", colorbar=bar,
+        panel_traces(steps.scores, x=x, y=y, zrange=zrange, colorscale=DIVERGING_SCALE, hover=score_hover,
+                     digits=SCORE_DIGITS, cell=cell, xaxis="x"),
+        panel_traces(steps.masked, x=x, y=y, zrange=zrange, colorscale=DIVERGING_SCALE, hover=score_hover,
+                     digits=SCORE_DIGITS, cell=cell, blocked=~steps.allowed, xaxis="x2", colorbar=bar,
                      blocked_hover=hovertemplate(y_title, x_title, f"{score_label} = {MINUS_INF} ({blocked_label})")),
-        panel_traces(steps.pattern, x=x, y=y, zrange=(0.0, 1.0), colorscale=ATTENTION_SCALE, digits=2,
-                     hover=hovertemplate(y_title, x_title, f"{weight_label} = %{{z:.6~g}}"), show_text=show_text,
+        panel_traces(steps.pattern, x=x, y=y, zrange=(0.0, 1.0), colorscale=ATTENTION_SCALE, digits=WEIGHT_DIGITS,
+                     hover=hovertemplate(y_title, x_title, f"{weight_label} = %{{z:.6~g}}"), cell=cell, weights=True,
                      xaxis="x3", colorbar={**bar, "x": 1.0 + 0.005}),
     ]
     for traces in panels:
@@ -161,9 +189,9 @@ def pattern_figure(pattern: np.ndarray, *, row_tokens: Labels, col_tokens: Label
                    x_title: str, y_title: str, weight_label: str, width_hint: int = 480) -> go.Figure:
     """One head's weights on the 0..1 scale with exact values on hover; zero weights read "0"."""
     fig = go.Figure()
-    cell = matrix_layout(fig, title, x_title, y_title, row_tokens, col_tokens, width_hint)
+    cell = matrix_layout(fig, title, x_title, y_title, row_tokens, col_tokens, width_hint, top=60)
     fig.add_traces(panel_traces(pattern, x=hover_labels(col_tokens), y=hover_labels(row_tokens), zrange=(0.0, 1.0),
-                                colorscale=ATTENTION_SCALE, digits=2, show_text=cell >= MIN_TEXT_CELL,
+                                colorscale=ATTENTION_SCALE, digits=WEIGHT_DIGITS, cell=cell, weights=True,
                                 hover=hovertemplate(y_title, x_title, f"{weight_label} = %{{z:.6~g}}"),
                                 colorbar={"thickness": 12, "len": 0.9}))
     return fig

@@ -3,6 +3,8 @@
 The tests share one tab and run in file order (each builds on the page the previous one left).
 """
 
+from pathlib import Path
+
 import pytest
 
 pytestmark = pytest.mark.e2e
@@ -12,6 +14,7 @@ CHINESE = "今天天气很好"  # every character is in the random model's vocab
 MARKUP = "<b>x</b>"
 SEP = " · "  # how ui.page.show_run joins tokens
 TICKS = ".st-key-head_fig g.xtick text"
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"  # git-ignored, as the harness's own shots
 
 
 def _after(page, tools, action) -> None:
@@ -43,14 +46,66 @@ def _ticks(page, axis: str) -> list[str]:
 
 
 def _shown_source_tokens(page) -> list[str]:
-    """The encoder tokens as the page lists them under "Source tokens" (first code block of that column)."""
-    column = page.locator("[data-testid=stColumn]").filter(has=page.locator("[data-testid=stCode]")).nth(1)
-    return column.locator("[data-testid=stCode]").first.inner_text().strip().split(SEP)
+    """The encoder tokens as the page lists them: the code block right after "Source tokens" (English UI)."""
+    label = page.locator("[data-testid=stMarkdownContainer]", has_text="Source tokens (encoder)").first
+    block = label.locator("xpath=following::*[@data-testid='stCode'][1]")
+    return block.inner_text().strip().split(SEP)
+
+
+def _params(page) -> dict[str, str]:
+    return page.evaluate("() => Object.fromEntries(new URLSearchParams(location.search))")
+
+
+def _first_screen(page, tools, name: str) -> None:
+    """What a projector shows at 1280 × 720 before any scrolling (saved next to the full-page shots)."""
+    size = page.viewport_size
+    page.set_viewport_size({"width": 1280, "height": 720})
+    tools.wait_idle(page)
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    page.set_viewport_size(size)
+
+
+def test_the_page_opens_on_the_translators_alignment_head(app_page, app_url, browser_tools):
+    """The default model's page opens on cross-attention, the card's head enlarged, rows named
+    "reads → writes", the right alignment outlined; the grid's tab and stretch go into the URL."""
+    page, tools = app_page, browser_tools
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{app_url}/?lang=en")
+    page.locator(TICKS).first.wait_for(timeout=180_000)
+    tools.wait_idle(page)
+    assert "Cross-attention (decoder → encoder), layer 1, head 3" in page.locator(".st-key-head_fig .gtitle").text_content()
+    rows = _ticks(page, "y")
+    assert "我 → 今天" in rows and "在 → 图书馆" in rows, rows
+    assert page.locator(".st-key-head_fig .shapelayer path").count() >= 7  # one outline per aligned word
+    head_box = page.locator(".st-key-head_fig").bounding_box()
+    assert head_box["y"] < 720, "the enlarged head starts on the first screen"
+    _first_screen(page, tools, "heads-first-screen-en")
+    page.locator(".st-key-grid_stretch label").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('grid_stretch') === 'true'", timeout=180_000)
+    tools.wait_idle(page)
+    page.locator(".st-key-heads_grid_tab").get_by_role("tab", name="Decoder masked self-attention").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('grid') === 'decoder'", timeout=180_000)
+    tools.wait_idle(page)
+    page.reload()  # a copied link opens the same tab, stretched
+    page.locator(TICKS).first.wait_for(timeout=180_000)
+    tools.wait_idle(page)
+    tab = page.locator(".st-key-heads_grid_tab").get_by_role("tab", name="Decoder masked self-attention")
+    assert tab.get_attribute("aria-selected") == "true"
+    assert page.locator(".st-key-grid_stretch input").is_checked()
+    params = _params(page)
+    assert params.get("grid") == "decoder" and params.get("grid_stretch") == "true", params
+    page.locator(".st-key-lang button", has_text="简体中文").click()
+    page.get_by_role("heading", name="所有层 × 所有头").wait_for(timeout=180_000)
+    tools.wait_idle(page)
+    _first_screen(page, tools, "heads-first-screen-zh")
+    tools.screenshot(page, "heads-opening-zh")
+    page.set_viewport_size({"width": 1400, "height": 1000})
 
 
 def test_english_sentence_ticks_are_its_tokens(app_page, app_url, browser_tools):
     page, tools = app_page, browser_tools
-    page.goto(f"{app_url}/?lang=en")
+    page.goto(f"{app_url}/?lang=en&kind=encoder")  # the translator opens on cross-attention; these tests read the encoder
     page.get_by_role("heading", name="Every layer × head").wait_for(timeout=180_000)
     tools.wait_idle(page)
     _submit(page, tools, ENGLISH)

@@ -63,3 +63,75 @@ def test_masked_cells_read_zero_in_both_languages(app_page, app_url, browser_too
     _show_steps(page)
     _check_masked_cells(page)
     _full_screenshot(page, tools, "masks-zh-ui")
+
+
+# At a 1280×720 projector: cell numbers never run into each other, no title or control is clipped,
+# and the causal experiment shows both truths on the shipped translator's default sentence.
+OVERLAPS = r"""(selector) => {
+  // every pair of cell labels of one heatmap whose drawn boxes intersect (more than half a pixel)
+  const out = [];
+  document.querySelectorAll(selector + ' .js-plotly-plot g.hm').forEach(hm => {
+    const boxes = Array.from(hm.querySelectorAll('.heatmap-label text'), t => t.getBoundingClientRect())
+      .filter(b => b.width > 0);
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i], b = boxes[j];
+      if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) out.push([i, j]);
+    }
+  });
+  return {overlaps: out.length, labels: document.querySelectorAll(selector + ' .js-plotly-plot .heatmap-label text').length};
+}"""
+CLIPPED_TITLES = r"""() => {
+  // titles and panel annotations cut off by their figure's left or right edge
+  const out = [];
+  document.querySelectorAll('.js-plotly-plot').forEach(gd => {
+    const frame = gd.querySelector('svg.main-svg').getBoundingClientRect();
+    gd.querySelectorAll('.gtitle, .annotation-text-g text').forEach(t => {
+      const b = t.getBoundingClientRect();
+      if (b.width > 0 && (b.left < frame.left - 1 || b.right > frame.right + 1)) out.push(t.textContent);
+    });
+  });
+  return out;
+}"""
+CLIPPED_CONTROL = r"""(key) => {
+  // a widget's buttons and labels cut off by its own box or by the column it sits in
+  const box = document.querySelector('.st-key-' + key);
+  const frame = box.getBoundingClientRect();
+  return Array.from(box.querySelectorAll('button, label, p'))
+    .filter(e => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > frame.right + 1)
+    .map(e => e.textContent);
+}"""
+
+
+def _draw_everything(page) -> None:
+    """Scroll the page through once: Streamlit draws a chart only when it comes into view."""
+    height = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
+    for y in range(0, height, 400):
+        page.evaluate(f"() => document.querySelector('[data-testid=stMain]').scrollTo(0, {y})")
+        page.wait_for_timeout(120)
+
+
+def test_masks_page_at_1280_reads_cleanly_and_tells_the_causal_truth(app_page, app_url, browser_tools):
+    page, tools = app_page, browser_tools
+    page.set_viewport_size({"width": 1280, "height": 720})
+    for lang in ("en", "zh"):
+        if lang == "en":
+            page.goto(f"{app_url}/masks?model=translate-en-zh&kind=decoder&layer=0&head=0&row=0&no_causal=true&ablate=true")
+        else:
+            page.locator("[data-testid=stSidebar]").get_by_text("简体中文", exact=True).click()
+        tools.wait_idle(page, 90_000)
+        _show_steps(page)
+        _check_masked_cells(page)
+        cells = page.evaluate(OVERLAPS, STEPS)
+        assert cells["labels"] > 0 and cells["overlaps"] == 0, cells
+        _draw_everything(page)
+        assert page.evaluate(CLIPPED_TITLES) == []
+        assert page.evaluate(CLIPPED_CONTROL, "causal_scope") == []
+        # both truths: generation unchanged (with the reason), and the teacher-forced table
+        unchanged = "Unchanged." if lang == "en" else "没有改变。"
+        assert page.get_by_text(unchanged).count() == 1
+        assert page.locator('[data-testid=stDataFrame]').count() == 1
+        for name in ("forced_with_0_0", "forced_without_0_0"):
+            assert page.locator(f'[class*="st-key-{name}"] .js-plotly-plot').count() == 1
+        page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
+        assert tools.screenshot(page, f"masks-1280-{lang}").stat().st_size > 0
+    page.set_viewport_size({"width": 1400, "height": 1000})

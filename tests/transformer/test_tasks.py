@@ -12,6 +12,8 @@ import pytest
 
 from transformer.tasks import (
     COMMON_HANZI,
+    HANZI,
+    LEVEL_ONE_HANZI,
     TASKS,
     CharTask,
     CopyTask,
@@ -45,12 +47,14 @@ def word_samples() -> dict[str, list[Example]]:
 # --- registry ---------------------------------------------------------------------------------------
 
 
-def test_registry_has_the_five_tasks_under_their_names():
-    assert list(TASKS) == ["copy", "reverse", "sort", "translate-en-zh", "translate-en-fr"]
+def test_registry_has_the_tasks_under_their_names():
+    assert list(TASKS) == [
+        "copy", "reverse", "sort", "translate-en-zh", "translate-en-fr", "translate-zh-en", "gpt-translate-en-zh", "induction",
+    ]
     for name, task in TASKS.items():
         assert task.name == name
         assert get_task(name) is task
-        assert task.level == ("char" if name in CHAR_TASKS else "word")
+        assert task.level == ("char" if name in (*CHAR_TASKS, "induction") else "word")
         assert task.description_en and task.description_zh
         assert re.search(r"[\u4e00-\u9fff]", task.description_zh)
 
@@ -119,7 +123,8 @@ def test_common_hanzi_are_distinct_cjk_and_cover_the_demo_phrases():
 def test_char_alphabet_is_sorted_unique_and_complete(name):
     vocab = TASKS[name].source_vocabulary()
     assert list(vocab) == sorted(set(vocab))
-    assert set(vocab) == set(string.ascii_letters + string.digits + string.punctuation + " " + COMMON_HANZI)
+    assert set(vocab) == set(string.ascii_letters + string.digits + string.punctuation + " " + HANZI)
+    assert set(COMMON_HANZI) | set(LEVEL_ONE_HANZI) == set(HANZI)
     assert TASKS[name].target_vocabulary() == vocab
 
 
@@ -129,7 +134,7 @@ def test_char_targets_and_alignments_are_right(name):
     task = TASKS[name]
     vocab = set(task.source_vocabulary())
     for e in _sample(task, 2000):
-        assert 1 <= len(e.source) <= 32
+        assert task.min_len <= len(e.source) <= task.max_len
         assert set(e.source) <= vocab
         assert e.target == expected(e.source)
         assert e.alignment is not None and sorted(e.alignment) == list(range(len(e.source)))
@@ -156,7 +161,7 @@ def test_char_lengths_follow_the_settings():
 
 def test_char_tasks_mix_chinese_heavy_and_ascii_heavy_strings():
     samples = [e.source for e in _sample(TASKS["copy"], 4000) if len(e.source) >= 8]
-    hanzi_shares = [sum(c in COMMON_HANZI for c in s) / len(s) for s in samples]
+    hanzi_shares = [sum(c in HANZI for c in s) / len(s) for s in samples]
     chinese_heavy = sum(share > 0.4 for share in hanzi_shares) / len(samples)
     assert 0.4 < chinese_heavy < 0.6
     assert sum(" " in s for s in samples) > len(samples) / 2

@@ -58,7 +58,7 @@ def test_kind_layer_and_head_come_from_the_url_and_bad_values_are_ignored():
     at = _app("the cat sees the dog", kind="nonsense", layer="99")
     at.run()
     assert not errors(at), errors(at)
-    assert at.selectbox(key="kind").value == "encoder" and at.selectbox(key="layer").value == 0
+    assert at.selectbox(key="kind").value == "cross" and at.selectbox(key="layer").value == 0  # the translator's default kind
 
 
 def test_chinese_input_labels_the_axes():
@@ -135,3 +135,83 @@ def test_exports_work_offline_and_load_without_pickle():
         assert saved["src_tokens"].tolist() == ["<b>", "好"] and str(saved["text"]) == "<b>好"
         assert saved["encoder.layers.0.self_attn.hook_pattern"].shape == (1, 1, 2, 2)
     assert safe_name("attention-encoder-L0-H1") == "attention-encoder-L0-H1" and safe_name("a/b c") == "a-b-c"
+
+
+DEFAULT = "i read a book in the library today"  # the translator's example: the page opens on it
+
+
+def _opened() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(lang="en")
+    at.run()
+    assert not errors(at), errors(at)
+    return at
+
+
+def test_translator_opens_on_cross_attention_with_the_cards_head_and_rows_named_by_what_they_write():
+    at = _opened()
+    assert at.text_input(key="text").value == DEFAULT
+    card = at.session_state["heads_opened_for"]
+    assert card == "translate-en-zh"
+    assert (at.selectbox(key="kind").value, at.selectbox(key="layer").value, at.selectbox(key="head").value) == ("cross", 1, 3)
+    head = figures(at)["head_fig"]
+    rows = head["layout"]["yaxis"]["ticktext"]
+    assert "我 → 今天" in rows and "在 → 图书馆" in rows, rows
+    assert "Cross-attention (decoder → encoder), layer 1, head 3" in head["layout"]["title"]["text"]
+    assert any("named by the token they write" in c.value for c in at.caption)
+    assert any("opens on this model's alignment head" in c.value for c in at.caption)
+    assert "kind" not in at.query_params  # the default kind stays out of links
+
+
+def test_gold_alignment_outline_turns_on_and_off():
+    at = _opened()
+    shapes = figures(at)["head_fig"]["layout"].get("shapes", [])
+    rows = figures(at)["head_fig"]["layout"]["yaxis"]["ticktext"]
+    cells = {(round(s["y0"] + 0.5), round(s["x0"] + 0.5)) for s in shapes}
+    assert (rows.index("我 → 今天"), 7) in cells and (rows.index("在 → 图书馆"), 6) in cells  # today, library
+    metric = figures(at)["heads_metric_fig"]
+    assert "Alignment" in metric["layout"]["title"]["text"]  # cross-attention: the alignment score, no index metrics
+    assert "previous" not in at.selectbox(key="heads_metric").options
+    at.toggle(key="heads_alignment").set_value(False).run()
+    assert not errors(at), errors(at)
+    assert not figures(at)["head_fig"]["layout"].get("shapes")
+
+
+def test_important_heads_are_marked_and_explained():
+    at = _opened()
+    labels = next(d["text"] for d in figures(at)["grid_cross_0"]["data"] if d.get("mode") == "text")
+    assert sum("★" in label for label in labels) >= 1
+    assert "heads_importance_cross" in figures(at)
+    assert any("removal changes at least one output" in c.value for c in at.caption)
+
+
+def test_url_keeps_the_grid_tab_and_both_stretch_switches():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(lang="en", grid="decoder", grid_stretch="true", heads_stretch="true")
+    at.run()
+    assert not errors(at), errors(at)
+    assert at.toggle(key="grid_stretch").value and at.toggle(key="heads_stretch").value
+    assert at.session_state["heads_grid_tab"] == "Decoder masked self-attention"  # a code in the URL, a label on screen
+    # (AppTest does not show what a bound widget writes to the URL; tests/e2e/test_heads_browser.py checks that)
+
+
+def test_the_chinese_ui_gives_plotly_its_locale():
+    at = _opened()
+    at.session_state["lang"] = "zh"  # what the sidebar's language switch sets
+    at.run()
+    assert not errors(at), errors(at)
+    for chart in at.get("plotly_chart"):
+        config = json.loads(chart.proto.config)
+        assert config["locale"] == "zh-CN"
+        assert config["locales"]["zh-CN"]["dictionary"]["Download plot"] == "下载图表"
+
+
+def test_untrained_models_measure_importance_on_demand():
+    at = _random(_app("hi there", r_layers="1", r_heads="2"))  # 6 heads to remove: quick on a busy machine
+    assert "heads_importance_cross" not in figures(at)
+    assert any("copy task" in c.value for c in at.caption)
+    at.button(key="heads_importance_measure").click().run()
+    assert not errors(at), errors(at)
+    assert "heads_importance_cross" in figures(at)
+    at = _random(_app("hi there"), "decoder-only")
+    assert any("encoder–decoder models" in i.value for i in at.info)

@@ -1,12 +1,23 @@
 """The Masks page in AppTest: renders for both architectures, shows the masks of a batch, and its
-experiments (causal mask off, a hidden token, an ablated head) change exactly what they should."""
+experiments (causal mask off, a hidden token, an ablated head) change exactly what they should;
+on the shipped translator, the causal experiment's two truths carry the right numbers."""
 
+import html
+import json
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.ui.conftest import figure, open_page, plotly_array
+from runs.model_ref import ModelRef, load_bundle
+from runs.reference import model_task
+from runs.text_run import run_text
+from tests.ui.conftest import ROOT, figure, open_page, plotly_array
+from transformer.causal import causal_experiment
+from transformer.hook_names import attn_module
+from transformer.interventions import InterventionSpec
+
+ZH = "translate-en-zh"
 
 
 def _open(arch: str = "encoder-decoder", *, lang: str = "en", text: str = "abcd", more: str = "ab") -> AppTest:
@@ -89,8 +100,89 @@ def test_switching_off_the_causal_mask_fills_the_upper_triangle():
     at.selectbox(key="kind").set_value("decoder").run()
     at.toggle(key="no_causal").set_value(True).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert (_upper(at, "pattern_before_decoder_0_0") == 0).all()
-    assert (_upper(at, "pattern_after_decoder_0_0") > 0).all()
+    assert (_upper(at, "forced_with_0_0") == 0).all()
+    assert (_upper(at, "forced_without_0_0") > 0).all()
+    assert any("untrained" in i.value for i in at.info)  # a random model is not generated: said so
+
+
+def _shipped(**state) -> AppTest:
+    """The Masks page on the shipped English → Chinese translator with its default text and batch."""
+    return open_page("masks", model=ZH, lang="en", **state)
+
+
+def test_default_batch_sentences_are_all_inside_the_grammar():
+    at = _shipped()
+    task = model_task(load_bundle(ModelRef.parse(ZH)))
+    lines = [at.text_input(key="text").value, *at.text_area(key="more").value.splitlines()]
+    assert len(lines) == 3
+    for line in lines:
+        assert task.reference(line) is not None, f"{line!r} has no right answer"
+    assert not at.warning  # nothing reported about the default lines
+
+
+def test_decoder_rows_are_labelled_reads_then_writes():
+    at = _shipped(row=0)
+    rows = figure(at, "mask_causal")["layout"]["yaxis"]["ticktext"]
+    assert [html.unescape(r) for r in rows[:3]] == ["<bos> → 我", "我 → 今天", "今天 → 在"]
+    assert figure(at, "mask_cross")["layout"]["yaxis"]["ticktext"] == rows
+    steps = figure(at, "score_steps_decoder_0_0")["layout"]["yaxis"]["ticktext"]
+    assert html.unescape(steps[1]) == "我 → 今天"
+    assert any("row i reads" in c.value for c in at.caption)  # the one sentence that says why
+
+
+def test_causal_experiment_shows_both_truths_with_the_right_numbers():
+    at = _shipped(row=0, no_causal=True)
+    bundle = load_bundle(ModelRef.parse(ZH))
+    text = "i read a book in the library today"
+    expected = causal_experiment(bundle, text, model_task(bundle).reference(text).target)  # the oracle, run here
+    codes = [c.value for c in at.code]
+    # (a) generation with and without the mask: unchanged, with the reason
+    assert codes.count(expected.generated_with_mask) >= 2 and expected.generated_with_mask == expected.generated_without_mask
+    assert any("nothing for it to look ahead at" in s.value for s in at.success)
+    # (b) teacher forcing on the task's right answer: the table holds the oracle's predictions
+    assert model_task(bundle).reference(text).target in codes
+    table = at.dataframe[0].value
+    assert list(table["should write"]) == [p.expected for p in expected.positions]
+    assert list(table["predicts with the mask"]) == [f"{p.with_mask} · {p.p_with_mask:.0%}" for p in expected.positions]
+    assert list(table["predicts without the mask"]) == [f"{p.without_mask} · {p.p_without_mask:.0%}"
+                                                        for p in expected.positions]
+    np.testing.assert_allclose(table["weight on later tokens"], [p.future_weight for p in expected.positions], atol=1e-6)
+    n = len(expected.positions)
+    summary = next(m.value for m in at.markdown if "predictions change" in m.value)
+    assert f"**{n - 1} of {n}** rows" in summary and f"**{expected.n_changed} of {n}** predictions" in summary
+    right_without = sum(p.without_mask == p.expected for p in expected.positions)
+    assert f"**{n} of {n}** with the mask, **{right_without} of {n}** without it" in summary
+    # the patterns of the same pass: nothing above the diagonal with the mask, weight there without it
+    assert (_upper(at, "forced_with_0_0") == 0).all() and _upper(at, "forced_without_0_0").sum() > 0
+    assert not any("usually changes" in m.value for m in at.markdown)
+
+
+def test_ablation_defaults_to_a_head_that_changes_the_output():
+    at = _shipped(row=0, ablate=True)
+    assert at.selectbox(key="ablate_head").value == "auto"
+    found = next(c.value for c in at.caption if c.value.startswith("Ablating "))
+    assert "changes this sentence's output" in found
+    assert any("changed the model's output" in w.value for w in at.warning)
+    # the named head, ablated independently, changes the output too
+    bundle = load_bundle(ModelRef.parse(ZH))
+    catalog = {**json.loads((ROOT / "assets/i18n/en/heads.json").read_text()),
+               **json.loads((ROOT / "assets/i18n/en/masks.json").read_text())}
+    named = [(k, i, h) for k in ("encoder", "decoder", "cross") for i in range(2) for h in range(4)
+             if catalog["ablate_which"].format(kind=catalog[f"kind_{k}"], layer=i, head=h) in found]
+    assert len(named) == 1
+    kind, layer, head = named[0]
+    text = "i read a book in the library today"
+    base = run_text(bundle, text, names=())
+    spec = InterventionSpec("zero_output", attn_module(kind, layer), head=head)
+    ablated = run_text(bundle, text, names=(), interventions=(spec,))
+    assert ablated.output_tokens != base.output_tokens
+    at.selectbox(key="ablate_head").set_value("encoder-0-0").run()  # any head can still be chosen
+    assert not at.exception and not any(c.value.startswith("Ablating ") for c in at.caption)
+
+
+def test_a_long_line_is_announced_as_truncated():
+    at = _open(text="abc", more="a" * 600)
+    assert any("Sentence 2 has 600 tokens" in w.value and "511" in w.value for w in at.warning)
 
 
 def test_hiding_a_token_zeroes_its_column():

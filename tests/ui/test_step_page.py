@@ -93,3 +93,16 @@ def test_chinese_ui(architecture):
     assert set(charts) == EXPECTED
     assert charts["step_qkv"]["layout"]["xaxis3"]["title"]["text"] == "维度"
     assert re.search(r"[\u4e00-\u9fff]", at.success[0].value)
+
+
+def test_decoder_queries_are_named_by_the_token_they_write():
+    """On the translator's example, the query picker and the figures name decoder row 2 "我 → 今天"."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.switch_page(PAGE).run()
+    at.selectbox(key="kind").set_value("cross").run()
+    at.selectbox(key="query").set_value(1).run()
+    assert not at.exception, [e.value for e in at.exception]
+    picker = at.selectbox(key="query")
+    assert picker.format_func(1) == "1: 我 → 今天", picker.format_func(1)
+    assert any("named by the token they write" in c.value for c in at.caption)
+    assert figures(at)["step_qkv"]["layout"]["yaxis"]["ticktext"] == ["1: 我 → 今天"]

@@ -86,7 +86,7 @@ def test_parameter_groups_add_up_to_the_model():
 
 
 def test_every_component_links_only_to_known_pages():
-    known = {"heads", "masks", "positional", "layernorm", "step_by_step", "architecture"}
+    known = {"heads", "masks", "positional", "layernorm", "step_by_step", "architecture", "feed_forward", "output"}
     assert all(set(pages) <= known for pages in COMPONENT_PAGES.values())
 
 
@@ -96,7 +96,8 @@ def test_figure_draws_every_box_with_escaped_labels_and_shapes():
     text = {"n_layers": "N={n}", "encoder": "E", "decoder": "D", "probabilities": "P", "memory": "M", "see": "see",
             **{f"detail.{c}": c for c in COMPONENT_PAGES}}
     fig = architecture_figure(stacks, labels, text, 6, {p: p for p in COMPONENT_PAGES["masked_self_attn"]} |
-                              {"positional": "positional", "layernorm": "layernorm"})
+                              {"positional": "positional", "layernorm": "layernorm", "feed_forward": "feed_forward",
+                               "output": "output"})
     n_boxes = sum(len(b) for b in stacks.values())
     rects = [s for s in fig.layout.shapes if s.type == "rect"]
     assert len(rects) == n_boxes + 2  # every box, plus one "N ×" frame per stack

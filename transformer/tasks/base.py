@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import difflib
 import random
+import unicodedata
 import zlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Literal
+
+from transformer.graphemes import graphemes
+from transformer.tokenizer import SENTENCE_PUNCTUATION
 
 Level = Literal["char", "word"]
 Split = Literal["train", "heldout"]
@@ -23,6 +27,14 @@ HELDOUT_MODULUS = 20
 
 _MAX_MISSES = 100_000
 """Rejection sampling gives up after this many draws in a row that all fall in the other split."""
+
+
+_PUNCTUATION_TO_SPACE = str.maketrans(dict.fromkeys(SENTENCE_PUNCTUATION, " "))
+
+
+def without_punctuation(text: str) -> str:
+    """NFC `text` with each ignorable sentence mark replaced by a space ("book." → "book ", "书。" → "书 ")."""
+    return unicodedata.normalize("NFC", text).translate(_PUNCTUATION_TO_SPACE)
 
 
 @dataclass(frozen=True)
@@ -88,8 +100,15 @@ class Task(ABC):
         """
 
     def split_source(self, text: str) -> list[str]:
-        """The source symbols of `text`: its characters, or its whitespace-separated words."""
-        return list(text) if self.level == "char" else text.split()
+        """The source symbols of `text`: its user-perceived characters, or its words.
+
+        Char tasks: extended grapheme clusters after NFC (👍🏽 is one symbol). Word tasks: lowercase words,
+        with the sentence punctuation a teacher types (`SENTENCE_PUNCTUATION`: ". , ? ! ;" and full-width
+        "。，？！；") ignored, the same as the translators' tokenizers do, so model and reference agree.
+        """
+        if self.level == "char":
+            return graphemes(text)
+        return without_punctuation(text).lower().split()
 
     def split_target(self, text: str) -> list[str]:
         """The target symbols of `text`, split the same way as sources."""
@@ -101,8 +120,7 @@ class Task(ABC):
         Word tasks compare lowercased words, matching the lowercase lexicon.
         """
         known = set(self.source_vocabulary())
-        symbols = self.split_source(text if self.level == "char" else text.lower())
-        return list(dict.fromkeys(s for s in symbols if s not in known))
+        return list(dict.fromkeys(s for s in self.split_source(text) if s not in known))
 
     def is_valid_source(self, text: str) -> bool:
         """Non-empty and made only of known symbols (for word tasks this does not check the grammar)."""

@@ -12,8 +12,11 @@ import itertools
 import random
 import string
 from abc import abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from transformer.graphemes import graphemes
 from transformer.tasks.base import Example, Level, Task
 
 # About 500 common Simplified Chinese characters, so a teacher can type a greeting, a phrase about
@@ -36,6 +39,20 @@ COMMON_HANZI = (
     "城市京广州深圳香港台湾路店医院公园场楼房父母儿女孩男活休运动健康乐幸福安祝节欢迎感系否应该必须喜"
     "希望觉得认识记忘帮助使需始结束完"
 )
+
+
+def _level_one_hanzi() -> str:
+    """The 3,500 characters of level 1 of the Table of General Standard Chinese Characters (通用规范汉字表 一级字表).
+
+    Shipped as `data/hanzi_level1.txt`, generated once from Unihan's kTGH field (see `data/make_hanzi_level1.py`).
+    """
+    return (Path(__file__).with_name("data") / "hanzi_level1.txt").read_text(encoding="utf-8").replace("\n", "")
+
+
+LEVEL_ONE_HANZI = _level_one_hanzi()
+# Every hanzi the char tasks know: the common ones above (12 of them, surnames and name characters such as 邹 and
+# 婷, are outside level 1), then the rest of level 1 in the table's order.
+HANZI = "".join(dict.fromkeys(COMMON_HANZI + LEVEL_ONE_HANZI))
 
 ASCII_LETTERS = string.ascii_letters
 ASCII_DIGITS = string.digits
@@ -76,22 +93,32 @@ class CharTask(Task):
             raise ValueError(f"chinese_heavy_fraction must be in [0, 1], got {self.chinese_heavy_fraction}")
 
     @abstractmethod
-    def alignment(self, source: str) -> tuple[int, ...]:
-        """For each output position j, the index of the source character that goes there."""
+    def alignment(self, symbols: Sequence[str]) -> tuple[int, ...]:
+        """For each output position j, the index of the source character (grapheme) that goes there."""
 
     def target(self, source: str) -> str:
         """The correct output for any source string (typed in the app or sampled)."""
-        return "".join(source[i] for i in self.alignment(source))
+        symbols = graphemes(source)
+        return "".join(symbols[i] for i in self.alignment(symbols))
 
     def reference(self, source: str) -> Example | None:
-        """Any non-empty string has a right answer, even with symbols outside the alphabet."""
-        return Example(source, self.target(source), self.alignment(source)) if source else None
+        """Any non-empty string has a right answer, even with symbols outside the alphabet.
+
+        Characters are user-perceived characters (NFC, extended grapheme clusters): reversing "👍🏽é" gives
+        "é👍🏽", not the skin tone before the thumb; `source` comes back NFC-normalised.
+        """
+        symbols = graphemes(source)
+        if not symbols:
+            return None
+        alignment = self.alignment(symbols)
+        return Example("".join(symbols), "".join(symbols[i] for i in alignment), alignment)
 
     def sample(self, rng: random.Random) -> Example:
         length = rng.randint(self.min_len, self.max_len)
         chinese_heavy = rng.random() < self.chinese_heavy_fraction
-        source = "".join(rng.choices(_POOL, cum_weights=_CUMULATIVE[chinese_heavy], k=length))
-        return Example(source, self.target(source), self.alignment(source))
+        symbols = rng.choices(_POOL, cum_weights=_CUMULATIVE[chinese_heavy], k=length)  # one grapheme each
+        alignment = self.alignment(symbols)
+        return Example("".join(symbols), "".join(symbols[i] for i in alignment), alignment)
 
     def source_vocabulary(self) -> tuple[str, ...]:
         return _ALPHABET
@@ -102,15 +129,15 @@ class CharTask(Task):
 
 def _cumulative_weights(hanzi_share: float) -> tuple[float, ...]:
     """Per-character weights over `_POOL` (hanzi, then each ASCII class), accumulated for `rng.choices`."""
-    weights = [hanzi_share / len(COMMON_HANZI)] * len(COMMON_HANZI)
+    weights = [hanzi_share / len(HANZI)] * len(HANZI)
     for chars, weight in ASCII_CLASS_WEIGHTS:
         weights += [(1 - hanzi_share) * weight / len(chars)] * len(chars)
     return tuple(itertools.accumulate(weights))
 
 
-_POOL = COMMON_HANZI + "".join(chars for chars, _ in ASCII_CLASS_WEIGHTS)
+_POOL = HANZI + "".join(chars for chars, _ in ASCII_CLASS_WEIGHTS)
 _CUMULATIVE = {True: _cumulative_weights(CHINESE_HEAVY_HANZI_SHARE), False: _cumulative_weights(ASCII_HEAVY_HANZI_SHARE)}
-_ALPHABET: tuple[str, ...] = tuple(sorted(set(ASCII_LETTERS + ASCII_DIGITS + ASCII_PUNCTUATION + " " + COMMON_HANZI)))
+_ALPHABET: tuple[str, ...] = tuple(sorted(set(ASCII_LETTERS + ASCII_DIGITS + ASCII_PUNCTUATION + " " + HANZI)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,8 +151,8 @@ class CopyTask(CharTask):
     )
     description_zh: str = "复制：输出逐字重复输入。每个输出位置只需要输入中相同的位置，所以交叉注意力应当呈现一条清晰的对角线。"
 
-    def alignment(self, source: str) -> tuple[int, ...]:
-        return tuple(range(len(source)))
+    def alignment(self, symbols: Sequence[str]) -> tuple[int, ...]:
+        return tuple(range(len(symbols)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,14 +160,15 @@ class ReverseTask(CharTask):
     """Output = input backwards. Cross-attention should be the anti-diagonal: output j reads input n-1-j."""
 
     name: str = "reverse"
+    max_len: int = 48
     description_en: str = (
         "Reverse: the output is the input read backwards. "
         "Output position j needs input position n-1-j, so cross-attention should draw an anti-diagonal."
     )
     description_zh: str = "反转：输出是倒过来的输入。第 j 个输出位置需要第 n-1-j 个输入位置，所以交叉注意力应当呈现一条反对角线。"
 
-    def alignment(self, source: str) -> tuple[int, ...]:
-        return tuple(range(len(source) - 1, -1, -1))
+    def alignment(self, symbols: Sequence[str]) -> tuple[int, ...]:
+        return tuple(range(len(symbols) - 1, -1, -1))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -158,5 +186,5 @@ class SortTask(CharTask):
         "每个输出位置都要找到下一个最小的字符，不论它在哪里，所以注意力会在输入中来回跳动。"
     )
 
-    def alignment(self, source: str) -> tuple[int, ...]:
-        return tuple(sorted(range(len(source)), key=source.__getitem__))  # sorted() is stable: ties keep input order
+    def alignment(self, symbols: Sequence[str]) -> tuple[int, ...]:
+        return tuple(sorted(range(len(symbols)), key=symbols.__getitem__))  # sorted() is stable: ties keep input order

@@ -34,7 +34,16 @@ from transformer.tasks.english import (
     indefinite_article,
 )
 from transformer.tasks.phrase import Phrase, arrange, combine
-from transformer.tasks.words import NotInGrammar, WordTask, fitting_adjective, lookup, words_of
+from transformer.tasks.words import (
+    Grammar,
+    NotInGrammar,
+    WordTask,
+    check_object,
+    fitting_adjective,
+    grammar_of,
+    lookup,
+    words_of,
+)
 
 SHARES = Shares(plural=0.35, adjective=0.5, place=0.5, time=0.35)
 
@@ -81,7 +90,9 @@ def _determiner(sentence: Sentence, gender: str, next_word: str) -> Phrase:
     )
     fr = d.plural if sentence.plural else (d.masculine if gender == "m" else d.feminine)
     if fr is None:
-        raise NotInGrammar(f"determiner {sentence.determiner!r} has no French form for this noun")
+        raise NotInGrammar(
+            f"determiner {sentence.determiner!r} has no French form for this noun", "determiner_noun", ("determiner", "noun")
+        )
     return Phrase.of(indefinite_article(next_word) if sentence.determiner == "a" else sentence.determiner, fr)
 
 
@@ -96,11 +107,8 @@ def _noun(noun: lex.Noun, plural: bool) -> Phrase:
 def _object(sentence: Sentence, verb: lex.Verb) -> Phrase:
     """DET [ADJ] NOUN → DET NOUN [ADJ], or DET CONTAINER of MASS → DET CONTAINER de MASS, all agreeing."""
     thing = lookup(_MASSES if sentence.container else _NOUNS, sentence.noun, "drink or dish" if sentence.container else "noun")
-    if not thing.tags & verb.tags:
-        raise NotInGrammar(f"{verb.en!r} does not take {sentence.noun!r}")
+    check_object(verb.en, bool(thing.tags & verb.tags), sentence, thing.containers if isinstance(thing, lex.Mass) else None)
     if isinstance(thing, lex.Mass):
-        if sentence.container not in thing.containers or sentence.adjective:
-            raise NotInGrammar(f"no {sentence.adjective or ''} {sentence.container!r} of {thing.en!r} in the grammar")
         container = _noun(_NOUNS[sentence.container], sentence.plural)
         determiner = _determiner(sentence, _NOUNS[sentence.container].gender, container.source[0])
         return combine([determiner, container, Phrase.of(*lex.OF), Phrase.of(thing.en, thing.fr)])
@@ -147,6 +155,9 @@ class EnglishToFrench(WordTask):
         if sentence.time is not None:
             parts["time"] = Phrase.of(sentence.time, *lookup(_TIMES, sentence.time, "time"))
         return arrange(parts, ORDER, ORDER)
+
+    def grammar(self) -> Grammar:
+        return grammar_of(_SUBJECT_WORDS, _OBJECTS, _ADJECTIVES, _DETERMINER_WORDS, _PLACE_WORDS, _TIME_WORDS)
 
     def english_lexicon(self) -> EnglishLexicon:
         numbers: dict[str, tuple[bool, ...]] = {}

@@ -38,7 +38,7 @@ from transformer.tasks.english import (
     indefinite_article,
 )
 from transformer.tasks.phrase import Phrase, arrange, combine
-from transformer.tasks.words import NotInGrammar, WordTask, fitting_adjective, lookup, words_of
+from transformer.tasks.words import Grammar, WordTask, check_object, fitting_adjective, grammar_of, lookup, words_of
 
 # plural: objects counted with two..nine rather than a/one/this/that;
 # adjective: objects with an adjective, when the noun has a compatible one
@@ -80,11 +80,8 @@ def _object(sentence: Sentence, verb: lex.Word) -> Phrase:
     """NUM [ADJ] NOUN → NUM MEASURE [ADJ 的] NOUN, or NUM CONTAINER of MASS → NUM CONTAINER-MEASURE MASS."""
     table = _MASSES if sentence.container else _NOUNS
     thing = lookup(table, sentence.noun, "drink or dish" if sentence.container else "noun")
-    if not thing.tags & verb.tags:
-        raise NotInGrammar(f"{verb.en!r} does not take {sentence.noun!r}")
+    check_object(verb.en, bool(thing.tags & verb.tags), sentence, thing.containers if isinstance(thing, lex.Mass) else None)
     if isinstance(thing, lex.Mass):
-        if sentence.container not in thing.containers or sentence.adjective:
-            raise NotInGrammar(f"no {sentence.adjective or ''} {sentence.container!r} of {thing.en!r} in the grammar")
         en_container = english_noun(sentence.container, sentence.plural)
         return combine(
             [
@@ -137,6 +134,9 @@ class EnglishToChinese(WordTask):
         if sentence.time is not None:
             parts["time"] = Phrase.of(sentence.time, *lookup(_TIMES, sentence.time, "time"))
         return arrange(parts, ENGLISH_ORDER, CHINESE_ORDER)
+
+    def grammar(self) -> Grammar:
+        return grammar_of(_SUBJECT_WORDS, _OBJECTS, _ADJECTIVES, _DETERMINER_WORDS, _PLACE_WORDS, _TIME_WORDS)
 
     def english_lexicon(self) -> EnglishLexicon:
         return EnglishLexicon(

@@ -12,7 +12,7 @@ from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from transformer.tasks.base import Example, Level, Task
 from transformer.tasks.english import EnglishLexicon, Sentence, parse_candidates
@@ -22,7 +22,17 @@ T = TypeVar("T")
 
 
 class NotInGrammar(ValueError):
-    """A `Sentence` the grammar does not allow (a verb with the wrong kind of object, say)."""
+    """A `Sentence` the grammar does not allow (a verb with the wrong kind of object, say).
+
+    Attributes:
+        kind: which rule failed, for a message a page can translate: "not_in_lexicon", "verb_object",
+            "adjective_noun", "container_mass", "adjective_mass" or "determiner_noun".
+        roles: the `Sentence` fields involved, e.g. ("adjective", "noun"), so a caller can point at the words.
+    """
+
+    def __init__(self, message: str, kind: str = "not_in_lexicon", roles: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.kind, self.roles = kind, roles
 
 
 def lookup(table: Mapping[str, T], key: str | None, what: str) -> T:
@@ -36,8 +46,66 @@ def fitting_adjective(adjectives: Mapping[str, Sequence[T]], noun: str, word: st
     """The adjective `word` among those that go with `noun` (each has an `.en`), or NotInGrammar."""
     found = next((a for a in adjectives[noun] if a.en == word), None)  # type: ignore[attr-defined]
     if found is None:
-        raise NotInGrammar(f"{word!r} does not go with {noun!r}")
+        raise NotInGrammar(f"{word!r} does not go with {noun!r}", "adjective_noun", ("adjective", "noun"))
     return found
+
+
+def check_object(verb: str, takes: bool, sentence: Sentence, containers: Sequence[str] | None) -> None:
+    """Raise NotInGrammar if the verb does not take the object, or a drink has the wrong container or an adjective.
+
+    Args:
+        takes: whether the verb takes the object's noun (or drink).
+        containers: the drink's containers, or None for a countable noun.
+    """
+    if not takes:
+        raise NotInGrammar(f"{verb!r} does not take {sentence.noun!r}", "verb_object", ("verb", "noun"))
+    if containers is not None and sentence.adjective:
+        raise NotInGrammar(f"no {sentence.adjective!r} {sentence.noun!r} in the grammar", "adjective_mass", ("adjective", "noun"))
+    if containers is not None and sentence.container not in containers:
+        message = f"no {sentence.container!r} of {sentence.noun!r} in the grammar"
+        raise NotInGrammar(message, "container_mass", ("container", "noun"))
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """What may combine in a task's sentences, by English dictionary form (what `choose` draws from).
+
+    Attributes:
+        objects: verb → the nouns and drinks/dishes it takes.
+        adjectives: countable noun → the adjectives that go with it.
+        containers: drink or dish → the containers it comes in ("tea" → ("cup",)).
+        determiners: plural? → the determiners of that number.
+    """
+
+    subjects: tuple[str, ...]
+    verbs: tuple[str, ...]
+    objects: Mapping[str, tuple[str, ...]]
+    adjectives: Mapping[str, tuple[str, ...]]
+    containers: Mapping[str, tuple[str, ...]]
+    determiners: Mapping[bool, tuple[str, ...]]
+    places: tuple[str, ...]
+    times: tuple[str, ...]
+
+
+def grammar_of(
+    subjects: Sequence[str],
+    objects: Mapping[str, Sequence[Any]],
+    adjectives: Mapping[str, Sequence[Any]],
+    determiners: Mapping[bool, Sequence[str]],
+    places: Sequence[str],
+    times: Sequence[str],
+) -> Grammar:
+    """A `Grammar` from a task's own tables (objects and adjectives have an `.en`; drinks have `.containers`)."""
+    return Grammar(
+        subjects=tuple(subjects),
+        verbs=tuple(objects),
+        objects={verb: tuple(o.en for o in things) for verb, things in objects.items()},
+        adjectives={noun: tuple(a.en for a in adjs) for noun, adjs in adjectives.items()},
+        containers={o.en: tuple(o.containers) for things in objects.values() for o in things if hasattr(o, "containers")},
+        determiners={plural: tuple(words) for plural, words in determiners.items()},
+        places=tuple(places),
+        times=tuple(times),
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,6 +127,10 @@ class WordTask(Task):
         """
 
     @abstractmethod
+    def grammar(self) -> Grammar:
+        """What may combine with what: the tables `choose` draws from."""
+
+    @abstractmethod
     def english_lexicon(self) -> EnglishLexicon:
         """The English words the parser may match."""
 
@@ -76,9 +148,9 @@ class WordTask(Task):
     def reference(self, source: str) -> Example | None:
         """The reference translation of an English sentence, or None if the grammar cannot make it.
 
-        Case and runs of spaces are ignored; punctuation is not (the grammar has none).
+        Case, runs of spaces and sentence punctuation (". , ? ! ;", full-width too) are ignored.
         """
-        words = tuple(source.lower().split())
+        words = tuple(self.split_source(source))
         for sentence in parse_candidates(words, self._english_lexicon):
             try:
                 phrase = self.render(sentence)

@@ -1,0 +1,109 @@
+"""The output distribution page's numbers: the next-token distribution at every generated position,
+and step-through generation that a URL can replay.
+
+A page keeps only (text, settings, number of steps) in its URL; the tokens written so far are
+recomputed by replaying that many steps of `transformer.sampling` (each draw is seeded from
+(seed, step)), so a shared link shows exactly the same sequence, and "next token" is one more step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from transformer.checkpoint import ModelBundle
+from transformer.sampling import Distribution, SamplingSettings, choose, distributions, model_inputs
+from transformer.tokenizer import EOS_ID
+
+__all__ = ["MAX_TOP_K", "OutputSteps", "SamplingSettings", "output_steps", "replay", "room", "step_budget"]
+
+MAX_TOP_K = 20  # bars in one chart: more stop being readable on a projector
+
+
+@dataclass(frozen=True)
+class OutputSteps:
+    """Step-through generation after `steps` steps, with the distribution at every output position.
+
+    Attributes:
+        prompt_tokens: what the decoder reads before it writes anything (<bos>, or <bos> + prompt for a
+            decoder-only model).
+        source_tokens: the encoder's input (empty for a decoder-only model).
+        generated_ids / generated_tokens: the tokens written so far (never <eos>).
+        distributions: one per output position, len(generated) + 1: entry i is what position i predicted
+            (at the page's temperature); the last is the distribution of the token to write next.
+        chosen: the id each position's step chose (len(distributions); the last is the next token the
+            settings write, which may be <eos>).
+        reads: the token each output position reads (the decoder input at that row).
+        finished: the last step wrote <eos> or the run reached `step_budget`: "next token" does nothing.
+        truncated: the text was cut to the model's maximum length.
+    """
+
+    prompt_tokens: tuple[str, ...]
+    source_tokens: tuple[str, ...]
+    generated_ids: tuple[int, ...]
+    generated_tokens: tuple[str, ...]
+    distributions: tuple[Distribution, ...]
+    chosen: tuple[int, ...]
+    chosen_tokens: tuple[str, ...]
+    reads: tuple[str, ...]
+    finished: bool
+    truncated: bool
+
+    @property
+    def n_positions(self) -> int:
+        return len(self.distributions)
+
+
+def room(bundle: ModelBundle, text: str) -> int:
+    """How many tokens the model can still write after the prompt (its maximum length minus the prompt)."""
+    return bundle.config.max_len - model_inputs(bundle, text).tgt_in.shape[1]
+
+
+def step_budget(bundle: ModelBundle, text: str) -> int:
+    """The most tokens a run writes: the room left, and as `sampling.generate` by default (outputs are never
+    much longer than the input; a decoder-only model continues for 64), so "to the end" on an untrained
+    model that never writes <eos> stops instead of running the whole 512 positions."""
+    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    default = 2 * len(reader.tokenize(text)) + 16 if bundle.config.is_encoder_decoder else 64
+    return min(room(bundle, text), default)
+
+
+def replay(bundle: ModelBundle, text: str, settings: SamplingSettings, steps: int) -> list[int]:
+    """The ids `steps` steps of generation with `settings` write (stopping early at <eos> or `step_budget`).
+
+    Step i draws from (seed, i) exactly as `sampling.generate` does, so the result is `generate`'s prefix.
+    """
+    ids: list[int] = []
+    for step in range(max(0, min(steps, step_budget(bundle, text)))):
+        dist = distributions(bundle, text, ids, temperature=settings.temperature, k=1)[-1]
+        chosen = choose(dist.probs, settings, step)
+        if chosen == EOS_ID:
+            break
+        ids.append(chosen)
+    return ids
+
+
+def output_steps(bundle: ModelBundle, text: str, settings: SamplingSettings, steps: int, k: int = 10) -> OutputSteps:
+    """Replay `steps` steps, then the distribution at every output position in one teacher-forced pass."""
+    generated = replay(bundle, text, settings, steps)
+    k = max(1, min(k, MAX_TOP_K))
+    dists = distributions(bundle, text, generated, temperature=settings.temperature, k=k)
+    inputs = model_inputs(bundle, text, generated)
+    chosen = [*generated, choose(dists[-1].probs, settings, len(generated))]
+    target = bundle.target_tokenizer
+    tgt_tokens = target.symbols(inputs.tgt_in[0].tolist())
+    prompt = tgt_tokens[: inputs.first_output + 1]
+    reader = bundle.source_tokenizer or target
+    source = reader.symbols(inputs.src[0].tolist()) if inputs.src is not None else []
+    full = len(generated) >= step_budget(bundle, text)
+    return OutputSteps(
+        prompt_tokens=tuple(prompt),
+        source_tokens=tuple(source),
+        generated_ids=tuple(generated),
+        generated_tokens=tuple(target.symbols(generated)),
+        distributions=tuple(dists),
+        chosen=tuple(chosen),
+        chosen_tokens=tuple(target.symbols(chosen)),
+        reads=tuple(tgt_tokens[inputs.first_output :]),
+        finished=chosen[-1] == EOS_ID or full,
+        truncated=inputs.truncated,
+    )

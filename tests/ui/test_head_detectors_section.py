@@ -1,0 +1,33 @@
+"""The head-detector section of the heads page in AppTest: one grid per attention kind with every
+score, the top heads starred, meanings in both languages, and "no cross-attention" for a decoder-only model."""
+
+import re
+
+import numpy as np
+import pytest
+
+from runs.head_detectors import detector_table
+from runs.model_ref import ModelRef, load_bundle
+from tests.ui.conftest import figures, open_page, plotly_array
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_translator_has_grids_for_every_kind(lang):
+    at = open_page("heads", model="translate-en-zh", text="i read a book", lang=lang)
+    charts = figures(at)
+    assert {"detectors_encoder", "detectors_decoder", "detectors_cross"} <= set(charts)
+    table = detector_table(load_bundle(ModelRef.parse("translate-en-zh")))
+    cross = charts["detectors_cross"]
+    assert len(cross["data"]) == len(table.scores["cross"].names)
+    np.testing.assert_allclose(plotly_array(cross["data"][-1]["z"]), table.scores["cross"].score("source_alignment"),
+                               atol=1e-6)
+    text = np.array(cross["data"][-1]["text"])
+    assert sum("★" in cell for cell in text.ravel()) >= 1  # the source-aligned head is marked
+    meanings = " ".join(m.value for m in at.markdown)
+    assert bool(re.search(r"归纳", meanings)) == (lang == "zh")
+
+
+def test_decoder_only_says_it_has_no_cross_attention():
+    at = open_page("heads", model="gpt-translate-en-zh", text="i read a book", lang="en")
+    assert "detectors_decoder" in figures(at) and "detectors_cross" not in figures(at)
+    assert any("no cross-attention" in c.value for c in at.caption)

@@ -1,0 +1,143 @@
+"""Head detector scores on hand-made patterns: each ideal head scores 1 on its own score, uniform heads 1/T."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from transformer.head_detectors import (
+    ANTI_DIAGONAL,
+    DIAGONAL,
+    DUPLICATE_TOKEN,
+    FIRST_TOKEN,
+    INDUCTION,
+    PREVIOUS_TOKEN,
+    SCORE_NAMES,
+    SOURCE_ALIGNMENT,
+    alignment_matrix,
+    anti_diagonal_score,
+    diagonal_score,
+    duplicate_token_score,
+    first_token_score,
+    head_scores,
+    induction_score,
+    previous_token_score,
+    source_alignment_score,
+)
+
+T = 9
+
+
+def one_head(matrix: np.ndarray) -> np.ndarray:
+    """(Tq, Tk) → (1, 1, Tq, Tk)."""
+    return matrix[None, None]
+
+
+def at(columns: list[int], tk: int = T) -> np.ndarray:
+    """Each query q puts all its weight on key columns[q]."""
+    m = np.zeros((len(columns), tk))
+    m[np.arange(len(columns)), columns] = 1.0
+    return m
+
+
+def causal_uniform(t: int) -> np.ndarray:
+    m = np.tril(np.ones((t, t)))
+    return m / m.sum(axis=1, keepdims=True)
+
+
+def repeated_tokens(n: int) -> list[int]:
+    """<bos> (id 1) then n distinct symbols twice."""
+    half = list(range(10, 10 + n))
+    return [1, *half, *half]
+
+
+def test_perfect_previous_token_head_scores_one_and_nothing_else():
+    pattern = one_head(at([0, *range(T - 1)]))  # query 0 can only look at itself
+    assert previous_token_score(pattern)[0, 0] == 1.0
+    assert diagonal_score(pattern)[0, 0] == 0.0
+    assert first_token_score(pattern)[0, 0] == pytest.approx(1 / (T - 1))  # only query 1's previous token is key 0
+
+
+def test_uniform_attention_scores_one_over_t_on_every_positional_score():
+    pattern = one_head(np.full((T, T), 1 / T))
+    for score in (previous_token_score, diagonal_score, anti_diagonal_score, first_token_score):
+        assert score(pattern)[0, 0] == pytest.approx(1 / T)
+
+
+def test_causal_uniform_previous_token_score_is_the_mean_of_one_over_row_length():
+    pattern = one_head(causal_uniform(T))
+    want = np.mean([1 / (q + 1) for q in range(1, T)])  # query q spreads over q + 1 keys
+    assert previous_token_score(pattern)[0, 0] == pytest.approx(want)
+    assert first_token_score(pattern)[0, 0] == pytest.approx(want)
+
+
+def test_diagonal_anti_diagonal_and_first_token_heads():
+    assert diagonal_score(one_head(np.eye(T)))[0, 0] == 1.0
+    assert anti_diagonal_score(one_head(np.eye(T)[::-1]))[0, 0] == 1.0
+    # odd T: the middle query is on both diagonals, and it is one of the T - 1 queries counted
+    assert anti_diagonal_score(one_head(np.eye(T)))[0, 0] == pytest.approx(1 / (T - 1))
+    assert first_token_score(one_head(at([0] * T)))[0, 0] == 1.0
+
+
+def test_perfect_induction_head_looks_after_the_previous_occurrence():
+    n = 5
+    tokens = repeated_tokens(n)  # positions: 0 <bos>, 1..n first half, n+1..2n repeat
+    columns = [q if q <= n else q - n + 1 for q in range(len(tokens))]  # repeat position q → first-half q - n, plus 1
+    pattern = one_head(at(columns, len(tokens)))
+    assert induction_score(pattern, tokens)[0, 0] == 1.0
+    assert duplicate_token_score(pattern, tokens)[0, 0] == 0.0
+    # a previous-token head is not an induction head, and a duplicate-token head is not either
+    previous = one_head(at([0, *range(len(tokens) - 1)], len(tokens)))
+    assert induction_score(previous, tokens)[0, 0] == 0.0
+    duplicate = one_head(at([q if q <= n else q - n for q in range(len(tokens))], len(tokens)))
+    assert duplicate_token_score(duplicate, tokens)[0, 0] == 1.0
+    assert induction_score(duplicate, tokens)[0, 0] == 0.0
+
+
+def test_token_scores_are_nan_when_nothing_repeats():
+    pattern = one_head(causal_uniform(T))
+    assert np.isnan(induction_score(pattern, list(range(T)))[0, 0])
+    assert np.isnan(duplicate_token_score(pattern, list(range(T)))[0, 0])
+
+
+def test_source_alignment_counts_weight_on_the_gold_positions():
+    alignment = [2, 0, None, 1]
+    gold = alignment_matrix(alignment, 4, 3)
+    assert gold.tolist() == [[False, False, True], [True, False, False], [False, False, False], [False, True, False]]
+    perfect = one_head(at([2, 0, 1, 1], 3))
+    assert source_alignment_score(perfect, gold)[0, 0] == 1.0
+    half = one_head(0.5 * at([2, 0, 1, 1], 3) + 0.5 * at([0, 1, 2, 0], 3))
+    assert source_alignment_score(half, gold)[0, 0] == pytest.approx(0.5)
+    assert alignment_matrix({0: {1, 2}}, 2, 3).tolist() == [[False, True, True], [False, False, False]]
+
+
+def test_head_scores_places_each_score_at_its_layer_and_head():
+    n = 4
+    tokens = repeated_tokens(n)
+    t = len(tokens)
+    induction = at([q if q <= n else q - n + 1 for q in range(t)], t)
+    patterns = np.stack([
+        np.stack([np.eye(t), at([0, *range(t - 1)], t)]),  # layer 0: diagonal head, previous-token head
+        np.stack([causal_uniform(t), induction]),  # layer 1: uniform head, induction head
+    ])  # (2, 2, T, T)
+    table = head_scores(patterns, tokens)
+    assert table.names == tuple(n for n in SCORE_NAMES if n != SOURCE_ALIGNMENT)
+    assert table.scores.shape == (len(table.names), 2, 2)
+    assert table.top(PREVIOUS_TOKEN, 1)[0][:2] == (0, 1)
+    assert table.top(INDUCTION, 1) == [(1, 1, 1.0)]
+    assert table.top(DIAGONAL, 1) == [(0, 0, 1.0)]
+    assert len(table.top(DUPLICATE_TOKEN, 10)) == 4
+    with pytest.raises(KeyError, match="source_alignment"):
+        table.score(SOURCE_ALIGNMENT)
+    cross = head_scores(patterns, alignment=np.eye(t, dtype=bool))
+    assert cross.names == (PREVIOUS_TOKEN, FIRST_TOKEN, DIAGONAL, ANTI_DIAGONAL, SOURCE_ALIGNMENT)
+    assert np.allclose(cross.score(SOURCE_ALIGNMENT), cross.score(DIAGONAL), atol=1 / t)  # query 0 counts here
+
+
+def test_bad_shapes_raise_clear_errors():
+    with pytest.raises(ValueError, match="layers, heads"):
+        previous_token_score(np.eye(3))
+    with pytest.raises(ValueError, match="self-attention"):
+        head_scores(one_head(np.eye(3)), tokens=[1, 2])
+    with pytest.raises(ValueError, match="alignment"):
+        source_alignment_score(one_head(np.eye(3)), np.eye(2, dtype=bool))

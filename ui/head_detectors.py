@@ -1,0 +1,68 @@
+"""The head-detector section of the Attention-heads page: a layer × head grid per score, the top
+heads marked, a one-line meaning per score, and the full table.
+
+Scores come from `runs.head_detectors` (a repeated random sequence, and the task's held-out
+sentences for source alignment), cached once per model: they do not depend on the page's text.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from transformer.head_detectors import SCORE_NAMES, HeadScores
+from ui.analysis_cache import get_detectors
+from ui.charts import show_figure
+from ui.head_picker import kind_name
+from ui.i18n import t
+from viz.detector_figure import detector_figure, marked_heads
+
+
+def _meanings(scores: HeadScores) -> None:
+    st.markdown("\n".join(f"- **{t(f'detectors.name_{name}')}** — {t(f'detectors.meaning_{name}')}"
+                          for name in scores.names))
+
+
+def _top_heads(scores: HeadScores) -> None:
+    marks = marked_heads(scores)
+    lines = [t("detectors.top_line", name=t(f"detectors.name_{name}"),
+               heads=", ".join(t("detectors.head_at", layer=layer, head=head,
+                                 score=f"{scores.score(name)[layer, head]:.2f}") for layer, head in marks[name]))
+             for name in scores.names if marks[name]]
+    st.markdown("\n".join(f"- {line}" for line in lines) if lines else t("detectors.none_marked"))
+
+
+def _table(scores: HeadScores, kind: str) -> None:
+    names = {name: t(f"detectors.name_{name}") for name in scores.names}
+    n_layers, n_heads = scores.scores.shape[1:]
+    rows = [{t("heads.layer"): layer, t("heads.head"): head,
+             **{names[name]: float(scores.score(name)[layer, head]) for name in scores.names}}
+            for layer in range(n_layers) for head in range(n_heads)]
+    st.dataframe(rows, hide_index=True, key=f"detectors_table_{kind}",
+                 column_config={label: st.column_config.NumberColumn(format="%.2f") for label in names.values()})
+
+
+def head_detectors(model_key: str) -> None:
+    """Render the section for the model `model_key` (the page's `ctx.model.key`)."""
+    st.header(t("detectors.header"))
+    with st.spinner(t("detectors.running")):
+        table = get_detectors(model_key)
+    st.caption(t("detectors.caption", n=table.half))
+    titles = {name: t(f"detectors.name_{name}") for name in SCORE_NAMES}
+    kinds = list(table.kinds)
+    for tab, kind in zip(st.tabs([kind_name(k) for k in kinds]), kinds, strict=True):
+        scores = table.scores[kind]
+        with tab:
+            fig = detector_figure(scores, titles, t("heads.layer"), t("heads.head"))
+            show_figure(fig, f"head-detectors-{kind}", key=f"detectors_{kind}", html=False)
+            _top_heads(scores)
+            if kind == "cross":
+                if table.alignment_examples:
+                    st.caption(t("detectors.alignment_measured", n=table.alignment_examples))
+                else:
+                    st.caption(t("detectors.no_alignment"))
+            with st.expander(t("detectors.meanings_header"), expanded=False):
+                _meanings(scores)
+            with st.expander(t("detectors.table_header"), expanded=False):
+                _table(scores, kind)
+    if "cross" not in kinds:
+        st.caption(t("detectors.no_cross"))

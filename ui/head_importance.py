@@ -1,0 +1,76 @@
+"""Which heads matter, on the heads page: the table of a shipped model, or a measurement on demand.
+
+A shipped model's stored table is read once per process (`stored_table`). An untrained model's is
+measured when the user asks (a button and a progress bar: it ablates every head in turn) and kept
+in the session, keyed by the model key, so the grid can mark its heads afterwards.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from runs import head_importance
+from runs.byte_cache import byte_cached, shared_cache
+from transformer.importance import HeadImportance
+from ui.charts import show_figure
+from ui.head_picker import kind_name
+from ui.i18n import t
+from ui.models import get_bundle
+from viz.head_importance import importance_figure
+
+_MEASURED_KEY = "heads_importance_measured"  # session: model key → HeadImportance measured on demand
+
+
+@byte_cached(shared_cache())
+def stored_table(model_key: str) -> HeadImportance | None:
+    """`runs.head_importance.stored_importance`, read once per process (it hashes the weights)."""
+    return head_importance.stored_importance(get_bundle(model_key))
+
+
+def current_table(model_key: str) -> HeadImportance | None:
+    """The stored table, else one measured in this session, else None."""
+    return stored_table(model_key) or st.session_state.get(_MEASURED_KEY, {}).get(model_key)
+
+
+def _measure(model_key: str) -> None:
+    bar = st.progress(0.0, text=t("heads.importance_progress", done=0, total="…"))
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / max(total, 1), text=t("heads.importance_progress", done=done, total=total))
+
+    table = head_importance.measure_importance(get_bundle(model_key), progress)
+    st.session_state.setdefault(_MEASURED_KEY, {})[model_key] = table
+    bar.empty()
+
+
+def importance_section(model_key: str, shapes: dict[str, tuple[int, int]], *, untrained: bool) -> None:
+    """The "Heads that matter" section, one tab per attention kind (`shapes`: kind → (layers, heads)):
+    explanation and figure, or how to get them (a button that measures them, with a progress bar).
+
+    Drawn outside any fragment and before the grid: after a measurement, the same run marks the grid."""
+    st.subheader(t("heads.importance_header"))
+    bundle = get_bundle(model_key)
+    if not head_importance.can_measure(bundle):
+        st.info(t("heads.importance_decoder_only"))
+        return
+    table = current_table(model_key)
+    if table is None:
+        if untrained:
+            st.caption(t("heads.importance_random", n=head_importance.RANDOM_SAMPLE_SIZE,
+                         chars=head_importance.RANDOM_SAMPLE_MAX_CHARS))
+        else:
+            st.caption(t("heads.importance_missing", name=bundle.name))
+        if not st.button(t("heads.importance_button"), key="heads_importance_measure", icon=":material/science:"):
+            return
+        _measure(model_key)
+        table = current_table(model_key)
+    sample = t("heads.importance_sample_random" if table.split == "given" else "heads.importance_sample", n=table.n)
+    st.caption(t("heads.importance_explain", sample=sample))
+    for tab, (kind, (n_layers, n_heads)) in zip(st.tabs([kind_name(k) for k in shapes]), shapes.items(), strict=True):
+        view = head_importance.kind_importance(table, kind, n_layers, n_heads)
+        with tab:
+            if not view.important.any():
+                st.info(t("heads.importance_none"))
+            fig = importance_figure(view, titles=(t("heads.importance_changed"), t("heads.importance_drop")),
+                                    layer_label=t("heads.layer"), head_label=t("heads.head"))
+            show_figure(fig, f"importance-{kind}", key=f"heads_importance_{kind}", html=False)
