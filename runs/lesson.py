@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from runs.reference import check_reference, model_task
+from runs.head_importance import kind_importance, stored_importance
+from runs.reference import check_reference
 from runs.teaching_arrays import layernorm_affine, parameter_sizes, sinusoid_table, stack_reading_text
 from transformer.causal import causal_experiment
 from transformer.checkpoint import ModelBundle
 from transformer.hook_names import act_name, attn_module
-from transformer.importance import load_importance
 from transformer.interventions import InterventionSpec
 from viz.embedding_scale import EmbeddingScale
 from viz.head_importance import HeadImportance as HeadImportanceView
@@ -54,16 +54,6 @@ class HeadChoice:
     kind: str
     layer: int
     head: int
-
-
-def gold_alignment(bundle: ModelBundle, trace: TraceData) -> tuple[int | None, ...] | None:
-    """The task's word alignment of this sentence, when the model wrote the right output (so rows match)."""
-    task = model_task(bundle)
-    example = task.reference(trace.text) if task is not None and trace.text.strip() else None
-    check = check_reference(bundle, trace)
-    if example is None or example.alignment is None or check is None or not check.correct:
-        return None
-    return tuple(example.alignment)
 
 
 def task_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
@@ -152,7 +142,7 @@ def scaling_answer(d_k: int) -> dict[str, object]:
 def important_head(bundle: ModelBundle, trace: TraceData) -> HeadChoice:
     """The head whose removal changes most outputs (the model's stored importance table), else the
     head of the last layer whose pattern is sharpest on this sentence."""
-    table = load_importance(bundle) if bundle.config.is_encoder_decoder else None
+    table = stored_importance(bundle)
     ranked = table.important() if table is not None else ()
     if ranked:
         return HeadChoice(ranked[0].kind, ranked[0].layer, ranked[0].head)
@@ -227,7 +217,7 @@ def cross_head(bundle: ModelBundle, trace: TraceData) -> HeadChoice | None:
     """The cross-attention head the lesson enlarges: the stored best aligner, else the sharpest of the last layer."""
     if "cross" not in trace.kinds():
         return None
-    table = load_importance(bundle)
+    table = stored_importance(bundle)
     best = table.alignment_head() if table is not None else None
     if best is not None:
         return HeadChoice("cross", best.layer, best.head)
@@ -275,12 +265,5 @@ def recap_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
 
 def importance_view(bundle: ModelBundle, kind: str) -> HeadImportanceView | None:
     """The stored head-importance table of one attention kind as (L, H) arrays, or None without a table."""
-    table = load_importance(bundle) if bundle.config.is_encoder_decoder else None
-    if table is None:
-        return None
-    shape = (bundle.config.n_layers, bundle.config.n_heads)
-    changed, drop = np.zeros(shape, dtype=np.float32), np.zeros(shape, dtype=np.float32)
-    for score in table.heads:
-        if score.kind == kind:
-            changed[score.layer, score.head], drop[score.layer, score.head] = score.changed, score.logprob_drop
-    return HeadImportanceView(changed, drop)
+    table = stored_importance(bundle)
+    return None if table is None else kind_importance(table, kind, bundle.config.n_layers, bundle.config.n_heads)

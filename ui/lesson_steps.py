@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from runs import lesson
+from runs.heads import gold_alignment
 from runs.teaching_arrays import stack_reading_text
 from transformer.checkpoint import ModelBundle
 from ui.i18n import t
@@ -110,7 +111,7 @@ def _task(ls: Lesson) -> StepContent:
     answer = lesson.task_answer(ls.bundle, ls.trace)
     verdict = {True: "correct", False: "wrong", None: "unknown"}[answer["correct"]]
     text = t(f"lesson.task_answer_{verdict}", output=f"`{answer['output'] or '∅'}`", expected=f"`{answer['expected']}`")
-    alignment = lesson.gold_alignment(ls.bundle, ls.trace)
+    alignment = gold_alignment(ls.bundle, ls.trace)
     fig = None
     if alignment is not None and ls.trace.src_tokens:
         rows = ls.trace.output_tokens
@@ -260,7 +261,7 @@ def _cross(ls: Lesson) -> StepContent:
     fig = head_figure(ls.trace.pattern("cross", choice.layer)[choice.head], query_axis, key_axis,
                       HeatmapText(x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("step.fig_weight"),
                                   alignment=t("lesson.fig_translates")),
-                      alignment=lesson.gold_alignment(ls.bundle, ls.trace))
+                      alignment=gold_alignment(ls.bundle, ls.trace))
     return StepContent("cross", t("lesson.cross_title"), t("lesson.cross_text"),
                        t("lesson.cross_question", writes=lit(answer["writes"])),
                        t("lesson.cross_answer", reads=lit(answer["reads"]), weight=num(answer["weight"]), layer=choice.layer,
