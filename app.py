@@ -15,17 +15,20 @@ os.environ.setdefault("MKL_NUM_THREADS", "2")
 import streamlit as st
 
 from ui.i18n import t
+from ui.projector import apply_projector_mode, projector_requested, projector_toggle
 from ui.sidebar import language_switch
 
 ROOT = Path(__file__).resolve().parent
-# (page script in views/, icon), in the order of the navigation; the first is the home page.
+# (page script in views/, icon), in teaching order (the order of the lesson); the first is the home
+# page. Newer pages go after LayerNorm, one line each.
 PAGES: list[tuple[str, str]] = [
+    ("lesson", ":material/school:"),
+    ("architecture", ":material/account_tree:"),
+    ("step_by_step", ":material/calculate:"),
     ("heads", ":material/grid_view:"),
     ("masks", ":material/visibility_off:"),
     ("positional", ":material/waves:"),
     ("layernorm", ":material/equalizer:"),
-    ("step_by_step", ":material/calculate:"),
-    ("architecture", ":material/account_tree:"),
     ("output", ":material/bar_chart:"),
     ("feed_forward", ":material/unfold_more:"),
     ("training", ":material/model_training:"),
@@ -33,8 +36,13 @@ PAGES: list[tuple[str, str]] = [
 
 # A local favicon (a causal attention pattern): a ":material/…" page icon is fetched from Google's
 # font server by the browser, and the app must work offline.
-st.set_page_config(page_title="Attention Atlas", page_icon=str(ROOT / "assets" / "favicon.png"), layout="wide")
+st.set_page_config(page_title="Attention Atlas", page_icon=str(ROOT / "assets" / "favicon.png"), layout="wide",
+                   initial_sidebar_state="collapsed" if projector_requested() else "auto")
 language_switch()
+projector_toggle()
+apply_projector_mode()
+# The default page answers at "/" (its own url_path is ignored), so the lab pages, none of them
+# default any more, all open at their paths (`/heads` used to show "Page not found").
 pages = [
     st.Page(ROOT / "views" / f"{name}.py", title=t(f"nav.{name}"), icon=icon, url_path=name, default=(i == 0))
     for i, (name, icon) in enumerate(PAGES)

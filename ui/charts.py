@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui.export import chart_config, export_buttons
+from ui.projector import projector_figure
 
 
 def show_figure(fig: go.Figure, name: str, *, key: str | None = None, width: Literal["stretch", "content"] = "stretch",
@@ -22,6 +23,7 @@ def show_figure(fig: go.Figure, name: str, *, key: str | None = None, width: Lit
         chart_kwargs: go to `st.plotly_chart` (e.g. `on_select`, `selection_mode`).
     """
     key = key or f"chart_{name}"
+    fig = projector_figure(fig)  # larger fonts on a copy in projector mode (issue 11), the figure itself otherwise
     event = st.plotly_chart(fig, key=key, config=chart_config(name), theme=None, width=width, **chart_kwargs)
     if html:
         export_buttons(fig, name, key=key)

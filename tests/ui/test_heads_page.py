@@ -10,7 +10,7 @@ from tests.ui.conftest import APP, TIMEOUT, errors, figures
 
 
 def _app(text: str, lang: str = "en", **params: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).switch_page("views/heads.py")  # the lesson is the default page
     at.query_params.update(lang=lang, text=text, **params)
     return at
 
@@ -141,7 +141,7 @@ DEFAULT = "i read a book in the library today"  # the translator's example: the 
 
 
 def _opened() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).switch_page("views/heads.py")  # the lesson is the default page
     at.query_params.update(lang="en")
     at.run()
     assert not errors(at), errors(at)
@@ -186,7 +186,7 @@ def test_important_heads_are_marked_and_explained():
 
 
 def test_url_keeps_the_grid_tab_and_both_stretch_switches():
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).switch_page("views/heads.py")  # the lesson is the default page
     at.query_params.update(lang="en", grid="decoder", grid_stretch="true", heads_stretch="true")
     at.run()
     assert not errors(at), errors(at)

@@ -1,0 +1,106 @@
+"""The lesson on a 1280 × 720 projector (`?projector=1`): type and tick sizes, every step's figure on
+the first screen, ← / → between steps, screenshots of every step in both languages, and the handout
+opened with the network blocked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+from runs.lesson import STEPS
+from ui.i18n import LANGUAGES, catalog
+
+pytestmark = pytest.mark.e2e
+WIDTH, HEIGHT = 1280, 720
+BODY_PX, TICK_PX, TITLE_PX = 22, 18, 22
+NO_FIGURE = {"feed_forward"}
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"  # git-ignored
+
+
+@pytest.fixture(scope="module")
+def projector_tab(chromium, app_url):
+    context = chromium.new_context(viewport={"width": WIDTH, "height": HEIGHT}, locale="en-US", accept_downloads=True)
+    tab = context.new_page()
+    tab.set_default_timeout(120_000)
+    try:
+        yield tab
+    finally:
+        context.close()
+
+
+def _reveal(tab, step: str, wait_idle) -> None:
+    # every step of the default model asks first: wait until this step's Reveal (or Hide) is drawn
+    tab.wait_for_selector(f".st-key-lesson_reveal_{step}, .st-key-lesson_hide_{step}", timeout=60_000)
+    button = tab.locator(f".st-key-lesson_reveal_{step} button")
+    if button.count():
+        button.click()  # Playwright scrolls the button into view first (step 1's open text box pushes it down)
+        wait_idle(tab)
+    tab.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
+
+
+def _check_projector_step(tab, step: str) -> None:
+    sizes = tab.evaluate("""() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stMarkdownContainer] p')]
+        .filter(p => p.offsetParent !== null).map(p => parseFloat(getComputedStyle(p).fontSize))""")
+    assert sizes and min(sizes) >= BODY_PX, (step, sizes)
+    if step in NO_FIGURE:
+        return
+    tab.wait_for_selector("[data-testid=stMain] .js-plotly-plot .main-svg", timeout=60_000)
+    figure = tab.locator("[data-testid=stMain] .js-plotly-plot").first
+    box = figure.bounding_box()
+    scrolled = tab.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTop")
+    assert scrolled == 0 and box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT + 1, (step, box)
+    fonts = tab.evaluate("""() => {
+        const plot = document.querySelector('[data-testid=stMain] .js-plotly-plot');
+        const size = sel => [...plot.querySelectorAll(sel)].map(t => parseFloat(getComputedStyle(t).fontSize));
+        return {ticks: size('.xtick text, .ytick text'), titles: size('.gtitle')};
+    }""")
+    assert all(size >= TICK_PX for size in fonts["ticks"]), (step, fonts)
+    assert all(size >= TITLE_PX for size in fonts["titles"]), (step, fonts)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_step_on_a_projector(projector_tab, app_url, browser_tools, lang):
+    tab = projector_tab
+    tab.goto(f"{app_url}/?{urlencode({'projector': 1, 'lang': LANGUAGES[lang], 'step': 1})}")  # the URL carries the label
+    browser_tools.wait_idle(tab)
+    assert tab.locator("[data-testid=stSidebar][data-collapsed=true]").count(), "projector mode starts with the sidebar collapsed"
+    for n, step in enumerate(STEPS, start=1):
+        assert f"step={n}" in tab.url, (n, tab.url)
+        assert catalog(lang)[f"lesson.{step}_title"] in tab.locator("[data-testid=stMain] h1").first.inner_text()
+        _reveal(tab, step, browser_tools.wait_idle)
+        _check_projector_step(tab, step)
+        tab.wait_for_timeout(300)
+        tab.screenshot(path=str(SCREENSHOTS / f"lesson-{lang}-{n:02d}-{step}.png"))
+        if n < len(STEPS):
+            tab.evaluate("() => document.activeElement && document.activeElement.blur()")  # out of any text box
+            tab.keyboard.press("ArrowRight")
+            browser_tools.wait_idle(tab)
+    tab.keyboard.press("ArrowLeft")
+    browser_tools.wait_idle(tab)
+    assert f"step={len(STEPS) - 1}" in tab.url
+
+
+def test_handout_opens_offline(projector_tab, app_url, browser_tools, chromium, tmp_path):
+    tab = projector_tab
+    tab.goto(f"{app_url}/?step=3")
+    browser_tools.wait_idle(tab)
+    with tab.expect_download(timeout=120_000) as download:
+        tab.locator(".st-key-lesson_handout button").first.click()
+    path = tmp_path / "handout.html"
+    download.value.save_as(path)
+    html = path.read_text(encoding="utf-8")
+    assert html.count("Plotly.newPlot") == len(STEPS) - len(NO_FIGURE)
+    offline = chromium.new_context(offline=True)
+    requests: list[str] = []
+    offline.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+                  else (requests.append(route.request.url), route.abort()))
+    page = offline.new_page()
+    page.goto(path.as_uri())
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {len(STEPS) - len(NO_FIGURE)}",
+                           timeout=60_000)
+    assert requests == [], "the handout asked the network for something"
+    assert page.locator("section").count() == len(STEPS)
+    page.screenshot(path=str(SCREENSHOTS / "lesson-handout.png"))
+    offline.close()

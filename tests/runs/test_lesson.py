@@ -1,0 +1,108 @@
+"""The lesson's live answers follow the model: each is checked against a second way of computing it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from runs import lesson
+from runs.experiments import InterventionChoice
+from runs.model_ref import ModelRef, load_bundle
+from runs.text_run import run_text
+from transformer.causal import causal_experiment
+
+SENTENCES = ("i read a book in the library today", "the teacher reads a letter at home")
+
+
+@pytest.fixture(scope="module")
+def bundle():
+    return load_bundle(ModelRef.parse("translate-en-zh"))
+
+
+@pytest.fixture(scope="module")
+def traces(bundle):
+    return {text: run_text(bundle, text) for text in SENTENCES}
+
+
+@pytest.mark.parametrize(("raw", "expected"), [(None, 1), ("1", 1), ("13", 13), ("7", 7), ("0", 1), ("14", 1),
+                                               ("-3", 1), ("abc", 1), ("9" * 50, 1), (" 4 ", 4)])
+def test_step_number_is_range_checked(raw, expected):
+    assert lesson.step_number(raw) == expected
+
+
+def test_steps_are_the_issue_order():
+    assert len(lesson.STEPS) == 13
+    assert lesson.STEPS[0] == "task" and lesson.STEPS[-1] == "recap"
+    assert lesson.STEPS.index("positional") < lesson.STEPS.index("attention") < lesson.STEPS.index("masks")
+
+
+def test_attention_answer_is_the_softmax_argmax(traces):
+    for trace in traces.values():
+        answer = lesson.attention_answer(trace)
+        view = lesson.step_view(trace)  # the step-by-step view recomputes softmax(q·k/√d_k) from q and k
+        key = int(view.keys[int(np.argmax(view.weights))])
+        assert answer["key_index"] == key
+        assert answer["key"] == trace.key_tokens("encoder")[key]
+
+
+def test_heads_answer_is_a_run_without_the_head(bundle, traces):
+    text = SENTENCES[0]
+    choice = lesson.important_head(bundle, traces[text])
+    ablated = run_text(bundle, text, interventions=lesson.ablation_specs(choice))
+    again = run_text(bundle, text, interventions=InterventionChoice(ablate=(choice.kind, choice.layer, choice.head)).specs(
+        bundle.config.n_layers))
+    answer = lesson.heads_answer(traces[text], ablated, choice)
+    assert answer["after"] == again.output_text
+    assert answer["before"] == traces[text].output_text
+    assert (answer["changed"] > 0) == (answer["before"] != answer["after"])
+
+
+def test_mask_answer_is_the_causal_experiment(bundle, traces):
+    trace = traces[SENTENCES[0]]
+    answer = lesson.mask_answer(bundle, trace)
+    exp = causal_experiment(bundle, trace.text, trace.output_text)
+    assert answer["changed"] == exp.generation_changed
+    assert answer["rows"] == exp.n_changed and answer["n_rows"] == len(exp.positions)
+
+
+def test_cross_answer_follows_the_sentence(bundle, traces):
+    answers = []
+    for trace in traces.values():
+        choice = lesson.cross_head(bundle, trace)
+        answer = lesson.cross_answer(trace, choice)
+        pattern = trace.pattern("cross", choice.layer)[choice.head]
+        assert answer["reads"] == trace.src_tokens[int(pattern[answer["row"]].argmax())]
+        assert answer["writes"] == trace.next_tokens[answer["row"]]
+        answers.append((answer["writes"], answer["reads"]))
+    assert answers[0] != answers[1]
+
+
+def test_layernorm_answer_normalises(bundle, traces):
+    answer = lesson.layernorm_answer(bundle, traces[SENTENCES[0]])
+    assert answer["out_mean"] < 1e-4
+    assert abs(answer["out_std_min"] - 1) < 1e-3 and abs(answer["out_std_max"] - 1) < 1e-3
+    assert answer["in_std_min"] < 0.99  # the input was not normalised already
+
+
+def test_path_lengths_and_answer(traces):
+    lengths = lesson.path_lengths(5)
+    assert np.array_equal(lengths, lengths.T) and not lengths.diagonal().any() and lengths[0, 4] == 4
+    answer = lesson.path_answer(traces[SENTENCES[0]])
+    assert answer["rnn"] == len(SENTENCES[0].split()) - 1 and answer["attention"] == 1
+
+
+def test_output_probabilities_are_probabilities(bundle, traces):
+    trace = traces[SENTENCES[0]]
+    probs = lesson.output_probabilities(bundle, trace)
+    assert [w for w, _ in probs][:-1] == list(trace.output_tokens)
+    assert all(0 < p <= 1 for _, p in probs)
+    answer = lesson.architecture_answer(bundle, trace)
+    assert answer["p"] == min(p for _, p in probs)
+
+
+def test_random_model_answers(traces):
+    bundle = load_bundle(ModelRef.random())
+    trace = run_text(bundle, SENTENCES[0])
+    assert lesson.important_head(bundle, trace).kind in trace.kinds()
+    assert lesson.mask_answer(bundle, trace)["changed"] is None  # untrained: not generated
+    assert lesson.importance_view(bundle, "cross") is None

@@ -1,0 +1,105 @@
+"""Projector mode: type and chart labels a back row can read on a 1280 × 720 projector.
+
+One switch for every page: a sidebar toggle, also `?projector=1` in the link. `apply_projector_mode`
+adds one fixed stylesheet (no user text ever goes into it); `projector_figure` enlarges a figure's
+fonts in one place (`ui.charts.show_figure` calls it), on a copy, because figures may be cached
+and shared between sessions.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from ui.i18n import t
+
+PROJECTOR_KEY = "projector"  # session-state key of the toggle, and the query parameter
+ON_VALUES = ("1", "true", "on", "yes")
+BODY_PX = 22
+TICK_PX = 18
+TITLE_PX = 22
+CAPTION_COLOR = "#31333f"  # on white: 12.6:1 (Streamlit's grey captions are about 4:1)
+
+STYLESHEET = f"""<style>
+.stApp [data-testid="stMarkdownContainer"] p, .stApp [data-testid="stMarkdownContainer"] li,
+.stApp [data-testid="stMarkdownContainer"] td, .stApp [data-testid="stMarkdownContainer"] th,
+.stApp [data-testid="stWidgetLabel"] p, .stApp button p, .stApp [data-testid="stExpander"] summary p,
+.stApp [data-testid="stAlertContentInfo"] p, .stApp [data-testid="stAlertContentSuccess"] p,
+.stApp [data-testid="stAlertContentWarning"] p, .stApp [data-testid="stAlertContentError"] p,
+.stApp input, .stApp textarea, .stApp [data-testid="stPageLink"] p {{
+  font-size: {BODY_PX}px !important; line-height: 1.35 !important;
+}}
+.stApp [data-testid="stCaptionContainer"], .stApp [data-testid="stCaptionContainer"] p {{
+  font-size: {BODY_PX}px !important; color: {CAPTION_COLOR} !important; opacity: 1 !important;
+}}
+.stApp h1 {{ font-size: 30px !important; padding: 0 !important; line-height: 1.2 !important; }}
+.stApp h2 {{ font-size: 30px !important; }}
+.stApp h3 {{ font-size: 26px !important; }}
+.stApp .stMainBlockContainer, .stApp .block-container {{ padding-top: 4rem !important; padding-bottom: 1rem !important; }}
+</style>"""
+
+
+def _from_url() -> bool:
+    return str(st.query_params.get(PROJECTOR_KEY, "")).strip().lower() in ON_VALUES
+
+
+def projector_requested() -> bool:
+    """Whether projector mode is on (before the toggle renders: app.py collapses the sidebar with it)."""
+    if PROJECTOR_KEY in st.session_state:
+        return bool(st.session_state[PROJECTOR_KEY])
+    return _from_url()
+
+
+def projector_on() -> bool:
+    return bool(st.session_state.get(PROJECTOR_KEY, False))
+
+
+def projector_toggle() -> None:
+    """The sidebar toggle, seeded from `?projector=1`, and kept in the URL so a copied link keeps it."""
+    if PROJECTOR_KEY not in st.session_state:
+        st.session_state[PROJECTOR_KEY] = _from_url()
+    st.sidebar.toggle(t("lesson.projector"), key=PROJECTOR_KEY, help=t("lesson.projector_help"))
+    if projector_on():
+        st.query_params[PROJECTOR_KEY] = "1"
+    elif PROJECTOR_KEY in st.query_params:
+        del st.query_params[PROJECTOR_KEY]
+
+
+def apply_projector_mode() -> None:
+    """Add the projector stylesheet to this page when the mode is on (a fixed string: no user text)."""
+    if projector_on():
+        st.html(STYLESHEET)
+
+
+def _bigger(font: object, size: int) -> dict:
+    current = getattr(font, "size", None) if font is not None else None
+    return {"size": max(size, int(current or 0))}
+
+
+def projector_figure(fig: go.Figure) -> go.Figure:
+    """`fig` unchanged when projector mode is off; else a copy with tick labels ≥ 18 px and titles ≥ 22 px."""
+    return enlarge_fonts(fig) if projector_on() else fig
+
+
+def enlarge_fonts(fig: go.Figure) -> go.Figure:
+    """A copy of `fig` with every tick label ≥ TICK_PX, every title ≥ TITLE_PX, and margins that grow to fit."""
+    fig = go.Figure(fig)
+    layout = fig.layout
+    fig.update_layout(font=_bigger(layout.font, TICK_PX), legend_font=_bigger(layout.legend.font, TICK_PX))
+    if layout.title.text:
+        fig.update_layout(title_font=_bigger(layout.title.font, TITLE_PX))
+    for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
+        axis.update(tickfont=_bigger(axis.tickfont, TICK_PX), title_font=_bigger(axis.title.font, TICK_PX), automargin=True)
+    for note in layout.annotations:  # subplot titles (labels placed in data coordinates keep their size: they fill boxes)
+        if note.xref is not None and note.yref == "paper" and str(note.xref).endswith("paper"):
+            note.update(font=_bigger(note.font, TITLE_PX))
+    for trace in fig.data:
+        bar = getattr(trace, "colorbar", None)
+        if bar is not None:
+            bar.update(tickfont=_bigger(bar.tickfont, TICK_PX), title_font=_bigger(bar.title.font, TICK_PX))
+        textfont = getattr(trace, "textfont", None)
+        if textfont is not None and textfont.size:
+            trace.update(textfont=_bigger(textfont, TICK_PX))
+    for coloraxis in fig.select_coloraxes():
+        coloraxis.colorbar.update(tickfont=_bigger(coloraxis.colorbar.tickfont, TICK_PX))
+    return fig

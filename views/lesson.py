@@ -1,0 +1,112 @@
+"""The lesson: 13 steps through the paper on the class's own sentence, each asking before it shows.
+
+The sentence is typed once (step 1) and kept in the URL with the step (`?step=N`); Previous / Next
+(also ← / →) move through the steps; Reveal shows the answer the model computes and the figure
+that proves it. "Open in the lab" opens the full page on the same sentence and head.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from runs.lesson import STEPS, step_number
+from ui.charts import show_figure
+from ui.i18n import t
+from ui.inputs import TEXT_KEY, example_text, text_box
+from ui.lesson_handout import deferred_handout
+from ui.lesson_steps import StepContent, build_step, lesson_for
+from ui.safe import md_literal
+from ui.sidebar import model_picker
+
+STEP_PARAM = "step"
+REVEALED_KEY = "lesson_revealed"  # session state: the (step, model, sentence) whose answer is shown
+
+
+def go_to(n: int) -> None:
+    st.query_params[STEP_PARAM] = str(min(max(n, 1), len(STEPS)))
+
+
+def revealed_set() -> set:
+    return st.session_state.setdefault(REVEALED_KEY, set())
+
+
+def set_revealed(token: tuple, shown: bool) -> None:
+    (revealed_set().add if shown else revealed_set().discard)(token)
+
+
+def header(n: int, content_title: str) -> None:
+    cols = st.columns([6, 1.7, 1.5], vertical_alignment="center")
+    cols[0].title(f"{n}/{len(STEPS)} · {content_title}", help=t("lesson.step_of", n=n, total=len(STEPS)), anchor=False)
+    cols[1].button(t("lesson.prev"), key="lesson_prev", on_click=go_to, args=(n - 1,), disabled=n == 1,
+                   icon=":material/arrow_back:", shortcut="left", width="stretch")
+    cols[2].button(t("lesson.next"), key="lesson_next", on_click=go_to, args=(n + 1,), disabled=n == len(STEPS),
+                   icon=":material/arrow_forward:", shortcut="right", width="stretch", type="primary")
+
+
+def lab_link(content: StepContent, text: str) -> None:
+    """The step's full page in the same state: this URL's model, language and projector settings, the
+    sentence, and the step's own head or setting."""
+    params = {key: st.query_params[key] for key in st.query_params if key != STEP_PARAM}
+    params.update(text=text, **content.lab_params)
+    label = t("lesson.open_lab", page=t(f"nav.{content.lab_page}"))
+    try:
+        st.page_link(f"views/{content.lab_page}.py", label=label, icon=":material/science:", query_params=params)
+    except StreamlitAPIException:  # the page run alone (tests): no navigation to link into, so a plain link
+        st.markdown(f"[{md_literal(label)}](/{content.lab_page}?{urlencode(params)})")
+
+
+def show_step(content: StepContent, token: tuple, text: str, left, right) -> None:
+    """The step's text, question, answer and notes in `left`; its figure in `right`, at the top of the screen."""
+    shown = content.question is None or token in revealed_set()
+    with left:
+        st.markdown(content.text)
+        if content.extra:
+            st.markdown(content.extra)
+        if content.question:
+            st.info(f"**{t('lesson.predict')}:** {content.question}", icon=":material/psychology_alt:")
+            if token in revealed_set():
+                st.success(f"**{t('lesson.answer')}:** {content.answer}", icon=":material/lightbulb:")
+                st.button(t("lesson.hide"), key=f"lesson_hide_{content.step}", on_click=set_revealed, args=(token, False),
+                          type="tertiary")
+            else:
+                st.button(t("lesson.reveal"), key=f"lesson_reveal_{content.step}", on_click=set_revealed, args=(token, True),
+                          type="primary", icon=":material/visibility:")
+        if content.notes:
+            with st.expander(t("lesson.notes")):
+                st.markdown(content.notes)
+        lab_link(content, text)
+    with right:
+        if content.figure is not None and (shown or not content.figure_hidden):
+            show_figure(content.figure, f"lesson_{content.step}", key=f"lesson_fig_{content.step}", html=False)
+
+
+choice = model_picker()
+if choice is not None:
+    n = step_number(st.query_params.get(STEP_PARAM))
+    go_to(n)  # a malformed or out-of-range ?step= is rewritten to the step shown
+    step = STEPS[n - 1]
+    top = st.container()  # the step's title and Previous / Next, filled once the sentence is known
+    # The figure column starts right under the title on every step (the 1280 × 720 first screen);
+    # the sentence sits above the step's text, open on step 1 where the class types it.
+    left, right = st.columns([2, 3], gap="medium")
+    current = st.session_state.get(TEXT_KEY, st.query_params.get(TEXT_KEY, example_text(choice.bundle)))
+    label = t("lesson.sentence", text=md_literal(current)) if current else t("lesson.sentence_hint")
+    with left, st.expander(label, expanded=n == 1 or not current, icon=":material/edit:"):
+        check = text_box(choice.bundle)
+        st.caption(t("lesson.sentence_hint") + " " + t("lesson.keys"))
+    if check.text is None:
+        with top:
+            header(n, t(f"lesson.{step}_title"))
+        left.info(t("lesson.no_text"))
+    else:
+        ls = lesson_for(choice.key, check.text)
+        content = build_step(step, ls)
+        with top:
+            header(n, content.title)
+        show_step(content, (step, choice.key, check.text), check.text, left, right)
+        left.download_button(t("lesson.handout"), data=deferred_handout(ls), file_name="attention-lesson.html",
+                           mime="text/html", help=t("lesson.handout_help"), icon=":material/download:",
+                           on_click="ignore", key="lesson_handout")
