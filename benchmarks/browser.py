@@ -71,8 +71,9 @@ class Server:
     healthy_after: float = 0.0  # seconds from start to the first 200 from /_stcore/health
     log: Path = field(default_factory=Path)
 
-    def page_url(self, **query: str) -> str:
-        return f"{self.url}/?{urlencode(query)}" if query else f"{self.url}/"
+    def page_url(self, path: str = "", **query: str) -> str:
+        """The URL of page `path` ("" is the home page: the lesson; "heads" the attention-heads page)."""
+        return f"{self.url}/{path}?{urlencode(query)}" if query else f"{self.url}/{path}"
 
     def stop(self) -> None:
         with contextlib.suppress(ProcessLookupError):

@@ -92,7 +92,7 @@ def main() -> None:
         frames: list = []
         page.add_init_script(WS_LOG)
         page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
-        page.goto(server.page_url(**query, text=random_text(15, seed=0)))
+        page.goto(server.page_url("heads", **query, text=random_text(15, seed=0)))
         wait_painted(page, 1)  # first load: the model is built and cached here, not timed
         for length in lengths:
             runs = [submit(page, frames, random_text(length - 1, seed=1000 * length + r)) for r in range(repeats)]

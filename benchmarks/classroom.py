@@ -45,7 +45,8 @@ from benchmarks.browser import rss_peak_kib, streamlit_server
 from benchmarks.common import arguments, header, ms, print_table, size
 
 REPLY_TIMEOUT_S = 180  # a reply slower than this is an error, never a hang
-QUERY = "lang=en"  # the heads page (the default page) of the default model
+QUERY = "lang=en"  # the default model, English UI
+PAGE = "heads"  # the url path the students open (the lesson is the home page)
 SEP = " · "  # how ui/page.py joins tokens
 
 
@@ -73,6 +74,7 @@ def expectations(n: int, seed: int) -> list[Expected]:
     from transformer.decoding import trace_text
     from transformer.registry import DEFAULT_MODEL, load_model
     from transformer.tasks.translate_zh import EnglishToChinese
+    from viz.tokens import decoder_query_axis
 
     torch.set_num_threads(1)  # the clients' process stays light: the server's cores are what is measured
     sentences: list[str] = []
@@ -84,7 +86,9 @@ def expectations(n: int, seed: int) -> list[Expected]:
     for sentence in sentences[:n]:
         trace = trace_text(bundle, sentence, names=())
         src, tgt = tuple(trace.src_tokens), tuple(trace.tgt_tokens)
-        escaped = frozenset(tuple(html.escape(token) for token in tokens) for tokens in (src, tgt))
+        rows = decoder_query_axis(tgt, trace.next_tokens)  # decoder rows are named by what they write
+        escaped = frozenset([*(tuple(html.escape(token) for token in tokens) for tokens in (src, tgt)),
+                             tuple(rows.short_labels()), tuple(rows.long_labels())])
         out.append(Expected(sentence, SEP.join(src), trace.output_text or "∅", escaped))
     if len(out) < n:
         raise RuntimeError(f"the task gave only {len(out)} different sentences, {n} needed")
@@ -148,6 +152,8 @@ class Student:
         state.query_string = self.query
         if self.page_hash:
             state.page_script_hash = self.page_hash
+        else:  # the first request names the page by its url path, as a browser opening /heads does
+            state.page_name = PAGE
         if text is not None:
             widget = state.widget_states.widgets.add()
             widget.id, widget.string_value = self.text_id, text

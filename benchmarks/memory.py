@@ -19,7 +19,7 @@ HEADS_CHARTS = 6
 def measure(length: int, query: dict[str, str]) -> list[object]:
     with chromium_page() as page, streamlit_server() as server:
         idle, _ = rss_peak_kib(server.process.pid)
-        page.goto(server.page_url(**query, text=random_text(length - 1, seed=length)))
+        page.goto(server.page_url("heads", **query, text=random_text(length - 1, seed=length)))
         wait_painted(page, HEADS_CHARTS)
         peak, now = rss_peak_kib(server.process.pid)
     return [length, size(idle * 1024), size(peak * 1024), size(now * 1024), size((peak - idle) * 1024)]

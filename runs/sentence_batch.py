@@ -68,17 +68,20 @@ def default_more(example: str, tokenizer: Tokenizer, task: Task | None = None) -
     A word task's grammar is small: a prefix of the example ("i read a") is usually no sentence of
     it, so its translation would be an invention. Those lines come from the task's own sampler
     instead (held-out split, fixed seed: the same lines every time, never trained on). A character
-    task (or no task) takes prefixes of the example: every string of known characters has an answer.
+    task (or no task) takes prefixes of the example, which have an answer for reverse or copy; where
+    they have none (an induction sequence must repeat), the sampler again.
     """
     symbols = tokenizer.tokenize(example)
     wanted = [n for n in dict.fromkeys((len(symbols) // 2, 3 * len(symbols) // 4)) if 0 < n < len(symbols)]
-    if task is not None and task.level == "word":
-        pool = [ex.source for ex in task.examples(DEFAULT_SAMPLE, "heldout", seed=0)]
-        lines = _closest_lengths(pool, wanted or [1], tokenizer, exclude=len(symbols))
-    else:
+    lines: list[str] = []
+    if task is None or task.level != "word":
         lines = [tokenizer.detokenize(symbols[:n]).strip() for n in wanted]
         if task is not None:
             lines = [line for line in lines if task.reference(line) is not None]
+    if task is not None and not lines:  # a grammar, or a character task whose prefixes have no answer (induction)
+        pool = [ex.source for ex in task.examples(DEFAULT_SAMPLE, "heldout", seed=0)]
+        shorter = [s for s in pool if len(tokenizer.tokenize(s)) < len(symbols)] or pool
+        lines = _closest_lengths(shorter, wanted or [1], tokenizer, exclude=len(symbols))
     return "\n".join(line for line in lines if line) or example
 
 
