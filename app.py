@@ -36,8 +36,12 @@ PAGES: list[tuple[str, str]] = [
 
 # A local favicon (a causal attention pattern): a ":material/…" page icon is fetched from Google's
 # font server by the browser, and the app must work offline.
-st.set_page_config(page_title="Attention Atlas", page_icon=str(ROOT / "assets" / "favicon.png"), layout="wide",
-                   initial_sidebar_state="collapsed" if projector_requested() else "auto")
+st.set_page_config(
+    page_title="Attention Atlas",
+    page_icon=str(ROOT / "assets" / "favicon.png"),
+    layout="wide",
+    initial_sidebar_state="collapsed" if projector_requested() else "auto",
+)
 language_switch()
 projector_toggle()
 apply_projector_mode()

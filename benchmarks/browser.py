@@ -90,8 +90,21 @@ def streamlit_server(poll_s: float = 0.02) -> Iterator[Server]:
     """Start the app on 127.0.0.1:<free port>; yield once it answers its health check; stop it."""
     port = _free_port()
     log = Path(tempfile.gettempdir()) / f"atlas-bench-{port}.log"
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-               "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
     env = {**os.environ, "BROWSER": "none"}
     with log.open("w") as out:
         started = time.monotonic()

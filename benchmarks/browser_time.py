@@ -69,14 +69,19 @@ def submit(page, frames: list, text: str) -> dict[str, float]:
     painted = wait_painted(page, n_charts)
     enter, start = page.evaluate("[window.__enter, window.__wsFrom]")
     log = page.evaluate("window.__ws")[start:]
-    kinds = [message_kind(p) for p in frames[first_frame:first_frame + len(log)]]
+    kinds = [message_kind(p) for p in frames[first_frame : first_frame + len(log)]]
     if len(kinds) != len(log):  # the page saw messages Playwright did not report (or the reverse): no split
         kinds = ["other"] * len(log)
     arrivals = [(t, kind) for (t, _), kind in zip(log, kinds, strict=True) if t >= enter]
     finished = next((t for t, kind in arrivals if kind == "finished"), painted)
     model = next((t for t, kind in arrivals if kind == "code"), float("nan"))
-    return {"total": (painted - enter) / 1000, "model": (model - enter) / 1000, "server": (finished - enter) / 1000,
-            "paint": (painted - finished) / 1000, "bytes": sum(n for t, n in log if t >= enter)}
+    return {
+        "total": (painted - enter) / 1000,
+        "model": (model - enter) / 1000,
+        "server": (finished - enter) / 1000,
+        "paint": (painted - finished) / 1000,
+        "bytes": sum(n for t, n in log if t >= enter),
+    }
 
 
 def main() -> None:
@@ -97,8 +102,17 @@ def main() -> None:
         for length in lengths:
             runs = [submit(page, frames, random_text(length - 1, seed=1000 * length + r)) for r in range(repeats)]
             med = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-            rows.append([length, len(runs), ms(med["total"]), ms(med["model"]), ms(med["server"] - med["model"]),
-                         ms(med["paint"]), size(med["bytes"])])
+            rows.append(
+                [
+                    length,
+                    len(runs),
+                    ms(med["total"]),
+                    ms(med["model"]),
+                    ms(med["server"] - med["model"]),
+                    ms(med["paint"]),
+                    size(med["bytes"]),
+                ]
+            )
         outside = sorted(set(page.outside))
     print_table(["T", "texts", "total ms (median)", "model ms", "rest of server ms", "paint ms", "received"], rows)
     print(f"Requests not to 127.0.0.1: {len(outside)} distinct{': ' + ', '.join(outside) if outside else ''}")

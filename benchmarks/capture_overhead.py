@@ -51,27 +51,41 @@ def measure(model: Transformer, length: int, repeats: int) -> list[object]:
             with torch.no_grad(), capture(model, names) as cache:
                 model(src, tgt)
             kept[label] = kept_bytes(cache)
+
         return captured
 
-    medians = interleaved_medians({"plain": plain, "all": run(None, "all"), "patterns": run(patterns, "patterns")},
-                                  repeats=repeats, min_seconds=0.0 if repeats == 1 else 3.0)
-    return [ms(medians["plain"]), ms(medians["all"]), f"{medians['all'] / medians['plain']:.3f}×", size(kept["all"]),
-            ms(medians["patterns"]), f"{medians['patterns'] / medians['plain']:.3f}×", size(kept["patterns"])]
+    medians = interleaved_medians(
+        {"plain": plain, "all": run(None, "all"), "patterns": run(patterns, "patterns")},
+        repeats=repeats,
+        min_seconds=0.0 if repeats == 1 else 3.0,
+    )
+    return [
+        ms(medians["plain"]),
+        ms(medians["all"]),
+        f"{medians['all'] / medians['plain']:.3f}×",
+        size(kept["all"]),
+        ms(medians["patterns"]),
+        f"{medians['patterns'] / medians['plain']:.3f}×",
+        size(kept["patterns"]),
+    ]
 
 
 def main() -> None:
     parser = arguments(__doc__)
     parser.add_argument("--repeats", type=int, default=9)
-    parser.add_argument("--allocator", choices=("app", "default"), default="app",
-                        help="app: glibc keeps freed memory for reuse, as the app sets it (runs.memory.keep_freed_memory); "
-                             "default: glibc's defaults (freed multi-MB blocks go back to the kernel)")
+    parser.add_argument(
+        "--allocator",
+        choices=("app", "default"),
+        default="app",
+        help="app: glibc keeps freed memory for reuse, as the app sets it (runs.memory.keep_freed_memory); "
+        "default: glibc's defaults (freed multi-MB blocks go back to the kernel)",
+    )
     args = parser.parse_args()
     if args.allocator == "app":
         keep_freed_memory()
     configs = {SMALL: CONFIGS[SMALL]} if args.quick else CONFIGS
     lengths = [16] if args.quick else args.lengths
-    header(f"Capture overhead (forward under capture() vs plain forward, median of interleaved runs; "
-           f"{args.allocator} allocator)")
+    header(f"Capture overhead (forward under capture() vs plain forward, median of interleaved runs; {args.allocator} allocator)")
     rows = []
     for label, config in configs.items():
         torch.manual_seed(0)
@@ -80,8 +94,9 @@ def main() -> None:
             long_base = length > 256 and config is not CONFIGS[SMALL]  # seconds a run: fewer repeats
             repeats = 1 if args.quick else max(3, args.repeats // 2) if long_base else args.repeats
             rows.append([label, length, *measure(model, length, repeats)])
-    print_table(["config", "T", "plain ms", "capture-all ms", "ratio", "kept (all)", "patterns-only ms", "ratio",
-                 "kept (patterns)"], rows)
+    print_table(
+        ["config", "T", "plain ms", "capture-all ms", "ratio", "kept (all)", "patterns-only ms", "ratio", "kept (patterns)"], rows
+    )
 
 
 if __name__ == "__main__":

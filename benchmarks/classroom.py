@@ -87,8 +87,13 @@ def expectations(n: int, seed: int) -> list[Expected]:
         trace = trace_text(bundle, sentence, names=())
         src, tgt = tuple(trace.src_tokens), tuple(trace.tgt_tokens)
         rows = decoder_query_axis(tgt, trace.next_tokens)  # decoder rows are named by what they write
-        escaped = frozenset([*(tuple(html.escape(token) for token in tokens) for tokens in (src, tgt)),
-                             tuple(rows.short_labels()), tuple(rows.long_labels())])
+        escaped = frozenset(
+            [
+                *(tuple(html.escape(token) for token in tokens) for tokens in (src, tgt)),
+                tuple(rows.short_labels()),
+                tuple(rows.long_labels()),
+            ]
+        )
         out.append(Expected(sentence, SEP.join(src), trace.output_text or "∅", escaped))
     if len(out) < n:
         raise RuntimeError(f"the task gave only {len(out)} different sentences, {n} needed")
@@ -116,8 +121,11 @@ def check_reply(messages: list[ForwardMsg], mine: Expected, others: dict[str, Ex
             codes.append(element.code.code_text)
         if kind == "plotly_chart":
             layout = json.loads(element.plotly_chart.spec).get("layout", {})
-            axes += [tuple(v["ticktext"]) for k, v in layout.items()
-                     if k.startswith(("xaxis", "yaxis")) and isinstance(v, dict) and v.get("ticktext")]
+            axes += [
+                tuple(v["ticktext"])
+                for k, v in layout.items()
+                if k.startswith(("xaxis", "yaxis")) and isinstance(v, dict) and v.get("ticktext")
+            ]
     leaked = any(code in others for code in codes if code != mine.src)
     finished = [m.script_finished for m in messages if m.WhichOneof("type") == "script_finished"]
     if finished != [ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY]:
@@ -141,9 +149,14 @@ class Student:
         self.text_id = ""
 
     async def connect(self) -> None:
-        self.ws = await websockets.connect(f"ws://127.0.0.1:{self.port}/_stcore/stream", subprotocols=["streamlit"],
-                                           origin=f"http://127.0.0.1:{self.port}", max_size=None, open_timeout=60,
-                                           ping_interval=None)  # a browser sends no pings; a busy server answers them late
+        self.ws = await websockets.connect(
+            f"ws://127.0.0.1:{self.port}/_stcore/stream",
+            subprotocols=["streamlit"],
+            origin=f"http://127.0.0.1:{self.port}",
+            max_size=None,
+            open_timeout=60,
+            ping_interval=None,
+        )  # a browser sends no pings; a busy server answers them late
 
     async def rerun(self, text: str | None = None) -> tuple[float, list[ForwardMsg]]:
         """Send one `rerun_script` (with the text box's new value if given); seconds to `script_finished`, replies."""
@@ -195,8 +208,9 @@ def _threads(pid: int) -> int:
         return next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
 
 
-async def classroom(port: int, pid: int, n: int, rounds: int, spread_s: float, sentences: list[Expected],
-                    seed: int, profile: Path | None = None) -> dict[str, object]:
+async def classroom(
+    port: int, pid: int, n: int, rounds: int, spread_s: float, sentences: list[Expected], seed: int, profile: Path | None = None
+) -> dict[str, object]:
     """N students open the page together, then `rounds` times each types its own next sentence."""
     rng = random.Random(seed)
     by_src = {e.src: e for e in sentences}
@@ -265,8 +279,9 @@ def main() -> None:
     parser.add_argument("--spread", type=float, default=10.0, help="seconds over which 'spread' students press Enter")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--patterns", nargs="*", default=["burst", "spread"], choices=["burst", "spread"])
-    parser.add_argument("--profile", action="store_true",
-                        help="sample the server with py-spy while students type and split its time by stage")
+    parser.add_argument(
+        "--profile", action="store_true", help="sample the server with py-spy while students type and split its time by stage"
+    )
     args = parser.parse_args()
     if args.quick:
         args.students, args.rounds, patterns = [3], 1, {"burst": 0.0}
@@ -278,8 +293,10 @@ def main() -> None:
     sentences = expectations(n_sentences, args.seed)
     header("Classroom: simulated students typing into the heads page (default model, Streamlit's websocket protocol)")
     options = " ".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("STREAMLIT_"))
-    print(f"Server: `streamlit run app.py`, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '2 (app.py default)')}"
-          f"{', ' + options if options else ''}; the torch threads above are the clients' process.\n")
+    print(
+        f"Server: `streamlit run app.py`, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '2 (app.py default)')}"
+        f"{', ' + options if options else ''}; the torch threads above are the clients' process.\n"
+    )
     rows, failures = [], []
     profiles: dict[str, Counter] = {}
     for n in args.students:
@@ -289,24 +306,64 @@ def main() -> None:
                 pid = server.process.pid
                 offset = p * n * args.rounds
                 raw = Path(tempfile.gettempdir()) / f"classroom-{n}-{pattern}.pyspy" if args.profile else None
-                result = asyncio.run(classroom(port, pid, n, args.rounds, spread,
-                                               sentences[offset:offset + n * args.rounds] or sentences, args.seed + n, raw))
+                result = asyncio.run(
+                    classroom(
+                        port,
+                        pid,
+                        n,
+                        args.rounds,
+                        spread,
+                        sentences[offset : offset + n * args.rounds] or sentences,
+                        args.seed + n,
+                        raw,
+                    )
+                )
                 peak, now = rss_peak_kib(pid)
             if raw is not None and raw.is_file():
                 profiles[f"{n} students, {pattern}"] = profile_split.split(raw)
             tally: Tally = result["tally"]  # type: ignore[assignment]
             busy = result["cpu"] / max(result["wall"], 1e-9)  # type: ignore[operator]
-            rows.append([n, pattern if not spread else f"{pattern} ({spread:.0f} s)", len(tally.times),
-                         ms(_quantile(tally.first_load, 0.5)), ms(_quantile(tally.first_load, 0.95)),
-                         ms(_quantile(tally.times, 0.5)), ms(_quantile(tally.times, 0.95)), ms(max(tally.times, default=0)),
-                         f"{result['cpu']:.1f} s ({100 * busy:.0f} %)", ms(result["cpu"] / max(len(tally.times), 1)),  # type: ignore[operator]
-                         result["threads"],
-                         size(peak * 1024), size(now * 1024), len(tally.errors), f"{tally.leaks}/{tally.checked}"])
+            rows.append(
+                [
+                    n,
+                    pattern if not spread else f"{pattern} ({spread:.0f} s)",
+                    len(tally.times),
+                    ms(_quantile(tally.first_load, 0.5)),
+                    ms(_quantile(tally.first_load, 0.95)),
+                    ms(_quantile(tally.times, 0.5)),
+                    ms(_quantile(tally.times, 0.95)),
+                    ms(max(tally.times, default=0)),
+                    f"{result['cpu']:.1f} s ({100 * busy:.0f} %)",
+                    ms(result["cpu"] / max(len(tally.times), 1)),  # type: ignore[operator]
+                    result["threads"],
+                    size(peak * 1024),
+                    size(now * 1024),
+                    len(tally.errors),
+                    f"{tally.leaks}/{tally.checked}",
+                ]
+            )
             failures += tally.errors[:5]
             print(f"<!-- done: {rows[-1]} -->", file=sys.stderr, flush=True)  # progress on long runs
-    print_table(["students", "pattern", "sentences typed", "open page p50 (ms)", "open p95", "Enter → finished p50 (ms)",
-                 "p95", "max", "server CPU while typing (% of one core)", "CPU per sentence (ms)", "server threads (max)",
-                 "server peak RSS", "RSS after", "errors", "leaks / replies checked"], rows)
+    print_table(
+        [
+            "students",
+            "pattern",
+            "sentences typed",
+            "open page p50 (ms)",
+            "open p95",
+            "Enter → finished p50 (ms)",
+            "p95",
+            "max",
+            "server CPU while typing (% of one core)",
+            "CPU per sentence (ms)",
+            "server threads (max)",
+            "server peak RSS",
+            "RSS after",
+            "errors",
+            "leaks / replies checked",
+        ],
+        rows,
+    )
     for title, counts in profiles.items():
         total = sum(counts.values()) or 1
         print(f"Server CPU samples by stage while typing ({title}; py-spy, {total} samples):\n")

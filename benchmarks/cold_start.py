@@ -35,9 +35,10 @@ def main() -> None:
     runs = [cold_start() for _ in range(1 if args.quick else args.runs)]
     header("Cold start: process start → first page painted (default model and example)")
     med = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-    print_table(["runs", "total ms (median)", "process start → health ok ms", "page load → painted ms", "all runs ms"],
-                [[len(runs), ms(med["total"]), ms(med["server"]), ms(med["page"]),
-                  ", ".join(ms(run["total"]) for run in runs)]])
+    print_table(
+        ["runs", "total ms (median)", "process start → health ok ms", "page load → painted ms", "all runs ms"],
+        [[len(runs), ms(med["total"]), ms(med["server"]), ms(med["page"]), ", ".join(ms(run["total"]) for run in runs)]],
+    )
 
 
 if __name__ == "__main__":

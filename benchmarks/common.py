@@ -27,8 +27,9 @@ SMALL = "small (2×4, d=64)"
 BASE = "base (6×8, d=512)"
 CONFIGS: dict[str, TransformerConfig] = {
     # max_len 512 so T=512 fits; vocab sizes are irrelevant to timing (ids are drawn below 512).
-    SMALL: TransformerConfig(n_layers=2, n_heads=4, d_model=64, d_ff=256, dropout=0.0, max_len=512,
-                             src_vocab_size=512, tgt_vocab_size=512),
+    SMALL: TransformerConfig(
+        n_layers=2, n_heads=4, d_model=64, d_ff=256, dropout=0.0, max_len=512, src_vocab_size=512, tgt_vocab_size=512
+    ),
     BASE: TransformerConfig.base(dropout=0.0, src_vocab_size=512, tgt_vocab_size=512),
 }
 # The heads page's base model as the app's sidebar builds it (URL keys of ui/sidebar.py).
@@ -56,9 +57,11 @@ def machine() -> str:
     except (ValueError, OSError, AttributeError):
         ram = float("nan")
     versions = ", ".join(f"{name} {_version(name)}" for name in ("torch", "streamlit", "plotly", "numpy"))
-    return (f"{datetime.date.today()}; {os.cpu_count()} cores ({cpu}), {ram:.0f} GiB RAM, "
-            f"{torch.get_num_threads()} torch threads; Python {platform.python_version()}, {versions}; "
-            f"load average {load():.1f}")
+    return (
+        f"{datetime.date.today()}; {os.cpu_count()} cores ({cpu}), {ram:.0f} GiB RAM, "
+        f"{torch.get_num_threads()} torch threads; Python {platform.python_version()}, {versions}; "
+        f"load average {load():.1f}"
+    )
 
 
 def _version(package: str) -> str:
@@ -95,8 +98,9 @@ def random_text(n_symbols: int, seed: int = 0) -> str:
     return "".join(chars)
 
 
-def interleaved_medians(fns: dict[str, Callable[[], object]], repeats: int, warmup: int = 1,
-                        min_seconds: float = 0.0, max_rounds: int = 200) -> dict[str, float]:
+def interleaved_medians(
+    fns: dict[str, Callable[[], object]], repeats: int, warmup: int = 1, min_seconds: float = 0.0, max_rounds: int = 200
+) -> dict[str, float]:
     """Median seconds of each function, run in turn (a, b, a, b, ...) so drift hits both alike.
 
     At least `repeats` rounds, and more (up to `max_rounds`) until `min_seconds` have passed: fast

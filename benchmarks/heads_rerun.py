@@ -55,10 +55,17 @@ def square_trace(bundle: ModelBundle, length: int, seed: int = 0) -> TraceData:
     for array in arrays.values():
         array.setflags(write=False)
     target = bundle.target_tokenizer
-    return TraceData(text="", src_tokens=tuple(reader.symbols(src_ids)) if src is not None else (),
-                     tgt_tokens=tuple(target.symbols(tgt_ids)), output_tokens=(), output_text="", arrays=arrays,
-                     next_tokens=tuple(target.symbols(logits[0].argmax(dim=-1).tolist())),  # what each row writes
-                     src_ids=tuple(src_ids) if src is not None else (), tgt_ids=tuple(tgt_ids))
+    return TraceData(
+        text="",
+        src_tokens=tuple(reader.symbols(src_ids)) if src is not None else (),
+        tgt_tokens=tuple(target.symbols(tgt_ids)),
+        output_tokens=(),
+        output_text="",
+        arrays=arrays,
+        next_tokens=tuple(target.symbols(logits[0].argmax(dim=-1).tolist())),  # what each row writes
+        src_ids=tuple(src_ids) if src is not None else (),
+        tgt_ids=tuple(tgt_ids),
+    )
 
 
 @dataclass
@@ -103,8 +110,7 @@ def wire(spec: str) -> bytes:
     return PlotlyChart(spec=spec, config="{}").SerializeToString()
 
 
-def heads_rerun(trace: TraceData, memo: dict | None = None, kind: str | None = None, layer: int = 0,
-                head: int = 0) -> Rerun:
+def heads_rerun(trace: TraceData, memo: dict | None = None, kind: str | None = None, layer: int = 0, head: int = 0) -> Rerun:
     """Everything views/heads.py computes and draws on one rerun (model run excluded: it is cached).
 
     The page caches grid figures, per-head statistics and rollout per run: pass the same `memo` to
@@ -123,8 +129,13 @@ def heads_rerun(trace: TraceData, memo: dict | None = None, kind: str | None = N
     layer_plan = run.stage("view-model", lambda: plan_grids(trace, kinds))
     layers = layer_plan.layers(0)
     for k in kinds:
-        fig = cached(("grid", k), "figures", lambda k=k: kind_grid(
-            trace, k, layers, layer_plan.extra_stride, GridText(hover="Layer {layer}, head {head}: click to enlarge")))
+        fig = cached(
+            ("grid", k),
+            "figures",
+            lambda k=k: kind_grid(
+                trace, k, layers, layer_plan.extra_stride, GridText(hover="Layer {layer}, head {head}: click to enlarge")
+            ),
+        )
         run.stage("view-model", lambda k=k: grid_stride(trace, k, layer_plan.extra_stride))  # the page's pooling note
         n_heads, tq, tk = trace.pattern(k, 0).shape
         geo = grid_geometry(len(layers), n_heads, tq, tk, min_stride=layer_plan.extra_stride)

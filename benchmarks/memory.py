@@ -30,8 +30,10 @@ def main() -> None:
     query = {"lang": "en", "model": "random"} if args.quick else {"lang": "en", **BASE_QUERY}
     lengths = [16] if args.quick else args.lengths
     header(f"Server memory, one session on the heads page ({'small' if args.quick else 'base'} config, untrained)")
-    print_table(["T", "idle peak (VmHWM)", "peak after painting (VmHWM)", "resident then (VmRSS)", "peak − idle"],
-                [measure(length, query) for length in lengths])
+    print_table(
+        ["T", "idle peak (VmHWM)", "peak after painting (VmHWM)", "resident then (VmRSS)", "peak − idle"],
+        [measure(length, query) for length in lengths],
+    )
 
 
 if __name__ == "__main__":

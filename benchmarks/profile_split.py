@@ -35,9 +35,25 @@ def available() -> bool:
 
 def record(pid: int, seconds: float, out: Path, rate: int = 100) -> subprocess.Popen:
     """Start sampling `pid` for `seconds` (non-blocking, so the server's timing is left alone)."""
-    return subprocess.Popen(["py-spy", "record", "--pid", str(pid), "--duration", str(max(1, round(seconds))),
-                             "--rate", str(rate), "--format", "raw", "--nonblocking", "--output", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [
+            "py-spy",
+            "record",
+            "--pid",
+            str(pid),
+            "--duration",
+            str(max(1, round(seconds))),
+            "--rate",
+            str(rate),
+            "--format",
+            "raw",
+            "--nonblocking",
+            "--output",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def split(collapsed: Path) -> Counter:

@@ -114,8 +114,14 @@ def one(workload: str, cache_name: str, n: int, trim: int | None = None) -> dict
             half = _status()["VmRSS"]
     held = cache.held() if isinstance(cache, CountCache) else cache.stats().bytes
     status = _status()
-    return {"first": first, "half": half, "peak": status["VmHWM"], "end": status["VmRSS"], "held": held,
-            "entries": len(cache.entries) if isinstance(cache, CountCache) else len(cache)}
+    return {
+        "first": first,
+        "half": half,
+        "peak": status["VmHWM"],
+        "end": status["VmRSS"],
+        "held": held,
+        "entries": len(cache.entries) if isinstance(cache, CountCache) else len(cache),
+    }
 
 
 def main() -> None:
@@ -131,16 +137,24 @@ def main() -> None:
     rows = []
     for workload, n in workloads.items():
         for cache_name in CACHES:
-            result = subprocess.run([sys.executable, "-m", "benchmarks.run_cache", "--one", workload, cache_name, str(n)],
-                                    cwd=ROOT, capture_output=True, text=True, timeout=1800,
-                                    env={**os.environ, "PYTHONPATH": str(ROOT)})
+            result = subprocess.run(
+                [sys.executable, "-m", "benchmarks.run_cache", "--one", workload, cache_name, str(n)],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=1800,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )
             if result.returncode != 0:
                 raise RuntimeError(result.stderr[-2000:])
             r = json.loads(result.stdout.strip().splitlines()[-1])
-            rows.append([workload, n, cache_name, *(size(r[k]) for k in ("first", "half", "peak", "end")), r["entries"],
-                         size(r["held"])])
-    print_table(["workload", "inputs", "cache", "RSS after 1st", "RSS half-way", "peak RSS", "RSS at end", "entries kept",
-                 "bytes kept"], rows)
+            rows.append(
+                [workload, n, cache_name, *(size(r[k]) for k in ("first", "half", "peak", "end")), r["entries"], size(r["held"])]
+            )
+    print_table(
+        ["workload", "inputs", "cache", "RSS after 1st", "RSS half-way", "peak RSS", "RSS at end", "entries kept", "bytes kept"],
+        rows,
+    )
 
 
 if __name__ == "__main__":

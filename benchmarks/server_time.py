@@ -85,8 +85,9 @@ def direct_rows(label: str, lengths: list[int], repeats: int, generate: bool = F
     rows = []
     for length in lengths:
         text = random_text(length - 1, seed=length)  # + <eos> = T source tokens
-        model_s, trace = timed(lambda t=text: TraceData.from_trace(
-            trace_text(bundle, t, names=pattern_names(bundle), generate=generate)))
+        model_s, trace = timed(
+            lambda t=text: TraceData.from_trace(trace_text(bundle, t, names=pattern_names(bundle), generate=generate))
+        )
         pass_s, step_s = decoding_split(bundle, trace, step=generate)
         steps = len(trace.tgt_tokens) - 1
         square = square_trace(bundle, length, seed=length)  # T × T for every kind, whatever the output length
@@ -97,8 +98,21 @@ def direct_rows(label: str, lengths: list[int], repeats: int, generate: bool = F
         memo: dict = {}
         same = statistics.median(heads_rerun(square, memo).total_seconds for _ in range(repeats + 1))
         projected = [ms(steps * step_s + pass_s)] if generate else []  # only decoding could use a KV cache
-        rows.append([label, length, len(trace.tgt_tokens), ms(model_s), ms(pass_s), *projected,
-                     ms(stage["view-model"]), ms(stage["figures"]), ms(stage["serialize"]), ms(rest), ms(same)])
+        rows.append(
+            [
+                label,
+                length,
+                len(trace.tgt_tokens),
+                ms(model_s),
+                ms(pass_s),
+                *projected,
+                ms(stage["view-model"]),
+                ms(stage["figures"]),
+                ms(stage["serialize"]),
+                ms(rest),
+                ms(same),
+            ]
+        )
     return rows
 
 
@@ -116,8 +130,15 @@ def apptest_rows(label: str, lengths: list[int], repeats: int) -> list[list[obje
         if at.exception:
             raise RuntimeError(f"the heads page failed: {[e.value for e in at.exception]}")
         reruns = [timed(at.run)[0] for _ in range(repeats)]
-        rows.append([label, length, ms(first_s), ms(statistics.median(reruns)),
-                     f"?{'&'.join(f'{k}={quote(v)}' for k, v in query.items() if k != 'text')}"])
+        rows.append(
+            [
+                label,
+                length,
+                ms(first_s),
+                ms(statistics.median(reruns)),
+                f"?{'&'.join(f'{k}={quote(v)}' for k, v in query.items() if k != 'text')}",
+            ]
+        )
     return rows
 
 
@@ -125,8 +146,11 @@ def main() -> None:
     parser = arguments(__doc__, lengths=(16, 64, 128, 256, 512))
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-apptest", action="store_true", help="skip the whole-page AppTest reference")
-    parser.add_argument("--generate", action="store_true",
-                        help="time greedy decoding with a trained model's budget, as the app ran untrained models before")
+    parser.add_argument(
+        "--generate",
+        action="store_true",
+        help="time greedy decoding with a trained model's budget, as the app ran untrained models before",
+    )
     args = parser.parse_args()
     labels = [SMALL] if args.quick else [SMALL, BASE]
     lengths = [16] if args.quick else args.lengths
@@ -134,8 +158,22 @@ def main() -> None:
     header("Server time of one heads-page rerun (direct calls; model timed once, the rest median of reruns)")
     rows = [row for label in labels for row in direct_rows(label, lengths, repeats, args.generate)]
     projected = ["model with a KV cache ms (projected)"] if args.generate else []
-    print_table(["config", "T (source)", "Tt (decoder)", "model ms", "of which captured pass ms", *projected,
-                 "view-model ms", "figures ms", "serialize ms", "all but model ms", "same-text rerun ms"], rows)
+    print_table(
+        [
+            "config",
+            "T (source)",
+            "Tt (decoder)",
+            "model ms",
+            "of which captured pass ms",
+            *projected,
+            "view-model ms",
+            "figures ms",
+            "serialize ms",
+            "all but model ms",
+            "same-text rerun ms",
+        ],
+        rows,
+    )
     if not args.no_apptest:
         print("Whole page through AppTest (in-process; the run cached after the first):\n")
         rows = [row for label in labels for row in apptest_rows(label, lengths, repeats)]

@@ -30,10 +30,17 @@ EVAL_N = 1000  # held-out examples per check: the final evaluation's n
 def card_row(source: str, card: dict, wall_s: float | None = None) -> list[object]:
     metrics, recipe = card.get("metrics", {}), card.get("training", {})
     exact = metrics.get("heldout_exact_match")
-    return [source, card.get("task", "?"), card.get("steps", "?"), card.get("stop_reason", "?"),
-            recipe.get("target_exact", "?"), f"{card.get('training_seconds', float('nan')):.0f}",
-            "" if wall_s is None else f"{wall_s:.0f}", f"{100 * exact:.1f} %" if isinstance(exact, float) else "?",
-            metrics.get("n_heldout", "?")]
+    return [
+        source,
+        card.get("task", "?"),
+        card.get("steps", "?"),
+        card.get("stop_reason", "?"),
+        recipe.get("target_exact", "?"),
+        f"{card.get('training_seconds', float('nan')):.0f}",
+        "" if wall_s is None else f"{wall_s:.0f}",
+        f"{100 * exact:.1f} %" if isinstance(exact, float) else "?",
+        metrics.get("n_heldout", "?"),
+    ]
 
 
 def stage_commands(card: dict) -> list[list[str]]:
@@ -46,7 +53,7 @@ def stage_commands(card: dict) -> list[list[str]]:
         for flag in ("--out", "--init-from", "--target-exact", "--threads", "--eval-n"):
             if flag in words:
                 i = words.index(flag)
-                del words[i:i + 2]
+                del words[i : i + 2]
         stages.append(words)
     return stages
 
@@ -62,8 +69,21 @@ def retrain(card: dict, out: Path) -> float:
     previous: Path | None = None
     for number, words in enumerate(stage_commands(card), start=1):
         folder = out.with_name(f"{out.name}-stage{number}")
-        command = [sys.executable, "-m", "transformer", *words, "--out", str(folder), "--threads", "2",
-                   "--target-exact", str(TARGET), "--eval-n", str(EVAL_N), *(["--init-from", str(previous)] if previous else [])]
+        command = [
+            sys.executable,
+            "-m",
+            "transformer",
+            *words,
+            "--out",
+            str(folder),
+            "--threads",
+            "2",
+            "--target-exact",
+            str(TARGET),
+            "--eval-n",
+            str(EVAL_N),
+            *(["--init-from", str(previous)] if previous else []),
+        ]
         print(f"stage {number}: {shlex.join(command)}\n", flush=True)
         subprocess.run(command, cwd=root, check=True)
         previous = folder
@@ -81,18 +101,19 @@ def main() -> None:
     header(f"Training time to {100 * TARGET:.0f} % held-out exact match")
     path = MODELS_DIR / args.model / "card.json"
     if not path.is_file():
-        print(f"No {path.relative_to(MODELS_DIR.parents[1])} yet: the model has not been shipped. "
-              f"Measure it with --retrain.\n")
+        print(f"No {path.relative_to(MODELS_DIR.parents[1])} yet: the model has not been shipped. Measure it with --retrain.\n")
         return
     card = json.loads(path.read_text(encoding="utf-8"))
     rows = [card_row("shipped card", card)]
     if args.retrain and not args.quick:
         with tempfile.TemporaryDirectory(prefix="atlas-retrain-") as folder:
             wall = retrain(card, Path(folder) / args.model)
-            rows.append(card_row("--retrain (2 threads)", json.loads((Path(folder) / args.model / "card.json").read_text()),
-                                 wall))
-    print_table(["source", "task", "steps", "stop reason", "target", "training s", "process wall s",
-                 "held-out exact", "held-out n"], rows)
+            rows.append(
+                card_row("--retrain (2 threads)", json.loads((Path(folder) / args.model / "card.json").read_text()), wall)
+            )
+    print_table(
+        ["source", "task", "steps", "stop reason", "target", "training s", "process wall s", "held-out exact", "held-out n"], rows
+    )
     print(f"Recipe: {card.get('command', '?')}")
 
 

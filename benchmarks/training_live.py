@@ -75,8 +75,14 @@ def time_to_target() -> list[list[object]]:
     job.wait()
     result = job.result
     checks = result.checks if result else []
-    return [[job.state, result.steps if result else "–", f"{result.training_seconds:.0f}" if result else "–",
-             f"{checks[-1][1]:.3f}" if checks else "–"]]
+    return [
+        [
+            job.state,
+            result.steps if result else "–",
+            f"{result.training_seconds:.0f}" if result else "–",
+            f"{checks[-1][1]:.3f}" if checks else "–",
+        ]
+    ]
 
 
 def main() -> None:

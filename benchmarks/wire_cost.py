@@ -42,10 +42,20 @@ def row(label: str, length: int, run: Rerun) -> list[object]:
     grid_json = sum(run.json_bytes[k] for k in grids)
     cells, drawn = sum(run.cells[k] for k in grids), sum(run.drawn[k] for k in grids)
     worst = max(run.json_bytes[k] / run.drawn[k] for k in grids)
-    return [label, length, f"{cells:,}", f"{drawn / cells:.2f}", size(grid_json), f"{grid_json / drawn:.3f}",
-            f"{worst:.3f}", f"{grid_json / cells:.3f}", size(run.json_bytes["head"]),
-            f"{run.json_bytes['head'] / run.cells['head']:.2f}", size(sum(run.json_bytes.values())),
-            size(sum(run.wire_bytes.values()))]
+    return [
+        label,
+        length,
+        f"{cells:,}",
+        f"{drawn / cells:.2f}",
+        size(grid_json),
+        f"{grid_json / drawn:.3f}",
+        f"{worst:.3f}",
+        f"{grid_json / cells:.3f}",
+        size(run.json_bytes["head"]),
+        f"{run.json_bytes['head'] / run.cells['head']:.2f}",
+        size(sum(run.json_bytes.values())),
+        size(sum(run.wire_bytes.values())),
+    ]
 
 
 def sources(quick: bool) -> dict[str, ModelBundle]:
@@ -69,8 +79,23 @@ def main() -> None:
             rows.append(row(label, length, heads_rerun(trace)))
             if label.startswith("random") and not args.quick:
                 rows.append(row(label.replace("random", "noise"), length, heads_rerun(noise_trace(trace))))
-    print_table(["weights", "T", "grid weights", "drawn/weights", "grid JSON", "B/cell drawn", "worst grid B/cell",
-                 "B/weight", "head JSON (exact)", "head B/cell", "rerun JSON", "rerun wire"], rows)
+    print_table(
+        [
+            "weights",
+            "T",
+            "grid weights",
+            "drawn/weights",
+            "grid JSON",
+            "B/cell drawn",
+            "worst grid B/cell",
+            "B/weight",
+            "head JSON (exact)",
+            "head B/cell",
+            "rerun JSON",
+            "rerun wire",
+        ],
+        rows,
+    )
 
 
 if __name__ == "__main__":

@@ -224,6 +224,7 @@ def byte_cached(cache: ByteCache) -> Callable[[Callable[..., V]], Callable[..., 
     Arguments whose name starts with "_" are left out of the key (like Streamlit's cache), so a
     caller can pass a large unhashable object that the other arguments already identify.
     """
+
     def decorate(fn: Callable[..., V]) -> Callable[..., V]:
         signature = inspect.signature(fn)
 

@@ -37,8 +37,11 @@ class InterventionChoice:
             layers = range(n_layers) if self.causal_layer is None else [self.causal_layer]
             out += [InterventionSpec("no_causal", attn_module("decoder", i)) for i in layers]
         if self.blocked:
-            out += [InterventionSpec("block_keys", attn_module(kind, i), keys=self.blocked)
-                    for kind in self.block_in for i in range(n_layers)]
+            out += [
+                InterventionSpec("block_keys", attn_module(kind, i), keys=self.blocked)
+                for kind in self.block_in
+                for i in range(n_layers)
+            ]
         if self.ablate is not None:
             out.append(ablation_spec(self.ablate))
         return tuple(out)
@@ -64,7 +67,6 @@ def hideable_tokens(bundle: ModelBundle, trace: TraceData) -> tuple[str, ...]:
 def hideable_kinds(bundle: ModelBundle) -> list[str]:
     """Where hidden tokens can be hidden: cross and encoder attention, or a decoder-only model's self-attention."""
     return ["cross", "encoder"] if bundle.config.is_encoder_decoder else ["decoder"]
-
 
 
 def ablation_spec(head: Head) -> InterventionSpec:
@@ -95,8 +97,9 @@ def ablation_candidates(importance: HeadImportance | None, kinds: Sequence[str])
     return tuple(s for s in importance.important() if s.kind in kinds)
 
 
-def telling_head(candidates: Sequence[HeadScore], baseline: TraceData, run: Callable[[InterventionSpec], TraceData],
-                 limit: int = MAX_CHECKED) -> AblationDefault:
+def telling_head(
+    candidates: Sequence[HeadScore], baseline: TraceData, run: Callable[[InterventionSpec], TraceData], limit: int = MAX_CHECKED
+) -> AblationDefault:
     """The first of at most `limit` candidates whose ablation changes `baseline`'s output.
 
     `run(spec)` runs the sentence under one intervention (the page passes its cached run), so a

@@ -39,9 +39,11 @@ def ffn_names(bundle: ModelBundle) -> tuple[str, ...]:
         for layer in range(bundle.config.n_layers):
             names.append(hook_name(layer_module(stack, layer, "feed_forward"), "hidden"))
             for sub in range(n_sublayers(bundle, stack)):
-                names += [hook_name(sublayer_module(stack, layer, sub), "sublayer_out"),
-                          hook_name(sublayer_module(stack, layer, sub), "resid"),
-                          hook_name(norm_module(stack, layer, sub), "out")]
+                names += [
+                    hook_name(sublayer_module(stack, layer, sub), "sublayer_out"),
+                    hook_name(sublayer_module(stack, layer, sub), "resid"),
+                    hook_name(norm_module(stack, layer, sub), "out"),
+                ]
     return tuple(names)
 
 

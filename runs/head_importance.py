@@ -38,8 +38,11 @@ def measure_importance(bundle: ModelBundle, progress: Callable[[int, int], None]
     """Measure now: the model's own held-out sample, or for an untrained model the copy-task sample."""
     if not is_untrained(bundle):
         return compute_importance(bundle, progress=progress)
-    examples = [e for e in get_task(RANDOM_SAMPLE_TASK).examples(4 * RANDOM_SAMPLE_SIZE, "heldout", 0)
-                if len(e.source) <= RANDOM_SAMPLE_MAX_CHARS][:RANDOM_SAMPLE_SIZE]
+    examples = [
+        e
+        for e in get_task(RANDOM_SAMPLE_TASK).examples(4 * RANDOM_SAMPLE_SIZE, "heldout", 0)
+        if len(e.source) <= RANDOM_SAMPLE_MAX_CHARS
+    ][:RANDOM_SAMPLE_SIZE]
     return compute_importance(bundle, examples=examples, progress=progress)
 
 

@@ -121,18 +121,35 @@ def plan_grids(trace: TraceData, kinds: list[str], budget: float | None = None) 
     return plan_layers(max(trace.n_layers(k) for k in kinds), cells, max(budget - reserve, budget / 4))
 
 
-def kind_grid(trace: TraceData, kind: str, layers: range, min_stride: int, text: GridText = GridText(), *,
-              stretch: bool = False, marks: GridMarks = GridMarks()) -> go.Figure:
+def kind_grid(
+    trace: TraceData,
+    kind: str,
+    layers: range,
+    min_stride: int,
+    text: GridText = GridText(),
+    *,
+    stretch: bool = False,
+    marks: GridMarks = GridMarks(),
+) -> go.Figure:
     """The layer × head grid of attention `kind` for `layers` (one page of the plan).
 
     Tile hovers list where the first rows look, decoder rows named by what they write;
     `marks` outline the heads whose removal changes the output; `stretch` scales each tile to its peak.
     """
     queries, keys = axes_of(trace, kind)
-    return grid_figure(trace.patterns(kind)[layers.start : layers.stop], first_layer=layers.start, min_stride=min_stride,
-                       tile_label=text.tile_label, hover=text.hover, stretch=stretch, importance=marks.array(layers),
-                       importance_hover=text.importance_hover, query_axis=queries, key_axis=keys,
-                       peak_template=text.peak_template)
+    return grid_figure(
+        trace.patterns(kind)[layers.start : layers.stop],
+        first_layer=layers.start,
+        min_stride=min_stride,
+        tile_label=text.tile_label,
+        hover=text.hover,
+        stretch=stretch,
+        importance=marks.array(layers),
+        importance_hover=text.importance_hover,
+        query_axis=queries,
+        key_axis=keys,
+        peak_template=text.peak_template,
+    )
 
 
 def grid_stride(trace: TraceData, kind: str, min_stride: int) -> int:

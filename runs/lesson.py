@@ -29,8 +29,21 @@ from viz.scaling import D_K_OPTIONS, scaling_demo
 from viz.step_by_step import build_step_view
 from viz.trace import TraceData
 
-STEPS: tuple[str, ...] = ("task", "why_attention", "embeddings", "positional", "attention", "scaling", "heads",
-                          "layernorm", "feed_forward", "masks", "cross", "architecture", "recap")
+STEPS: tuple[str, ...] = (
+    "task",
+    "why_attention",
+    "embeddings",
+    "positional",
+    "attention",
+    "scaling",
+    "heads",
+    "layernorm",
+    "feed_forward",
+    "masks",
+    "cross",
+    "architecture",
+    "recap",
+)
 PE_POSITIONS = 50  # rows of the sinusoid table the positional step draws
 PE_QUERY = 10  # the position whose nearest neighbour the class predicts
 
@@ -59,8 +72,11 @@ class HeadChoice:
 def task_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
     """Step 1: what the model wrote and whether the task's rules call it right (None: no right answer known)."""
     check = check_reference(bundle, trace)
-    return {"output": trace.output_text, "correct": None if check is None or check.expected is None else check.correct,
-            "expected": None if check is None else check.expected}
+    return {
+        "output": trace.output_text,
+        "correct": None if check is None or check.expected is None else check.correct,
+        "expected": None if check is None else check.expected,
+    }
 
 
 def path_answer(trace: TraceData) -> dict[str, object]:
@@ -92,8 +108,13 @@ def embedding_scale(bundle: ModelBundle, trace: TraceData) -> EmbeddingScale:
 def embedding_answer(scale: EmbeddingScale) -> dict[str, object]:
     """Step 3: the mean norm of a token vector before and after × √d_model, and of a position vector."""
     norms = scale.norms()
-    return {"raw": float(norms["raw"].mean()), "scaled": float(norms["scaled"].mean()), "pe": float(norms["pe"].mean()),
-            "sqrt_d": float(np.sqrt(scale.d_model)), "d_model": scale.d_model}
+    return {
+        "raw": float(norms["raw"].mean()),
+        "scaled": float(norms["scaled"].mean()),
+        "pe": float(norms["pe"].mean()),
+        "sqrt_d": float(np.sqrt(scale.d_model)),
+        "d_model": scale.d_model,
+    }
 
 
 def positional_table(d_model: int, n_positions: int = PE_POSITIONS) -> np.ndarray:
@@ -118,8 +139,9 @@ def attention_query(trace: TraceData) -> int:
 def step_view(trace: TraceData, head: int = 0, layer: int = 0):
     """`viz.step_by_step.StepView` of one query of the first layer's head `head`, with the run's numbers."""
     kind = query_kind(trace)
-    return build_step_view(trace.arrays, kind, layer, head, attention_query(trace), trace.query_tokens(kind),
-                           trace.key_tokens(kind))
+    return build_step_view(
+        trace.arrays, kind, layer, head, attention_query(trace), trace.query_tokens(kind), trace.key_tokens(kind)
+    )
 
 
 def attention_answer(trace: TraceData, head: int = 0) -> dict[str, object]:
@@ -128,15 +150,23 @@ def attention_answer(trace: TraceData, head: int = 0) -> dict[str, object]:
     pattern = trace.pattern(kind, 0)[head]  # (Tq, Tk)
     query = attention_query(trace)
     key = int(np.argmax(pattern[query]))
-    return {"query": trace.query_tokens(kind)[query], "key": trace.key_tokens(kind)[key], "weight": float(pattern[query, key]),
-            "key_index": key}
+    return {
+        "query": trace.query_tokens(kind)[query],
+        "key": trace.key_tokens(kind)[key],
+        "weight": float(pattern[query, key]),
+        "key_index": key,
+    }
 
 
 def scaling_answer(d_k: int) -> dict[str, object]:
     """Step 6: the largest softmax weight with and without ÷√d_k at this model's d_k (seeded demo)."""
     demo = scaling_demo(d_k if d_k in D_K_OPTIONS else 64)
-    return {"d_k": demo.d_k, "unscaled": float(demo.unscaled.max_weight), "scaled": float(demo.scaled.max_weight),
-            "variance": float(demo.variance)}
+    return {
+        "d_k": demo.d_k,
+        "unscaled": float(demo.unscaled.max_weight),
+        "scaled": float(demo.scaled.max_weight),
+        "variance": float(demo.variance),
+    }
 
 
 def important_head(bundle: ModelBundle, trace: TraceData) -> HeadChoice:
@@ -160,8 +190,14 @@ def heads_answer(trace: TraceData, ablated: TraceData, choice: HeadChoice) -> di
     """Step 7: the output with and without the head, and how many output tokens changed."""
     before, after = trace.output_tokens, ablated.output_tokens
     changed = sum(a != b for a, b in zip(before, after, strict=False)) + abs(len(before) - len(after))
-    return {"kind": choice.kind, "layer": choice.layer, "head": choice.head, "before": trace.output_text,
-            "after": ablated.output_text, "changed": changed}
+    return {
+        "kind": choice.kind,
+        "layer": choice.layer,
+        "head": choice.head,
+        "before": trace.output_text,
+        "after": ablated.output_text,
+        "changed": changed,
+    }
 
 
 def layernorm_stats(bundle: ModelBundle, trace: TraceData) -> StackStats:
@@ -179,9 +215,14 @@ def layernorm_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]
     y = remove_affine(trace.arrays[site.hook_out][0], gain, bias)  # (T, d_model)
     in_mean, in_std = token_stats(x_in)
     out_mean, out_std = token_stats(y)
-    return {"in_mean": float(np.abs(in_mean).max()), "in_std_min": float(in_std.min()), "in_std_max": float(in_std.max()),
-            "out_mean": float(np.abs(out_mean).max()), "out_std_min": float(out_std.min()),
-            "out_std_max": float(out_std.max())}
+    return {
+        "in_mean": float(np.abs(in_mean).max()),
+        "in_std_min": float(in_std.min()),
+        "in_std_max": float(in_std.max()),
+        "out_mean": float(np.abs(out_mean).max()),
+        "out_std_min": float(out_std.min()),
+        "out_std_max": float(out_std.max()),
+    }
 
 
 def feed_forward_shapes(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
@@ -192,8 +233,15 @@ def feed_forward_shapes(bundle: ModelBundle, trace: TraceData) -> dict[str, obje
     sizes = parameter_sizes(bundle)
     ffn = sum(v for k, v in sizes.items() if ".feed_forward." in k)
     attn = sum(v for k, v in sizes.items() if "_attn." in k)
-    return {"n": n, "d_model": config.d_model, "d_ff": config.d_ff, "ffn_params": ffn, "attn_params": attn,
-            "total": sum(sizes.values()), "share": ffn / max(sum(sizes.values()), 1)}
+    return {
+        "n": n,
+        "d_model": config.d_model,
+        "d_ff": config.d_ff,
+        "ffn_params": ffn,
+        "attn_params": attn,
+        "total": sum(sizes.values()),
+        "share": ffn / max(sum(sizes.values()), 1),
+    }
 
 
 def mask_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
@@ -202,8 +250,14 @@ def mask_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
         return {"changed": None, "with": trace.output_text, "without": trace.output_text, "rows": 0, "looking": 0}
     trained = not trace.teacher_forced
     exp = causal_experiment(bundle, trace.text, trace.output_text, generate=trained)
-    return {"changed": exp.generation_changed, "with": exp.generated_with_mask or "", "without": exp.generated_without_mask or "",
-            "rows": exp.n_changed, "looking": len(exp.looking_ahead), "n_rows": len(exp.positions)}
+    return {
+        "changed": exp.generation_changed,
+        "with": exp.generated_with_mask or "",
+        "without": exp.generated_without_mask or "",
+        "rows": exp.n_changed,
+        "looking": len(exp.looking_ahead),
+        "n_rows": len(exp.positions),
+    }
 
 
 def decoder_mask(trace: TraceData) -> np.ndarray:
@@ -258,9 +312,15 @@ def recap_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
     """Step 13: the model's own numbers for the recap questions."""
     config = bundle.config
     kinds = len(trace.kinds())
-    return {"heads": kinds * config.n_layers * config.n_heads, "kinds": kinds, "layers": config.n_layers,
-            "n_heads": config.n_heads, "d_k": config.d_k, "d_model": config.d_model,
-            "params": sum(parameter_sizes(bundle).values())}
+    return {
+        "heads": kinds * config.n_layers * config.n_heads,
+        "kinds": kinds,
+        "layers": config.n_layers,
+        "n_heads": config.n_heads,
+        "d_k": config.d_k,
+        "d_model": config.d_model,
+        "params": sum(parameter_sizes(bundle).values()),
+    }
 
 
 def importance_view(bundle: ModelBundle, kind: str) -> HeadImportanceView | None:

@@ -56,8 +56,9 @@ def check_reference(bundle: ModelBundle, trace: TraceData) -> ReferenceCheck | N
     if example is None:
         return ReferenceCheck(expected=None, correct=False, heldout=False, diagnosis=diagnosis_of(task, trace.text))
     expected_tokens = bundle.target_tokenizer.tokenize(example.target)
-    return ReferenceCheck(expected=example.target, correct=list(trace.output_tokens) == list(expected_tokens),
-                          heldout=is_heldout(example.source))
+    return ReferenceCheck(
+        expected=example.target, correct=list(trace.output_tokens) == list(expected_tokens), heldout=is_heldout(example.source)
+    )
 
 
 @lru_cache(maxsize=256)

@@ -141,7 +141,12 @@ def batch_row(bundle: ModelBundle, traces: Sequence[TraceData], row: int, names:
     for array in arrays.values():
         array.setflags(write=False)
     src_tokens = padded_tokens([tr.src_tokens for tr in traces], PAD)[row] if src is not None else ()
-    return replace(traces[row], arrays=arrays, src_tokens=src_tokens,
-                   tgt_tokens=padded_tokens([tr.tgt_tokens for tr in traces], PAD)[row],
-                   next_tokens=padded_tokens([tr.next_tokens for tr in traces], PAD)[row],
-                   src_ids=tuple(src[row].tolist()) if src is not None else (), tgt_ids=tuple(tgt[row].tolist()))
+    return replace(
+        traces[row],
+        arrays=arrays,
+        src_tokens=src_tokens,
+        tgt_tokens=padded_tokens([tr.tgt_tokens for tr in traces], PAD)[row],
+        next_tokens=padded_tokens([tr.next_tokens for tr in traces], PAD)[row],
+        src_ids=tuple(src[row].tolist()) if src is not None else (),
+        tgt_ids=tuple(tgt[row].tolist()),
+    )

@@ -111,5 +111,11 @@ def norm_pair_settings(config: TransformerConfig, n_layers: int, seed: int) -> d
     """Settings of the two random models (post- and pre-norm, `ModelRef.random(norm_position=..., **these)`)
     the LayerNorm page compares: the current model's shape at `n_layers` layers, the same seed."""
     d = config.d_model if config.d_model in RANDOM_D_MODELS else 64
-    return {"architecture": config.architecture, "n_layers": n_layers, "d_model": d,
-            "n_heads": config.n_heads if d % config.n_heads == 0 else 4, "positional": config.positional, "seed": seed}
+    return {
+        "architecture": config.architecture,
+        "n_layers": n_layers,
+        "d_model": d,
+        "n_heads": config.n_heads if d % config.n_heads == 0 else 4,
+        "positional": config.positional,
+        "seed": seed,
+    }

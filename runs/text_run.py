@@ -26,8 +26,9 @@ def run_text(
     (every step reruns the decoder over the whole prefix), where one teacher-forced pass takes 0.4 s
     and shows the decoder's attention over the user's own words. The result keeps token ids.
     """
-    trace = trace_text(bundle, text, names=names, interventions=build_interventions(interventions),
-                       generate=not is_untrained(bundle))
+    trace = trace_text(
+        bundle, text, names=names, interventions=build_interventions(interventions), generate=not is_untrained(bundle)
+    )
     return TraceData.from_trace(trace)
 
 

@@ -18,4 +18,5 @@ fi
 
 python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 ruff check .
+ruff format --check .
 python -m pytest "$@"

@@ -55,14 +55,22 @@ def _files(package: str) -> list[Path]:
 
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
 def test_no_import_goes_up_the_ladder(package):
-    bad = [f"{path.relative_to(ROOT)}: {name}" for path in _files(package) for name in _imports(path)
-           if name.split(".")[0] in FORBIDDEN[package]]
+    bad = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in _files(package)
+        for name in _imports(path)
+        if name.split(".")[0] in FORBIDDEN[package]
+    ]
     assert not bad, bad
 
 
 def test_viz_reads_only_the_hook_name_vocabulary_from_transformer():
-    bad = [f"{path.relative_to(ROOT)}: {name}" for path in _files("viz") for name in _imports(path)
-           if name.split(".")[0] == "transformer" and ".".join(name.split(".")[:2]) not in ALLOWED_TRANSFORMER_IN_VIZ]
+    bad = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in _files("viz")
+        for name in _imports(path)
+        if name.split(".")[0] == "transformer" and ".".join(name.split(".")[:2]) not in ALLOWED_TRANSFORMER_IN_VIZ
+    ]
     assert not bad, bad
 
 
@@ -78,7 +86,8 @@ def _loaded_after_importing(modules: list[str], check: str) -> subprocess.Comple
 def test_below_ui_nothing_loads_streamlit_or_the_app():
     result = _loaded_after_importing(
         _modules("transformer") + _modules("runs") + _modules("viz"),
-        "bad = [m for m in sys.modules if m.split('.')[0] in ('streamlit', 'ui', 'views')]\nassert not bad, bad\n")
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('streamlit', 'ui', 'views')]\nassert not bad, bad\n",
+    )
     assert result.returncode == 0, result.stderr + result.stdout
 
 
@@ -86,7 +95,8 @@ def test_importing_viz_loads_neither_torch_nor_the_model():
     result = _loaded_after_importing(
         _modules("viz"),
         "bad = [m for m in sys.modules if m.split('.')[0] == 'torch' or (m.split('.')[0] == 'transformer' and m not in "
-        f"{sorted(ALLOWED_TRANSFORMER_IN_VIZ)!r})]\nassert not bad, bad\n")
+        f"{sorted(ALLOWED_TRANSFORMER_IN_VIZ)!r})]\nassert not bad, bad\n",
+    )
     assert result.returncode == 0, result.stderr + result.stdout
 
 

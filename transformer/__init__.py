@@ -13,12 +13,29 @@ import importlib
 # Loaded on first use (PEP 562), so `import transformer.hook_names` (plain Python) does not import
 # torch: viz/ reads arrays by hook name and never imports torch.
 _EXPORTS: dict[str, str] = {
-    "CheckpointError": "checkpoint", "ModelBundle": "checkpoint", "load_checkpoint": "checkpoint",
-    "save_checkpoint": "checkpoint", "TransformerConfig": "config", "Trace": "decoding", "greedy_decode": "decoding",
-    "trace_text": "decoding", "ActivationCache": "hooks", "capture": "hooks", "hook_names": "hooks",
-    "intervene": "hooks", "edit_mask": "interventions", "replace_pattern": "interventions", "zero_head": "interventions",
-    "Transformer": "model", "DEFAULT_MODEL": "registry", "list_models": "registry", "load_model": "registry",
-    "random_bundle": "registry", "CharTokenizer": "tokenizer", "Tokenizer": "tokenizer", "WordTokenizer": "tokenizer",
+    "CheckpointError": "checkpoint",
+    "ModelBundle": "checkpoint",
+    "load_checkpoint": "checkpoint",
+    "save_checkpoint": "checkpoint",
+    "TransformerConfig": "config",
+    "Trace": "decoding",
+    "greedy_decode": "decoding",
+    "trace_text": "decoding",
+    "ActivationCache": "hooks",
+    "capture": "hooks",
+    "hook_names": "hooks",
+    "intervene": "hooks",
+    "edit_mask": "interventions",
+    "replace_pattern": "interventions",
+    "zero_head": "interventions",
+    "Transformer": "model",
+    "DEFAULT_MODEL": "registry",
+    "list_models": "registry",
+    "load_model": "registry",
+    "random_bundle": "registry",
+    "CharTokenizer": "tokenizer",
+    "Tokenizer": "tokenizer",
+    "WordTokenizer": "tokenizer",
 }
 
 

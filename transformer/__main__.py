@@ -106,7 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--text", required=True)
     trace.add_argument("--out", required=True, help="output file, must end in .npz")
     trace.add_argument(
-        "--config", action="append", default=[], metavar="KEY=VALUE",
+        "--config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="with --model random: a TransformerConfig field, e.g. --config n_layers=2 --config d_model=64",
     )
     trace.add_argument("--seed", type=int, default=0, help="with --model random: weight seed")

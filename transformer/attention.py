@@ -44,9 +44,7 @@ def masked_softmax(masked_scores: Tensor, allowed: Tensor | None) -> Tensor:
     return pattern.masked_fill(~allowed, 0.0)
 
 
-def scaled_dot_product_attention(
-    q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None = None
-) -> tuple[Tensor, Tensor]:
+def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None = None) -> tuple[Tensor, Tensor]:
     """The paper's Attention(Q, K, V), returning the output and the attention weights.
 
     Args:

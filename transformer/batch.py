@@ -107,11 +107,14 @@ class Batch:
     pad_id: int = PAD_ID
 
     @classmethod
-    def from_pairs(cls, sources: Sequence[Sequence[int]] | None, targets: Sequence[Sequence[int]],
-                   pad_id: int = PAD_ID) -> Batch:
+    def from_pairs(cls, sources: Sequence[Sequence[int]] | None, targets: Sequence[Sequence[int]], pad_id: int = PAD_ID) -> Batch:
         src = None if sources is None else pad_batch([source_row(s) for s in sources], pad_id)  # (B, Ts)
-        return cls(src, pad_batch([decoder_row(t) for t in targets], pad_id),  # (B, Tt)
-                   pad_batch([label_row(t) for t in targets], pad_id), pad_id)
+        return cls(
+            src,
+            pad_batch([decoder_row(t) for t in targets], pad_id),  # (B, Tt)
+            pad_batch([label_row(t) for t in targets], pad_id),
+            pad_id,
+        )
 
     def masks(self) -> BatchMasks:
         """Every mask the model applies to this batch (`batch_masks`)."""

@@ -127,12 +127,27 @@ def causal_experiment(
     reads, expected = target.symbols(tgt_in[0].tolist()), target.symbols([*ref, EOS_ID])
     with_mask, without_mask = target.symbols(pred.tolist()), target.symbols(pred_free.tolist())
     positions = tuple(
-        PositionPrediction(i, reads[i], expected[i], with_mask[i], without_mask[i], float(p[i]), float(p_free[i]),
-                           with_mask[i] != without_mask[i], float(ahead[i]), bool(ahead[i] > 0))
+        PositionPrediction(
+            i,
+            reads[i],
+            expected[i],
+            with_mask[i],
+            without_mask[i],
+            float(p[i]),
+            float(p_free[i]),
+            with_mask[i] != without_mask[i],
+            float(ahead[i]),
+            bool(ahead[i] > 0),
+        )
         for i in range(tgt_in.shape[1])
     )
     return CausalExperiment(
-        generated.text if generated else text, target.decode(ref), chosen,
-        generated.output_text if generated else None, generated_free.output_text if generated_free else None, positions,
-        tuple(masked[name][0].float().numpy() for name in patterns), tuple(cache[name][0].float().numpy() for name in patterns),
+        generated.text if generated else text,
+        target.decode(ref),
+        chosen,
+        generated.output_text if generated else None,
+        generated_free.output_text if generated_free else None,
+        positions,
+        tuple(masked[name][0].float().numpy() for name in patterns),
+        tuple(cache[name][0].float().numpy() for name in patterns),
     )

@@ -204,5 +204,3 @@ def _read_weights(path: Path, model: Transformer) -> dict[str, torch.Tensor]:
     if problem:
         raise CheckpointError(f"{path}: {problem}")
     return state
-
-

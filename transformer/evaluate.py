@@ -185,8 +185,7 @@ def cross_attention_alignment(bundle: ModelBundle, examples: Sequence[Any], batc
     finally:
         model.train(was_training)
     scores = (hits / max(counted, 1)).tolist()
-    return {f"{attn_module(kind, layer)} head {h}": scores[layer][h]
-            for layer in range(n_layers) for h in range(n_heads)}
+    return {f"{attn_module(kind, layer)} head {h}": scores[layer][h] for layer in range(n_layers) for h in range(n_heads)}
 
 
 def best_head(scores: dict[str, float]) -> tuple[str, float]:

@@ -80,8 +80,10 @@ def probe_patterns(bundle: ModelBundle, source: str, target: str) -> dict[str, n
             model(batch.src, batch.tgt_in)
     finally:
         model.train(was_training)
-    return {kind: quantize(torch.stack([cache[n][0] for n in layer_names]).float().numpy())  # (L, H, Tq, Tk)
-            for kind, layer_names in names.items()}
+    return {
+        kind: quantize(torch.stack([cache[n][0] for n in layer_names]).float().numpy())  # (L, H, Tq, Tk)
+        for kind, layer_names in names.items()
+    }
 
 
 def probe_tokens(bundle: ModelBundle, source: str, target: str) -> tuple[list[str], list[str]]:
@@ -136,12 +138,25 @@ class Film:
         """Write the film as one compressed .npz (no pickles: plain arrays and one JSON string)."""
         import json
 
-        meta = {"source": self.source, "target": self.target, "src_tokens": list(self.src_tokens),
-                "tgt_tokens": list(self.tgt_tokens), "config": dict(self.config), "kinds": list(self.patterns)}
+        meta = {
+            "source": self.source,
+            "target": self.target,
+            "src_tokens": list(self.src_tokens),
+            "tgt_tokens": list(self.tgt_tokens),
+            "config": dict(self.config),
+            "kinds": list(self.patterns),
+        }
         arrays = {f"pattern_{kind}": a for kind, a in self.patterns.items()}
         arrays.update({f"curve_{name}": a for name, a in self.curves.items()})
-        np.savez_compressed(path, meta=np.array(json.dumps(meta, ensure_ascii=False)), frame_steps=self.frame_steps,
-                            frame_loss=self.frame_loss, frame_heldout=self.frame_heldout, checks=self.checks, **arrays)
+        np.savez_compressed(
+            path,
+            meta=np.array(json.dumps(meta, ensure_ascii=False)),
+            frame_steps=self.frame_steps,
+            frame_loss=self.frame_loss,
+            frame_heldout=self.frame_heldout,
+            checks=self.checks,
+            **arrays,
+        )
         return Path(path)
 
     @classmethod
@@ -151,10 +166,19 @@ class Film:
 
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
-            return cls(meta["source"], meta["target"], tuple(meta["src_tokens"]), tuple(meta["tgt_tokens"]),
-                       data["frame_steps"], data["frame_loss"], data["frame_heldout"],
-                       {kind: data[f"pattern_{kind}"] for kind in meta["kinds"]},
-                       {name: data[f"curve_{name}"] for name in CURVES}, data["checks"], meta["config"])
+            return cls(
+                meta["source"],
+                meta["target"],
+                tuple(meta["src_tokens"]),
+                tuple(meta["tgt_tokens"]),
+                data["frame_steps"],
+                data["frame_loss"],
+                data["frame_heldout"],
+                {kind: data[f"pattern_{kind}"] for kind in meta["kinds"]},
+                {name: data[f"curve_{name}"] for name in CURVES},
+                data["checks"],
+                meta["config"],
+            )
 
 
 class FilmRecorder:
@@ -224,11 +248,15 @@ class FilmRecorder:
                 return None
             kinds = list(self._frames[0][3])
             return Film(
-                self.source, self.target, tuple(self._tokens[0]), tuple(self._tokens[1]),
+                self.source,
+                self.target,
+                tuple(self._tokens[0]),
+                tuple(self._tokens[1]),
                 np.array([f[0] for f in self._frames], dtype=np.int32),
                 np.array([f[1] for f in self._frames], dtype=np.float32),
                 np.array([f[2] for f in self._frames], dtype=np.float32),
                 {kind: np.stack([f[3][kind] for f in self._frames]) for kind in kinds},
                 {name: np.array(values, dtype=np.float32) for name, values in self._curves.items()},
-                np.array(self._checks, dtype=np.float32).reshape(-1, 2), dict(self._config),
+                np.array(self._checks, dtype=np.float32).reshape(-1, 2),
+                dict(self._config),
             )

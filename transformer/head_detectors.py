@@ -33,7 +33,13 @@ DIAGONAL = "diagonal"
 ANTI_DIAGONAL = "anti_diagonal"
 SOURCE_ALIGNMENT = "source_alignment"
 SCORE_NAMES: tuple[str, ...] = (
-    PREVIOUS_TOKEN, INDUCTION, DUPLICATE_TOKEN, FIRST_TOKEN, DIAGONAL, ANTI_DIAGONAL, SOURCE_ALIGNMENT,
+    PREVIOUS_TOKEN,
+    INDUCTION,
+    DUPLICATE_TOKEN,
+    FIRST_TOKEN,
+    DIAGONAL,
+    ANTI_DIAGONAL,
+    SOURCE_ALIGNMENT,
 )
 """Every score name, in table order. Scores that need tokens (induction, duplicate) or an alignment may be absent."""
 
@@ -186,9 +192,7 @@ class HeadScores:
         return [(int(layer), int(head), float(grid[layer, head])) for layer, head in picked if np.isfinite(grid[layer, head])]
 
 
-def head_scores(
-    patterns: np.ndarray, tokens: Sequence[int] | None = None, alignment: np.ndarray | None = None
-) -> HeadScores:
+def head_scores(patterns: np.ndarray, tokens: Sequence[int] | None = None, alignment: np.ndarray | None = None) -> HeadScores:
     """Every score that applies to this stack's patterns (L, H, Tq, Tk).
 
     Token scores (induction, duplicate) need `tokens` (query and key sequences must be the same: a

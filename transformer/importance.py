@@ -179,15 +179,31 @@ def compute_importance(
             out, logp = _outputs(bundle, batch, (spec,)), _logprobs(bundle, batch, (spec,))
             changed = sum(a != b for a, b in zip(out, base_out, strict=True)) / len(chosen)
             align = alignment.get(f"{attn_module('cross', layer)} head {head}") if kind == "cross" else None
-            heads.append(HeadScore(kind, layer, head, round(changed, 4), round(float((base_logp - logp).mean()), 4),
-                                   None if align is None else round(align, 4)))
+            heads.append(
+                HeadScore(
+                    kind,
+                    layer,
+                    head,
+                    round(changed, 4),
+                    round(float((base_logp - logp).mean()), 4),
+                    None if align is None else round(align, 4),
+                )
+            )
             if progress:
                 progress(done, len(keys))
     finally:
         model.train(was_training)
     exact = sum(o == w for o, w in zip(base_out, wanted, strict=True)) / len(chosen)
-    return HeadImportance(bundle.name, task_name(bundle) or "examples", len(chosen), seed,
-                          "heldout" if examples is None else "given", fingerprint(bundle), round(exact, 4), tuple(heads))
+    return HeadImportance(
+        bundle.name,
+        task_name(bundle) or "examples",
+        len(chosen),
+        seed,
+        "heldout" if examples is None else "given",
+        fingerprint(bundle),
+        round(exact, 4),
+        tuple(heads),
+    )
 
 
 def save_importance(result: HeadImportance, path: str | Path) -> Path:

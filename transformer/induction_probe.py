@@ -42,7 +42,6 @@ def induction_measurements(bundle: ModelBundle, examples: list[Any]) -> dict[str
         loss_repeated_half: mean cross-entropy predicting the repeat's x2 … xn (x1 cannot be predicted).
     """
 
-
     model, n_layers = bundle.model, bundle.config.n_layers
     was_training = model.training
     model.eval()

@@ -86,9 +86,7 @@ def check_seed(seed: int) -> int:
     return seed
 
 
-def random_bundle(
-    config: TransformerConfig | None = None, seed: int = 0, symbols: Iterable[str] | None = None
-) -> ModelBundle:
+def random_bundle(config: TransformerConfig | None = None, seed: int = 0, symbols: Iterable[str] | None = None) -> ModelBundle:
     """An untrained model with a character tokenizer; the same seed gives the same weights.
 
     The config's vocabulary sizes are replaced by the tokenizer's.

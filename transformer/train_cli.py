@@ -39,8 +39,14 @@ PRESETS: dict[str, dict[str, Any]] = {
         "lr_factor": 1.0,
         "eval_every": 250,
         "config": {
-            "architecture": "decoder-only", "n_layers": 3, "d_model": 128, "n_heads": 4, "d_ff": 512,
-            "dropout": 0.0, "norm_position": "pre", "share_embeddings": True,
+            "architecture": "decoder-only",
+            "n_layers": 3,
+            "d_model": 128,
+            "n_heads": 4,
+            "d_ff": 512,
+            "dropout": 0.0,
+            "norm_position": "pre",
+            "share_embeddings": True,
         },
     },
     # No label smoothing: the card compares plain cross-entropy on the two halves, and the repeat is
@@ -57,7 +63,15 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 _RECIPE_FLAGS = (
-    "steps", "batch_size", "warmup", "lr_factor", "label_smoothing", "eval_every", "eval_n", "target_exact", "init_from",
+    "steps",
+    "batch_size",
+    "warmup",
+    "lr_factor",
+    "label_smoothing",
+    "eval_every",
+    "eval_n",
+    "target_exact",
+    "init_from",
 )
 
 # One-line summaries (English, Chinese) and an input a teacher can type, per task.
@@ -318,8 +332,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     command = command_for(settings, args.out)
     print(f"training {args.task}: {command}", file=sys.stderr)
     bar, stop = ProgressBar(), {"asked": False}
-    film = FilmRecorder(task, every=max(1, settings.steps // FILM_FRAMES), probe=_example_text(task, args.task),
-                        eval_every=settings.eval_every)
+    film = FilmRecorder(
+        task, every=max(1, settings.steps // FILM_FRAMES), probe=_example_text(task, args.task), eval_every=settings.eval_every
+    )
     budget = None if args.time_budget is None else 60 * args.time_budget
 
     def ask_to_stop(signum: int, frame: Any) -> None:
@@ -397,7 +412,10 @@ def add_commands(sub: Any) -> None:
     t.add_argument("--target-exact", type=float, default=None, help="stop once a check reaches this exact-match")
     t.add_argument("--init-from", default=None, help="continue from this checkpoint folder's weights (same config)")
     t.add_argument(
-        "--task-option", action="append", default=[], metavar="KEY=VALUE",
+        "--task-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="change a task field for this run, e.g. max_len=12 for a short first stage (repeatable)",
     )
     t.add_argument("--threads", type=int, default=1, help="torch threads (default 1: the machine is shared)")

@@ -24,8 +24,9 @@ def more_sentences(bundle: ModelBundle, first: str | None, label: str, help_text
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     if MORE_KEY not in st.session_state and not st.query_params.get(MORE_KEY):
         st.session_state[MORE_KEY] = default_more(example_text(bundle), reader, model_task(bundle))
-    more = st.text_area(label, key=MORE_KEY, bind="query-params", height=height, help=help_text,
-                        max_chars=MAX_URL_TEXT_CHARS)  # what a link may carry (ui.url_values)
+    more = st.text_area(
+        label, key=MORE_KEY, bind="query-params", height=height, help=help_text, max_chars=MAX_URL_TEXT_CHARS
+    )  # what a link may carry (ui.url_values)
     return check_batch(first, more or "", reader, bundle.config.max_len - 1)
 
 

@@ -11,8 +11,15 @@ from ui.export import chart_config, export_buttons
 from ui.projector import projector_figure
 
 
-def show_figure(fig: go.Figure, name: str, *, key: str | None = None, width: Literal["stretch", "content"] = "stretch",
-                html: bool = True, **chart_kwargs: object):
+def show_figure(
+    fig: go.Figure,
+    name: str,
+    *,
+    key: str | None = None,
+    width: Literal["stretch", "content"] = "stretch",
+    html: bool = True,
+    **chart_kwargs: object,
+):
     """Render `fig` with the export config (PNG/SVG camera button named after `name`) and, unless
     `html=False`, a "Download as HTML" button below it; returns the chart's event state.
 

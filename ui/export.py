@@ -50,8 +50,15 @@ def chart_config(name: str) -> dict:
 
 def image_format_picker() -> str:
     """The PNG/SVG switch used by every chart's camera button."""
-    st.segmented_control(t("export.image_format"), FORMATS, key=FORMAT_KEY, default=FORMATS[0], required=True,
-                         format_func=str.upper, help=t("export.image_format_help"))
+    st.segmented_control(
+        t("export.image_format"),
+        FORMATS,
+        key=FORMAT_KEY,
+        default=FORMATS[0],
+        required=True,
+        format_func=str.upper,
+        help=t("export.image_format_help"),
+    )
     return image_format()
 
 
@@ -63,22 +70,34 @@ def html_bytes(fig: go.Figure) -> bytes:
 def export_buttons(fig: go.Figure, name: str, *, key: str | None = None) -> None:
     """A "Download as HTML" button for `fig`; the HTML is built only when clicked."""
     st.download_button(
-        t("export.html"), data=lambda: html_bytes(fig), file_name=f"{safe_name(name)}.html", mime="text/html",
-        on_click="ignore", key=f"html_{key or safe_name(name)}", icon=":material/download:", help=t("export.html_help"),
+        t("export.html"),
+        data=lambda: html_bytes(fig),
+        file_name=f"{safe_name(name)}.html",
+        mime="text/html",
+        on_click="ignore",
+        key=f"html_{key or safe_name(name)}",
+        icon=":material/download:",
+        help=t("export.html_help"),
     )
 
 
 def npz_bytes(arrays: Mapping[str, np.ndarray], **labels: Sequence[str] | str) -> bytes:
     """Compressed `.npz` of `arrays` plus string `labels` (stored as unicode arrays, so no pickle is needed)."""
     buffer = io.BytesIO()
-    extra = {name: np.asarray(list(value) if not isinstance(value, str) else value, dtype=str)
-             for name, value in labels.items()}
+    extra = {name: np.asarray(list(value) if not isinstance(value, str) else value, dtype=str) for name, value in labels.items()}
     np.savez_compressed(buffer, **dict(arrays), **extra)
     return buffer.getvalue()
 
 
 def npz_button(build: Callable[[], bytes], name: str, *, key: str) -> None:
     """A "Download attention (.npz)" button; `build` runs only when the button is clicked."""
-    st.download_button(t("export.npz"), data=build, file_name=f"{safe_name(name)}.npz",
-                       mime="application/octet-stream", on_click="ignore", key=key, icon=":material/download:",
-                       help=t("export.npz_help"))
+    st.download_button(
+        t("export.npz"),
+        data=build,
+        file_name=f"{safe_name(name)}.npz",
+        mime="application/octet-stream",
+        on_click="ignore",
+        key=key,
+        icon=":material/download:",
+        help=t("export.npz_help"),
+    )

@@ -73,8 +73,7 @@ def _word_panel(grammar: GrammarDescription) -> None:
         st.code(grammar.example, language=None, wrap_lines=True)
     with words:
         for role, phrases in grammar.lexicon.items():
-            st.markdown(f"**{role_name(role)}** ({len(phrases)}): "
-                        + md_literal(", ".join(phrases)))
+            st.markdown(f"**{role_name(role)}** ({len(phrases)}): " + md_literal(", ".join(phrases)))
     with combinations:
         for role, table in grammar.goes_with.items():
             st.markdown(f"**{t(f'grammar.goes_{role}')}**")

@@ -18,27 +18,44 @@ from viz.detector_figure import detector_figure, marked_heads
 
 
 def _meanings(scores: HeadScores) -> None:
-    st.markdown("\n".join(f"- **{t(f'detectors.name_{name}')}** — {t(f'detectors.meaning_{name}')}"
-                          for name in scores.names))
+    st.markdown("\n".join(f"- **{t(f'detectors.name_{name}')}** — {t(f'detectors.meaning_{name}')}" for name in scores.names))
 
 
 def _top_heads(scores: HeadScores) -> None:
     marks = marked_heads(scores)
-    lines = [t("detectors.top_line", name=t(f"detectors.name_{name}"),
-               heads=", ".join(t("detectors.head_at", layer=layer, head=head,
-                                 score=f"{scores.score(name)[layer, head]:.2f}") for layer, head in marks[name]))
-             for name in scores.names if marks[name]]
+    lines = [
+        t(
+            "detectors.top_line",
+            name=t(f"detectors.name_{name}"),
+            heads=", ".join(
+                t("detectors.head_at", layer=layer, head=head, score=f"{scores.score(name)[layer, head]:.2f}")
+                for layer, head in marks[name]
+            ),
+        )
+        for name in scores.names
+        if marks[name]
+    ]
     st.markdown("\n".join(f"- {line}" for line in lines) if lines else t("detectors.none_marked"))
 
 
 def _table(scores: HeadScores, kind: str) -> None:
     names = {name: t(f"detectors.name_{name}") for name in scores.names}
     n_layers, n_heads = scores.scores.shape[1:]
-    rows = [{t("heads.layer"): layer, t("heads.head"): head,
-             **{names[name]: float(scores.score(name)[layer, head]) for name in scores.names}}
-            for layer in range(n_layers) for head in range(n_heads)]
-    st.dataframe(rows, hide_index=True, key=f"detectors_table_{kind}",
-                 column_config={label: st.column_config.NumberColumn(format="%.2f") for label in names.values()})
+    rows = [
+        {
+            t("heads.layer"): layer,
+            t("heads.head"): head,
+            **{names[name]: float(scores.score(name)[layer, head]) for name in scores.names},
+        }
+        for layer in range(n_layers)
+        for head in range(n_heads)
+    ]
+    st.dataframe(
+        rows,
+        hide_index=True,
+        key=f"detectors_table_{kind}",
+        column_config={label: st.column_config.NumberColumn(format="%.2f") for label in names.values()},
+    )
 
 
 def head_detectors(model_key: str) -> None:

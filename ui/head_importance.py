@@ -56,8 +56,9 @@ def importance_section(model_key: str, shapes: dict[str, tuple[int, int]], *, un
     table = current_table(model_key)
     if table is None:
         if untrained:
-            st.caption(t("heads.importance_random", n=head_importance.RANDOM_SAMPLE_SIZE,
-                         chars=head_importance.RANDOM_SAMPLE_MAX_CHARS))
+            st.caption(
+                t("heads.importance_random", n=head_importance.RANDOM_SAMPLE_SIZE, chars=head_importance.RANDOM_SAMPLE_MAX_CHARS)
+            )
         else:
             st.caption(t("heads.importance_missing", name=bundle.name))
         if not st.button(t("heads.importance_button"), key="heads_importance_measure", icon=":material/science:"):
@@ -71,6 +72,10 @@ def importance_section(model_key: str, shapes: dict[str, tuple[int, int]], *, un
         with tab:
             if not view.important.any():
                 st.info(t("heads.importance_none"))
-            fig = importance_figure(view, titles=(t("heads.importance_changed"), t("heads.importance_drop")),
-                                    layer_label=t("heads.layer"), head_label=t("heads.head"))
+            fig = importance_figure(
+                view,
+                titles=(t("heads.importance_changed"), t("heads.importance_drop")),
+                layer_label=t("heads.layer"),
+                head_label=t("heads.head"),
+            )
             show_figure(fig, f"importance-{kind}", key=f"heads_importance_{kind}", html=False)

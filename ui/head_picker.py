@@ -22,8 +22,16 @@ def kind_name(kind: str) -> str:
     return t(f"heads.kind_{kind}")
 
 
-def kind_picker(container, kinds: list[str], *, default: str | None = None, section: str = "heads",
-                key: str = KIND_KEY, url: bool = True, drop_default: bool = False) -> str:
+def kind_picker(
+    container,
+    kinds: list[str],
+    *,
+    default: str | None = None,
+    section: str = "heads",
+    key: str = KIND_KEY,
+    url: bool = True,
+    drop_default: bool = False,
+) -> str:
     """An attention-kind selectbox in `container`, seeded from `?kind=` and written back to it.
 
     Labels come from catalog `section` ("<section>.kind"). `drop_default` leaves the URL without
@@ -34,8 +42,7 @@ def kind_picker(container, kinds: list[str], *, default: str | None = None, sect
     if key not in st.session_state:
         st.session_state[key] = st.query_params[key] if url and st.query_params.get(key) in kinds else default
     keep_valid(key, kinds, default)
-    kind = container.selectbox(t(f"{section}.kind"), kinds, key=key,
-                               format_func=labels_of({k: kind_name(k) for k in kinds}))
+    kind = container.selectbox(t(f"{section}.kind"), kinds, key=key, format_func=labels_of({k: kind_name(k) for k in kinds}))
     if url:
         if drop_default and kind == default:
             st.query_params.pop(key, None)
@@ -54,8 +61,9 @@ def layer_head_picker(columns: Sequence, n_layers: int, n_heads: int, *, section
     return int(layer), int(head)
 
 
-def head_picker(kinds: list[str], n_layers: int, n_heads: int, *, default_kind: str = "decoder",
-                section: str = "masks") -> tuple[str, int, int]:
+def head_picker(
+    kinds: list[str], n_layers: int, n_heads: int, *, default_kind: str = "decoder", section: str = "masks"
+) -> tuple[str, int, int]:
     """Attention kind, layer and head in three columns (`?kind=cross&layer=1&head=0`). The decoder's
     masked self-attention is the default: the one with a mask even for a single sentence."""
     cols = st.columns(3)

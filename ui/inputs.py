@@ -53,12 +53,25 @@ def text_box(bundle: ModelBundle) -> TextCheck:
         st.session_state[TEXT_KEY] = example
     reads = reads_line(bundle)
     cols = st.columns([5, 1, 1.6] if task is not None else [6, 1], vertical_alignment="bottom")
-    raw = cols[0].text_input(t("input.label"), key=TEXT_KEY, bind="query-params", placeholder=example,
-                             max_chars=MAX_URL_TEXT_CHARS, help=f"{t('input.help', max=MAX_URL_TEXT_CHARS)}\n\n{reads}")
+    raw = cols[0].text_input(
+        t("input.label"),
+        key=TEXT_KEY,
+        bind="query-params",
+        placeholder=example,
+        max_chars=MAX_URL_TEXT_CHARS,
+        help=f"{t('input.help', max=MAX_URL_TEXT_CHARS)}\n\n{reads}",
+    )
     cols[1].button(t("input.example"), key="use_example", on_click=use_text, args=(example,), width="stretch")
     if task is not None:
-        cols[2].button(t("grammar.random"), key="random_sentence", on_click=_use_random, args=(bundle,), width="stretch",
-                       help=t("grammar.random_help"), icon=":material/casino:")
+        cols[2].button(
+            t("grammar.random"),
+            key="random_sentence",
+            on_click=_use_random,
+            args=(bundle,),
+            width="stretch",
+            help=t("grammar.random_help"),
+            icon=":material/casino:",
+        )
     st.caption(reads)
     grammar_panel(bundle)
     reader = bundle.source_tokenizer or bundle.target_tokenizer

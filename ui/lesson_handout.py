@@ -44,17 +44,26 @@ def handout_html(ls: Lesson) -> str:
         if content.answer:
             parts.append(f'<p class="a"><b>{plain(t("lesson.answer"))}:</b> {plain(content.answer)}</p>')
         if content.figure is not None:
-            parts.append(pio.to_html(content.figure, include_plotlyjs=False, full_html=False,
-                                     config={"displaylogo": False, "responsive": True}, div_id=f"figure-{step}"))
+            parts.append(
+                pio.to_html(
+                    content.figure,
+                    include_plotlyjs=False,
+                    full_html=False,
+                    config={"displaylogo": False, "responsive": True},
+                    div_id=f"figure-{step}",
+                )
+            )
         if content.notes:
             parts.append(f'<p class="notes"><b>{plain(t("lesson.notes"))}:</b> {plain(content.notes)}</p>')
         sections.append(f'<section id="step-{n}">{"".join(parts)}</section>')
     title = plain(t("lesson.handout_title"))
-    return (f'<!DOCTYPE html><html lang="{current_language()}"><head><meta charset="utf-8"><title>{title}</title>'
-            f"<style>{STYLE}</style><script>{get_plotlyjs()}</script></head><body><h1>{title}</h1>"
-            f"<p>{plain(t('lesson.handout_sentence', text=ls.text))}<br>"
-            f"{plain(t('lesson.handout_model', model=ls.model_key))}</p>"
-            f"{''.join(sections)}</body></html>")
+    return (
+        f'<!DOCTYPE html><html lang="{current_language()}"><head><meta charset="utf-8"><title>{title}</title>'
+        f"<style>{STYLE}</style><script>{get_plotlyjs()}</script></head><body><h1>{title}</h1>"
+        f"<p>{plain(t('lesson.handout_sentence', text=ls.text))}<br>"
+        f"{plain(t('lesson.handout_model', model=ls.model_key))}</p>"
+        f"{''.join(sections)}</body></html>"
+    )
 
 
 def deferred_handout(ls: Lesson) -> Callable[[], bytes]:

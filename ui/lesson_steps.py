@@ -119,23 +119,47 @@ def _task(ls: Lesson) -> StepContent:
         for row, key in enumerate(alignment[: len(rows)]):
             if key is not None:
                 values[row, key] = 1.0
-        fig = matrix_figure(values, TokenAxis(rows), TokenAxis(ls.trace.src_tokens),
-                            HeatmapText(x_title=t("lesson.fig_source"), y_title=t("lesson.fig_target"),
-                                        value=t("lesson.fig_translates")), fmt=".0f")
-    return StepContent("task", t("lesson.task_title"), t("lesson.task_text"), t("lesson.task_question"), text,
-                       t("lesson.task_notes"), fig, lab_page="architecture")
+        fig = matrix_figure(
+            values,
+            TokenAxis(rows),
+            TokenAxis(ls.trace.src_tokens),
+            HeatmapText(x_title=t("lesson.fig_source"), y_title=t("lesson.fig_target"), value=t("lesson.fig_translates")),
+            fmt=".0f",
+        )
+    return StepContent(
+        "task",
+        t("lesson.task_title"),
+        t("lesson.task_text"),
+        t("lesson.task_question"),
+        text,
+        t("lesson.task_notes"),
+        fig,
+        lab_page="architecture",
+    )
 
 
 def _why_attention(ls: Lesson) -> StepContent:
     answer = lesson.path_answer(ls.trace)
     tokens = ls.trace.src_tokens or ls.trace.tgt_tokens
-    fig = matrix_figure(lesson.path_lengths(len(tokens)), TokenAxis(tokens), TokenAxis(tokens),
-                        HeatmapText(x_title=t("lesson.fig_from"), y_title=t("lesson.fig_to"), value=t("lesson.fig_steps")),
-                        zmax=max(len(tokens) - 1, 1), fmt=".0f")
-    return StepContent("why_attention", t("lesson.why_attention_title"), t("lesson.why_attention_text"),
-                       t("lesson.why_attention_question", first=lit(answer["first"]), last=lit(answer["last"])),
-                       t("lesson.why_attention_answer", **answer), t("lesson.why_attention_notes"), fig,
-                       lab_page="heads", lab_params={"kind": lesson.query_kind(ls.trace)})
+    fig = matrix_figure(
+        lesson.path_lengths(len(tokens)),
+        TokenAxis(tokens),
+        TokenAxis(tokens),
+        HeatmapText(x_title=t("lesson.fig_from"), y_title=t("lesson.fig_to"), value=t("lesson.fig_steps")),
+        zmax=max(len(tokens) - 1, 1),
+        fmt=".0f",
+    )
+    return StepContent(
+        "why_attention",
+        t("lesson.why_attention_title"),
+        t("lesson.why_attention_text"),
+        t("lesson.why_attention_question", first=lit(answer["first"]), last=lit(answer["last"])),
+        t("lesson.why_attention_answer", **answer),
+        t("lesson.why_attention_notes"),
+        fig,
+        lab_page="heads",
+        lab_params={"kind": lesson.query_kind(ls.trace)},
+    )
 
 
 def _embeddings(ls: Lesson) -> StepContent:
@@ -144,53 +168,105 @@ def _embeddings(ls: Lesson) -> StepContent:
     scale = lesson.embedding_scale(ls.bundle, ls.trace)
     answer = lesson.embedding_answer(scale)
     d = scale.d_model
-    fig = norms_figure(scale, {k: t(f"positional.norm_{k}") for k in ("raw", "scaled", "pe", "total")},
-                       x_title=t("positional.token"), y_title=t("positional.norm"),
-                       reference_label=t("positional.pe_reference", value=num((d / 2) ** 0.5)))
+    fig = norms_figure(
+        scale,
+        {k: t(f"positional.norm_{k}") for k in ("raw", "scaled", "pe", "total")},
+        x_title=t("positional.token"),
+        y_title=t("positional.norm"),
+        reference_label=t("positional.pe_reference", value=num((d / 2) ** 0.5)),
+    )
     values = {k: num(v) if isinstance(v, float) else v for k, v in answer.items()}
-    return StepContent("embeddings", t("lesson.embeddings_title"), t("lesson.embeddings_text"),
-                       t("lesson.embeddings_question", d_model=d), t("lesson.embeddings_answer", **values),
-                       t("lesson.embeddings_notes"), fig, lab_page="positional")
+    return StepContent(
+        "embeddings",
+        t("lesson.embeddings_title"),
+        t("lesson.embeddings_text"),
+        t("lesson.embeddings_question", d_model=d),
+        t("lesson.embeddings_answer", **values),
+        t("lesson.embeddings_notes"),
+        fig,
+        lab_page="positional",
+    )
 
 
 def _positional(ls: Lesson) -> StepContent:
     d = ls.bundle.config.d_model
     answer = lesson.positional_answer(d)
     dims = [dim for dim in dict.fromkeys((0, 1, 6, d // 2)) if dim < d]
-    fig = pe_curves(lesson.positional_table(d), dims, x_title=t("positional.position"), y_title=t("positional.value"),
-                    dim_label=t("positional.dimension"))
-    return StepContent("positional", t("lesson.positional_title"), t("lesson.positional_text"),
-                       t("lesson.positional_question", position=answer["position"]), t("lesson.positional_answer", **answer),
-                       t("lesson.positional_notes"), fig, figure_hidden=False, lab_page="positional",
-                       lab_params={"pe_d": str(d)})
+    fig = pe_curves(
+        lesson.positional_table(d),
+        dims,
+        x_title=t("positional.position"),
+        y_title=t("positional.value"),
+        dim_label=t("positional.dimension"),
+    )
+    return StepContent(
+        "positional",
+        t("lesson.positional_title"),
+        t("lesson.positional_text"),
+        t("lesson.positional_question", position=answer["position"]),
+        t("lesson.positional_answer", **answer),
+        t("lesson.positional_notes"),
+        fig,
+        figure_hidden=False,
+        lab_page="positional",
+        lab_params={"pe_d": str(d)},
+    )
 
 
 def _attention(ls: Lesson) -> StepContent:
     answer = lesson.attention_answer(ls.trace)
     view = lesson.step_view(ls.trace)
-    fig = scores_figure(view, {"dot": t("step.row_dot"), "scale": t("step.row_scale"), "mask": t("step.row_mask"),
-                               "softmax": t("step.row_softmax"), "key": t("step.axis_key")})
+    fig = scores_figure(
+        view,
+        {
+            "dot": t("step.row_dot"),
+            "scale": t("step.row_scale"),
+            "mask": t("step.row_mask"),
+            "softmax": t("step.row_softmax"),
+            "key": t("step.axis_key"),
+        },
+    )
     kind = lesson.query_kind(ls.trace)
-    return StepContent("attention", t("lesson.attention_title"), t("lesson.attention_text"),
-                       t("lesson.attention_question", layer=0, head=0, query=lit(answer["query"])),
-                       t("lesson.attention_answer", query=lit(answer["query"]), word=lit(answer["key"]),
-                         weight=num(answer["weight"])),
-                       t("lesson.attention_notes"), fig, lab_page="step_by_step",
-                       lab_params={"kind": kind, "layer": "0", "head": "0", "query": str(lesson.attention_query(ls.trace))})
+    return StepContent(
+        "attention",
+        t("lesson.attention_title"),
+        t("lesson.attention_text"),
+        t("lesson.attention_question", layer=0, head=0, query=lit(answer["query"])),
+        t("lesson.attention_answer", query=lit(answer["query"]), word=lit(answer["key"]), weight=num(answer["weight"])),
+        t("lesson.attention_notes"),
+        fig,
+        lab_page="step_by_step",
+        lab_params={"kind": kind, "layer": "0", "head": "0", "query": str(lesson.attention_query(ls.trace))},
+    )
 
 
 def _scaling(ls: Lesson) -> StepContent:
     d_k = ls.bundle.config.d_k
     answer = lesson.scaling_answer(d_k)
     demo = scaling_demo(int(answer["d_k"]))
-    fig = variance_figure(demo, {"unscaled": t("step.fig_unscaled"), "scaled": t("step.fig_scaled"),
-                                 "expected": t("step.fig_expected"), "d_k": "d_k",
-                                 "variance": t("step.fig_variance", n=demo.n_samples)})
+    fig = variance_figure(
+        demo,
+        {
+            "unscaled": t("step.fig_unscaled"),
+            "scaled": t("step.fig_scaled"),
+            "expected": t("step.fig_expected"),
+            "d_k": "d_k",
+            "variance": t("step.fig_variance", n=demo.n_samples),
+        },
+    )
     values = {k: num(v, 3) if isinstance(v, float) else v for k, v in answer.items()}
-    return StepContent("scaling", t("lesson.scaling_title"), t("lesson.scaling_text"),
-                       t("lesson.scaling_question", d_k=answer["d_k"]), t("lesson.scaling_answer", **values),
-                       t("lesson.scaling_notes"), fig, figure_hidden=False, lab_page="step_by_step",
-                       lab_params={"dk": str(answer["d_k"])})
+    return StepContent(
+        "scaling",
+        t("lesson.scaling_title"),
+        t("lesson.scaling_text"),
+        t("lesson.scaling_question", d_k=answer["d_k"]),
+        t("lesson.scaling_answer", **values),
+        t("lesson.scaling_notes"),
+        fig,
+        figure_hidden=False,
+        lab_page="step_by_step",
+        lab_params={"dk": str(answer["d_k"])},
+    )
 
 
 def _heads(ls: Lesson) -> StepContent:
@@ -201,16 +277,33 @@ def _heads(ls: Lesson) -> StepContent:
     marked = np.zeros(patterns.shape[:2], dtype=bool)
     marked[choice.layer, choice.head] = True
     query_axis, key_axis = attention_axes(choice.kind, ls.trace.src_tokens, ls.trace.tgt_tokens, ls.trace.next_tokens)
-    fig = grid_figure(patterns, marked=marked, tile_label=t("heads.tile_label"), hover=t("heads.tile_hover"),
-                      query_axis=query_axis, key_axis=key_axis)
+    fig = grid_figure(
+        patterns,
+        marked=marked,
+        tile_label=t("heads.tile_label"),
+        hover=t("heads.tile_hover"),
+        query_axis=query_axis,
+        key_axis=key_axis,
+    )
     changed = "changed" if answer["before"] != answer["after"] else "same"
     kind_name = t(f"lesson.kind_{choice.kind}")
-    return StepContent("heads", t("lesson.heads_title"), t("lesson.heads_text"),
-                       t("lesson.heads_question", kind=kind_name, layer=choice.layer, head=choice.head),
-                       t(f"lesson.heads_answer_{changed}", changed=answer["changed"], before=f"`{answer['before'] or '∅'}`",
-                         after=f"`{answer['after'] or '∅'}`"),
-                       t("lesson.heads_notes"), fig, figure_hidden=False, lab_page="heads",
-                       lab_params={"kind": choice.kind, "layer": str(choice.layer), "head": str(choice.head)})
+    return StepContent(
+        "heads",
+        t("lesson.heads_title"),
+        t("lesson.heads_text"),
+        t("lesson.heads_question", kind=kind_name, layer=choice.layer, head=choice.head),
+        t(
+            f"lesson.heads_answer_{changed}",
+            changed=answer["changed"],
+            before=f"`{answer['before'] or '∅'}`",
+            after=f"`{answer['after'] or '∅'}`",
+        ),
+        t("lesson.heads_notes"),
+        fig,
+        figure_hidden=False,
+        lab_page="heads",
+        lab_params={"kind": choice.kind, "layer": str(choice.layer), "head": str(choice.head)},
+    )
 
 
 def _layernorm(ls: Lesson) -> StepContent:
@@ -218,56 +311,122 @@ def _layernorm(ls: Lesson) -> StepContent:
     stats = lesson.layernorm_stats(ls.bundle, ls.trace)
     stack, _ = stack_reading_text(ls.bundle)
     tokens = ls.trace.src_tokens if stack == "encoder" else ls.trace.tgt_tokens
-    fig = site_detail_figure(stats, 0, tokens, names={"in": t("layernorm.input"), "out": t("layernorm.output")},
-                             token_title=t("layernorm.token"), mean_title=t("layernorm.mean"), std_title=t("layernorm.std"))
+    fig = site_detail_figure(
+        stats,
+        0,
+        tokens,
+        names={"in": t("layernorm.input"), "out": t("layernorm.output")},
+        token_title=t("layernorm.token"),
+        mean_title=t("layernorm.mean"),
+        std_title=t("layernorm.std"),
+    )
     values = {k: num(v, 3) if abs(v) >= 1e-3 else f"{v:.0e}" for k, v in answer.items()}
-    return StepContent("layernorm", t("lesson.layernorm_title"), t("lesson.layernorm_text"), t("lesson.layernorm_question"),
-                       t("lesson.layernorm_answer", **values), t("lesson.layernorm_notes"), fig, lab_page="layernorm")
+    return StepContent(
+        "layernorm",
+        t("lesson.layernorm_title"),
+        t("lesson.layernorm_text"),
+        t("lesson.layernorm_question"),
+        t("lesson.layernorm_answer", **values),
+        t("lesson.layernorm_notes"),
+        fig,
+        lab_page="layernorm",
+    )
 
 
 def _feed_forward(ls: Lesson) -> StepContent:
     shapes = lesson.feed_forward_shapes(ls.bundle, ls.trace)
     page = "feed_forward" if (VIEWS / "feed_forward.py").exists() else "architecture"
-    return StepContent("feed_forward", t("lesson.feed_forward_title"), t("lesson.feed_forward_text"),
-                       t("lesson.feed_forward_question"),
-                       t("lesson.feed_forward_answer", ffn=f"{shapes['ffn_params']:,}", attn=f"{shapes['attn_params']:,}",
-                         share=f"{shapes['share']:.0%}"),
-                       t("lesson.feed_forward_notes"), None,
-                       extra=t("lesson.feed_forward_shapes", n=shapes["n"], d_model=shapes["d_model"], d_ff=shapes["d_ff"]),
-                       lab_page=page)
+    return StepContent(
+        "feed_forward",
+        t("lesson.feed_forward_title"),
+        t("lesson.feed_forward_text"),
+        t("lesson.feed_forward_question"),
+        t(
+            "lesson.feed_forward_answer",
+            ffn=f"{shapes['ffn_params']:,}",
+            attn=f"{shapes['attn_params']:,}",
+            share=f"{shapes['share']:.0%}",
+        ),
+        t("lesson.feed_forward_notes"),
+        None,
+        extra=t("lesson.feed_forward_shapes", n=shapes["n"], d_model=shapes["d_model"], d_ff=shapes["d_ff"]),
+        lab_page=page,
+    )
 
 
 def _masks(ls: Lesson) -> StepContent:
     answer = mask_answer(ls.model_key, ls.text)
     state = {True: "changed", False: "same", None: "none"}[answer["changed"]]
     query_axis, key_axis = attention_axes("decoder", ls.trace.src_tokens, ls.trace.tgt_tokens, ls.trace.next_tokens)
-    fig = binary_heatmap(lesson.decoder_mask(ls.trace), row_tokens=query_axis, col_tokens=key_axis, title="",
-                         x_title=t("masks.key"), y_title=t("masks.query"), legend=(t("masks.allowed"), t("masks.blocked")))
-    return StepContent("masks", t("lesson.masks_title"), t("lesson.masks_text"), t("lesson.masks_question"),
-                       t(f"lesson.masks_answer_{state}", with_=f"`{answer['with'] or '∅'}`",
-                         without=f"`{answer['without'] or '∅'}`",
-                         rows=answer["rows"], n_rows=answer.get("n_rows", 0), looking=answer["looking"]),
-                       t("lesson.masks_notes"), fig, figure_hidden=False, lab_page="masks",
-                       lab_params={"kind": "decoder", "layer": "0", "head": "0"})
+    fig = binary_heatmap(
+        lesson.decoder_mask(ls.trace),
+        row_tokens=query_axis,
+        col_tokens=key_axis,
+        title="",
+        x_title=t("masks.key"),
+        y_title=t("masks.query"),
+        legend=(t("masks.allowed"), t("masks.blocked")),
+    )
+    return StepContent(
+        "masks",
+        t("lesson.masks_title"),
+        t("lesson.masks_text"),
+        t("lesson.masks_question"),
+        t(
+            f"lesson.masks_answer_{state}",
+            with_=f"`{answer['with'] or '∅'}`",
+            without=f"`{answer['without'] or '∅'}`",
+            rows=answer["rows"],
+            n_rows=answer.get("n_rows", 0),
+            looking=answer["looking"],
+        ),
+        t("lesson.masks_notes"),
+        fig,
+        figure_hidden=False,
+        lab_page="masks",
+        lab_params={"kind": "decoder", "layer": "0", "head": "0"},
+    )
 
 
 def _cross(ls: Lesson) -> StepContent:
     _, choice = head_choice(ls.model_key, ls.text)
     if choice is None:
-        return StepContent("cross", t("lesson.cross_title"), t("lesson.cross_text"), None, None, t("lesson.cross_notes"),
-                           None, extra=t("lesson.no_figure", what=t("lesson.kind_cross")), lab_page="heads")
+        return StepContent(
+            "cross",
+            t("lesson.cross_title"),
+            t("lesson.cross_text"),
+            None,
+            None,
+            t("lesson.cross_notes"),
+            None,
+            extra=t("lesson.no_figure", what=t("lesson.kind_cross")),
+            lab_page="heads",
+        )
     answer = lesson.cross_answer(ls.trace, choice)
     query_axis, key_axis = attention_axes("cross", ls.trace.src_tokens, ls.trace.tgt_tokens, ls.trace.next_tokens)
-    fig = head_figure(ls.trace.pattern("cross", choice.layer)[choice.head], query_axis, key_axis,
-                      HeatmapText(x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("step.fig_weight"),
-                                  alignment=t("lesson.fig_translates")),
-                      alignment=gold_alignment(ls.bundle, ls.trace))
-    return StepContent("cross", t("lesson.cross_title"), t("lesson.cross_text"),
-                       t("lesson.cross_question", writes=lit(answer["writes"])),
-                       t("lesson.cross_answer", reads=lit(answer["reads"]), weight=num(answer["weight"]), layer=choice.layer,
-                         head=choice.head),
-                       t("lesson.cross_notes"), fig, lab_page="heads",
-                       lab_params={"kind": "cross", "layer": str(choice.layer), "head": str(choice.head)})
+    fig = head_figure(
+        ls.trace.pattern("cross", choice.layer)[choice.head],
+        query_axis,
+        key_axis,
+        HeatmapText(
+            x_title=t("heads.axis_key"),
+            y_title=t("heads.axis_query"),
+            value=t("step.fig_weight"),
+            alignment=t("lesson.fig_translates"),
+        ),
+        alignment=gold_alignment(ls.bundle, ls.trace),
+    )
+    return StepContent(
+        "cross",
+        t("lesson.cross_title"),
+        t("lesson.cross_text"),
+        t("lesson.cross_question", writes=lit(answer["writes"])),
+        t("lesson.cross_answer", reads=lit(answer["reads"]), weight=num(answer["weight"]), layer=choice.layer, head=choice.head),
+        t("lesson.cross_notes"),
+        fig,
+        lab_page="heads",
+        lab_params={"kind": "cross", "layer": str(choice.layer), "head": str(choice.head)},
+    )
 
 
 def _architecture_labels(ls: Lesson, stacks) -> tuple[dict[str, str], dict[str, str]]:
@@ -277,8 +436,9 @@ def _architecture_labels(ls: Lesson, stacks) -> tuple[dict[str, str], dict[str, 
     labels = {c: t(f"architecture.comp_{c}") for c in components if c != "positional"}
     labels["positional"] = t(f"architecture.comp_positional_{config.positional}")
     labels["encoder.tokens"] = t("architecture.comp_tokens_encoder")
-    labels["decoder.tokens"] = t("architecture.comp_tokens_decoder" if config.is_encoder_decoder
-                                 else "architecture.comp_tokens_decoder_only")
+    labels["decoder.tokens"] = t(
+        "architecture.comp_tokens_decoder" if config.is_encoder_decoder else "architecture.comp_tokens_decoder_only"
+    )
     text = {k: t(f"architecture.{k}") for k in ("encoder", "decoder", "n_layers", "probabilities", "memory", "see")}
     for box in (b for boxes in stacks.values() for b in boxes if b.detail_hook):
         text[f"detail.{box.component}"] = t(f"architecture.detail_{box.component}")
@@ -288,32 +448,66 @@ def _architecture_labels(ls: Lesson, stacks) -> tuple[dict[str, str], dict[str, 
 def _architecture(ls: Lesson) -> StepContent:
     config = ls.bundle.config
     answer = architecture_answer(ls.model_key, ls.text)
-    stacks = architecture_boxes(config.is_encoder_decoder, config.norm_position,
-                                {name: a.shape for name, a in ls.trace.arrays.items()})
+    stacks = architecture_boxes(
+        config.is_encoder_decoder, config.norm_position, {name: a.shape for name, a in ls.trace.arrays.items()}
+    )
     labels, text = _architecture_labels(ls, stacks)
     pages = {p for boxes in stacks.values() for b in boxes for p in b.pages}
     fig = architecture_figure(stacks, labels, text, config.n_layers, {p: t(f"nav.{p}") for p in pages})
-    return StepContent("architecture", t("lesson.architecture_title"), t("lesson.architecture_text"),
-                       t("lesson.architecture_question"),
-                       t("lesson.architecture_answer", word=lit(answer["word"]), p=num(answer["p"]), mean=num(answer["mean"])),
-                       t("lesson.architecture_notes"), fig, figure_hidden=False, lab_page="architecture")
+    return StepContent(
+        "architecture",
+        t("lesson.architecture_title"),
+        t("lesson.architecture_text"),
+        t("lesson.architecture_question"),
+        t("lesson.architecture_answer", word=lit(answer["word"]), p=num(answer["p"]), mean=num(answer["mean"])),
+        t("lesson.architecture_notes"),
+        fig,
+        figure_hidden=False,
+        lab_page="architecture",
+    )
 
 
 def _recap(ls: Lesson) -> StepContent:
     answer = lesson.recap_answer(ls.bundle, ls.trace)
     choice, _ = head_choice(ls.model_key, ls.text)
     view = lesson.importance_view(ls.bundle, choice.kind)
-    fig = None if view is None else importance_figure(view, titles=(t("lesson.fig_changed"), t("lesson.fig_drop")),
-                                                     layer_label=t("lesson.layer"), head_label=t("lesson.head"))
-    return StepContent("recap", t("lesson.recap_title"), t("lesson.recap_text"), t("lesson.recap_question"),
-                       t("lesson.recap_answer", **{**answer, "params": f"{answer['params']:,}"}), t("lesson.recap_notes"),
-                       fig, lab_page="heads", lab_params={"kind": choice.kind})
+    fig = (
+        None
+        if view is None
+        else importance_figure(
+            view,
+            titles=(t("lesson.fig_changed"), t("lesson.fig_drop")),
+            layer_label=t("lesson.layer"),
+            head_label=t("lesson.head"),
+        )
+    )
+    return StepContent(
+        "recap",
+        t("lesson.recap_title"),
+        t("lesson.recap_text"),
+        t("lesson.recap_question"),
+        t("lesson.recap_answer", **{**answer, "params": f"{answer['params']:,}"}),
+        t("lesson.recap_notes"),
+        fig,
+        lab_page="heads",
+        lab_params={"kind": choice.kind},
+    )
 
 
 BUILDERS: dict[str, Callable[[Lesson], StepContent]] = {
-    "task": _task, "why_attention": _why_attention, "embeddings": _embeddings, "positional": _positional,
-    "attention": _attention, "scaling": _scaling, "heads": _heads, "layernorm": _layernorm,
-    "feed_forward": _feed_forward, "masks": _masks, "cross": _cross, "architecture": _architecture, "recap": _recap,
+    "task": _task,
+    "why_attention": _why_attention,
+    "embeddings": _embeddings,
+    "positional": _positional,
+    "attention": _attention,
+    "scaling": _scaling,
+    "heads": _heads,
+    "layernorm": _layernorm,
+    "feed_forward": _feed_forward,
+    "masks": _masks,
+    "cross": _cross,
+    "architecture": _architecture,
+    "recap": _recap,
 }
 
 
@@ -323,4 +517,3 @@ def build_step(step: str, ls: Lesson) -> StepContent:
     if content.figure is not None:
         fit(content.figure, TALL_FIGURES.get(step, FIGURE_HEIGHT))
     return content
-

@@ -28,9 +28,16 @@ def causal_controls(layer: int) -> tuple[bool, tuple[int, ...] | None]:
     with cols[0]:
         off = st.toggle(t("masks.no_causal"), key="no_causal", bind="query-params")
     with cols[1]:
-        scope = st.segmented_control(t("masks.causal_scope"), ["all", "one"], key="causal_scope", default="all",
-                                     required=True, bind="query-params", disabled=not off,
-                                     format_func=labels_of({s: t(f"masks.scope_{s}", layer=layer) for s in ("all", "one")}))
+        scope = st.segmented_control(
+            t("masks.causal_scope"),
+            ["all", "one"],
+            key="causal_scope",
+            default="all",
+            required=True,
+            bind="query-params",
+            disabled=not off,
+            format_func=labels_of({s: t(f"masks.scope_{s}", layer=layer) for s in ("all", "one")}),
+        )
     return bool(off), (layer,) if scope == "one" else None
 
 
@@ -70,8 +77,9 @@ def _ablated_head(heads: Sequence[Head], resolve: Callable[[], AblationDefault],
     return heads[options.index(pick) - 1]
 
 
-def intervention_controls(bundle: ModelBundle, keys: Sequence[str], heads: Sequence[Head],
-                          resolve: Callable[[], AblationDefault], fallback: Head) -> InterventionChoice:
+def intervention_controls(
+    bundle: ModelBundle, keys: Sequence[str], heads: Sequence[Head], resolve: Callable[[], AblationDefault], fallback: Head
+) -> InterventionChoice:
     """Hide chosen tokens (`keys`: the positions that may be hidden) and ablate a head (`heads`: every
     head; `resolve()` finds the default, a head whose removal changes this output, only when asked;
     `fallback` is the default without an importance table)."""
@@ -80,11 +88,23 @@ def intervention_controls(bundle: ModelBundle, keys: Sequence[str], heads: Seque
         labels = [f"{i}: {tok if tok.strip() else '␣'}" for i, tok in enumerate(keys)]  # plain text; tells repeats apart
         if "blocked" in st.session_state:  # positions of a longer sentence picked before
             st.session_state["blocked"] = [i for i in st.session_state["blocked"] if 0 <= i < len(keys)]
-        blocked = st.multiselect(t("masks.block"), list(range(len(keys))), key="blocked", bind="query-params",
-                                 format_func=labels.__getitem__, placeholder=t("masks.block_placeholder"))
+        blocked = st.multiselect(
+            t("masks.block"),
+            list(range(len(keys))),
+            key="blocked",
+            bind="query-params",
+            format_func=labels.__getitem__,
+            placeholder=t("masks.block_placeholder"),
+        )
         where = hideable_kinds(bundle)
-        block_in = st.multiselect(t("masks.block_in"), where, default=where[:1], key="block_in",
-                                  bind="query-params", format_func=labels_of({k: kind_name(k) for k in where}))
+        block_in = st.multiselect(
+            t("masks.block_in"),
+            where,
+            default=where[:1],
+            key="block_in",
+            bind="query-params",
+            format_func=labels_of({k: kind_name(k) for k in where}),
+        )
     with cols[1]:
         ablate = st.toggle(t("masks.ablate"), key="ablate", bind="query-params")
         head = _ablated_head(heads, resolve, fallback) if ablate else None

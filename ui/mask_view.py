@@ -45,13 +45,26 @@ def show_batch(view: MaskBatch) -> None:
     rows = [t("masks.sentence_n", n=i + 1) for i in range(view.size)]
     legend = (t("masks.legend_token"), t("masks.legend_pad"))
     if view.has_source:
-        show_figure(batch_heatmap(view.src_tokens, view.src_padding, row_labels=rows, title=t("masks.batch_src"),
-                                  x_title=t("masks.position"), legend=legend), "batch_source")
+        show_figure(
+            batch_heatmap(
+                view.src_tokens,
+                view.src_padding,
+                row_labels=rows,
+                title=t("masks.batch_src"),
+                x_title=t("masks.position"),
+                legend=legend,
+            ),
+            "batch_source",
+        )
         if len(set(view.lengths("src"))) == 1:
             st.info(t("masks.same_length"))
     title = t("masks.batch_tgt" if view.has_source else "masks.batch_tgt_decoder")
-    show_figure(batch_heatmap(view.tgt_tokens, view.tgt_padding, row_labels=rows, title=title,
-                              x_title=t("masks.position"), legend=legend), "batch_target")
+    show_figure(
+        batch_heatmap(
+            view.tgt_tokens, view.tgt_padding, row_labels=rows, title=title, x_title=t("masks.position"), legend=legend
+        ),
+        "batch_target",
+    )
 
 
 def rows_note() -> None:
@@ -67,19 +80,45 @@ def mask_matrices(view: MaskBatch, row: int) -> None:
     figures = []
     if view.has_source:
         src = view.src_tokens[row]
-        figures.append(("mask_padding", binary_heatmap(view.encoder_self[row], row_tokens=src, col_tokens=src,
-                                                       title=t("masks.padding_title_encoder"), **common)))
+        figures.append(
+            (
+                "mask_padding",
+                binary_heatmap(
+                    view.encoder_self[row], row_tokens=src, col_tokens=src, title=t("masks.padding_title_encoder"), **common
+                ),
+            )
+        )
     else:
-        figures.append(("mask_padding", binary_heatmap(key_padding_matrix(view.tgt_padding[row]), row_tokens=queries,
-                                                       col_tokens=tgt, title=t("masks.padding_title_decoder"), **common)))
-    figures.append(("mask_causal", binary_heatmap(view.causal, row_tokens=queries, col_tokens=tgt,
-                                                  title=t("masks.causal_title"), **common)))
-    figures.append(("mask_decoder", binary_heatmap(view.decoder_self[row], row_tokens=queries, col_tokens=tgt,
-                                                   title=t("masks.combined_title"), **common)))
+        figures.append(
+            (
+                "mask_padding",
+                binary_heatmap(
+                    key_padding_matrix(view.tgt_padding[row]),
+                    row_tokens=queries,
+                    col_tokens=tgt,
+                    title=t("masks.padding_title_decoder"),
+                    **common,
+                ),
+            )
+        )
+    figures.append(
+        ("mask_causal", binary_heatmap(view.causal, row_tokens=queries, col_tokens=tgt, title=t("masks.causal_title"), **common))
+    )
+    figures.append(
+        (
+            "mask_decoder",
+            binary_heatmap(view.decoder_self[row], row_tokens=queries, col_tokens=tgt, title=t("masks.combined_title"), **common),
+        )
+    )
     if view.cross is not None:
-        figures.append(("mask_cross", binary_heatmap(view.cross[row], row_tokens=queries,
-                                                     col_tokens=view.src_tokens[row], title=t("masks.cross_title"),
-                                                     **common)))
+        figures.append(
+            (
+                "mask_cross",
+                binary_heatmap(
+                    view.cross[row], row_tokens=queries, col_tokens=view.src_tokens[row], title=t("masks.cross_title"), **common
+                ),
+            )
+        )
     for start in range(0, len(figures), 2):
         for col, (name, fig) in zip(st.columns(2), figures[start : start + 2], strict=False):
             with col:
@@ -102,9 +141,18 @@ def show_steps(trace: TraceData, kind: str, layer: int, head: int) -> None:
     """Scores before masking, after masking (blocked = grey "−∞") and after softmax, side by side."""
     steps = score_steps(trace.arrays, kind, layer, head)
     titles = (t("masks.scores_title"), t("masks.masked_title"), t("masks.pattern_title"))
-    show_figure(steps_figure(steps, titles=titles, score_label=t("masks.score"), weight_label=t("masks.weight"),
-                             blocked_label=t("masks.masked_word"), width_hint=FULL_WIDTH, **_labels(trace, kind)),
-                f"score_steps_{kind}_{layer}_{head}")
+    show_figure(
+        steps_figure(
+            steps,
+            titles=titles,
+            score_label=t("masks.score"),
+            weight_label=t("masks.weight"),
+            blocked_label=t("masks.masked_word"),
+            width_hint=FULL_WIDTH,
+            **_labels(trace, kind),
+        ),
+        f"score_steps_{kind}_{layer}_{head}",
+    )
     if steps.n_blocked == 0:
         st.info(t("masks.no_mask_here", kind=kind_name(kind)))
 
@@ -128,9 +176,12 @@ def compare_patterns(before: TraceData, after: TraceData, kind: str, layer: int,
         pattern = score_steps(trace.arrays, kind, layer, head).pattern
         title = t(key, kind=kind_name(kind), layer=layer, head=head)
         with col:
-            show_figure(pattern_figure(pattern, title=title, weight_label=t("masks.weight"), width_hint=HALF_WIDTH,
-                                       **_labels(trace, kind)),
-                        f"{key.split('.')[1]}_{kind}_{layer}_{head}")
+            show_figure(
+                pattern_figure(
+                    pattern, title=title, weight_label=t("masks.weight"), width_hint=HALF_WIDTH, **_labels(trace, kind)
+                ),
+                f"{key.split('.')[1]}_{kind}_{layer}_{head}",
+            )
 
 
 def show_causal(experiment: CausalExperiment, target: CausalTarget, summary: CausalSummary, layer: int, head: int) -> None:
@@ -142,8 +193,10 @@ def show_causal(experiment: CausalExperiment, target: CausalTarget, summary: Cau
         if experiment.generated_with_mask is None:
             st.info(t("masks.causal_not_generated"))
         else:
-            for key, text in (("masks.generated_with", experiment.generated_with_mask),
-                              ("masks.generated_without", experiment.generated_without_mask)):
+            for key, text in (
+                ("masks.generated_with", experiment.generated_with_mask),
+                ("masks.generated_without", experiment.generated_without_mask),
+            ):
                 st.caption(t(key))
                 st.code(text or "∅", language=None, wrap_lines=True)
             if experiment.generation_changed:
@@ -154,9 +207,17 @@ def show_causal(experiment: CausalExperiment, target: CausalTarget, summary: Cau
         st.markdown(f"**{t('masks.causal_forced')}**")
         st.caption(t(f"masks.target_{target.source}{'_' + target.why if target.why else ''}"))
         st.code(experiment.reference, language=None, wrap_lines=True)
-        st.markdown(t("masks.forced_summary", n=summary.positions, ahead=summary.looking_ahead,
-                      weight=f"{summary.max_future_weight:.1%}", changed=summary.changed,
-                      right_with=summary.right_with_mask, right_without=summary.right_without_mask))
+        st.markdown(
+            t(
+                "masks.forced_summary",
+                n=summary.positions,
+                ahead=summary.looking_ahead,
+                weight=f"{summary.max_future_weight:.1%}",
+                changed=summary.changed,
+                right_with=summary.right_with_mask,
+                right_without=summary.right_without_mask,
+            )
+        )
     _prediction_table(experiment)
     _causal_patterns(experiment, layer, head)
     st.markdown(t("masks.causal_training"))
@@ -168,13 +229,15 @@ def show_causal(experiment: CausalExperiment, target: CausalTarget, summary: Cau
 def _prediction_table(experiment: CausalExperiment) -> None:
     """One row per decoder position: what it reads, should write, and predicts with and without the mask."""
     pct = "{} · {:.0%}".format
-    frame = pd.DataFrame({
-        t("masks.col_reads"): [visible_token(p.reads) for p in experiment.positions],
-        t("masks.col_expected"): [visible_token(p.expected) for p in experiment.positions],
-        t("masks.col_with"): [pct(visible_token(p.with_mask), p.p_with_mask) for p in experiment.positions],
-        t("masks.col_without"): [pct(visible_token(p.without_mask), p.p_without_mask) for p in experiment.positions],
-        t("masks.col_ahead"): [p.future_weight for p in experiment.positions],
-    })
+    frame = pd.DataFrame(
+        {
+            t("masks.col_reads"): [visible_token(p.reads) for p in experiment.positions],
+            t("masks.col_expected"): [visible_token(p.expected) for p in experiment.positions],
+            t("masks.col_with"): [pct(visible_token(p.with_mask), p.p_with_mask) for p in experiment.positions],
+            t("masks.col_without"): [pct(visible_token(p.without_mask), p.p_without_mask) for p in experiment.positions],
+            t("masks.col_ahead"): [p.future_weight for p in experiment.positions],
+        }
+    )
     ahead, changed = [p.looks_ahead for p in experiment.positions], [p.changed for p in experiment.positions]
 
     def colour(column: pd.Series) -> list[str]:
@@ -182,9 +245,16 @@ def _prediction_table(experiment: CausalExperiment) -> None:
         paint = AHEAD_COLOUR if column.name == t("masks.col_ahead") else CHANGED_COLOUR
         return [f"background-color: {paint}" if i < len(marks) and marks[i] else "" for i in range(len(column))]
 
-    st.dataframe(frame.style.apply(colour), key="causal_table", width="stretch",
-                 column_config={t("masks.col_ahead"): st.column_config.ProgressColumn(
-                     t("masks.col_ahead"), min_value=0.0, max_value=1.0, format="percent", help=t("masks.col_ahead_help"))})
+    st.dataframe(
+        frame.style.apply(colour),
+        key="causal_table",
+        width="stretch",
+        column_config={
+            t("masks.col_ahead"): st.column_config.ProgressColumn(
+                t("masks.col_ahead"), min_value=0.0, max_value=1.0, format="percent", help=t("masks.col_ahead_help")
+            )
+        },
+    )
     st.caption(t("masks.table_legend"))
 
 
@@ -194,10 +264,23 @@ def _causal_patterns(experiment: CausalExperiment, layer: int, head: int) -> Non
     shown = experiment.layers[index]
     reads = [p.reads for p in experiment.positions]
     rows = TokenAxis(tuple(p.expected for p in experiment.positions), tuple(reads))  # rows: reads → should write
-    for col, patterns, key in zip(st.columns(2), (experiment.patterns_with_mask, experiment.patterns_without_mask),
-                                  ("masks.forced_with", "masks.forced_without"), strict=True):
+    for col, patterns, key in zip(
+        st.columns(2),
+        (experiment.patterns_with_mask, experiment.patterns_without_mask),
+        ("masks.forced_with", "masks.forced_without"),
+        strict=True,
+    ):
         with col:
-            show_figure(pattern_figure(patterns[index][head], row_tokens=rows, col_tokens=reads,
-                                       title=t(key, layer=shown, head=head), x_title=t("masks.key"),
-                                       y_title=t("masks.query"), weight_label=t("masks.weight"), width_hint=HALF_WIDTH),
-                        f"{key.split('.')[1]}_{shown}_{head}")
+            show_figure(
+                pattern_figure(
+                    patterns[index][head],
+                    row_tokens=rows,
+                    col_tokens=reads,
+                    title=t(key, layer=shown, head=head),
+                    x_title=t("masks.key"),
+                    y_title=t("masks.query"),
+                    weight_label=t("masks.weight"),
+                    width_hint=HALF_WIDTH,
+                ),
+                f"{key.split('.')[1]}_{shown}_{head}",
+            )

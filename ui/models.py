@@ -27,8 +27,9 @@ from viz.trace import TraceData
 
 keep_freed_memory()  # captured runs then reuse freed heap memory instead of page-faulting fresh pages
 
-_MODELS = ByteCache(budget=budget_from_env(), name="models",
-                    sizeof=lambda bundle: sum(t.nbytes for t in bundle.model.state_dict().values()))
+_MODELS = ByteCache(
+    budget=budget_from_env(), name="models", sizeof=lambda bundle: sum(t.nbytes for t in bundle.model.state_dict().values())
+)
 
 Run = tuple[str, str]  # (model key, text): identifies a cached `get_trace` result in the per-run caches below
 
@@ -64,8 +65,17 @@ def get_padded_batch(model_key: str, texts: tuple[str, ...], names: tuple[str, .
 
 
 @byte_cached(shared_cache())
-def get_grid_figure(run: Run, kind: str, layers: range, min_stride: int, text: heads.GridText, _trace: TraceData, *,
-                    stretch: bool = False, marks: heads.GridMarks = heads.NO_MARKS) -> go.Figure:
+def get_grid_figure(
+    run: Run,
+    kind: str,
+    layers: range,
+    min_stride: int,
+    text: heads.GridText,
+    _trace: TraceData,
+    *,
+    stretch: bool = False,
+    marks: heads.GridMarks = heads.NO_MARKS,
+) -> go.Figure:
     """`runs.heads.kind_grid`, cached per run (the trace is the one `get_trace` returned for `run`)."""
     return heads.kind_grid(_trace, kind, layers, min_stride, text, stretch=stretch, marks=marks)
 

@@ -74,8 +74,14 @@ def show_diagnosis(diagnosis: Diagnosis | None) -> None:
         st.markdown(f"**{t('grammar.nearest')}**")
         cols = st.columns([3, 2], vertical_alignment="center")
         cols[0].code(diagnosis.nearest, language=None, wrap_lines=True)
-        cols[1].button(t("grammar.use_it"), key="use_nearest", on_click=use_text, args=(diagnosis.nearest,),
-                       icon=":material/arrow_upward:", width="stretch")
+        cols[1].button(
+            t("grammar.use_it"),
+            key="use_nearest",
+            on_click=use_text,
+            args=(diagnosis.nearest,),
+            icon=":material/arrow_upward:",
+            width="stretch",
+        )
 
 
 def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
@@ -101,8 +107,9 @@ def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
 def _report_url(repair: UrlRepair) -> None:
     """Say what the link carried that could not be used (a cut text, out-of-range numbers)."""
     for key, length in repair.cut:
-        st.warning(t("input.url_text_cut", name=key, total=f"{length:,}", kept=f"{MAX_URL_TEXT_CHARS:,}"),
-                   icon=":material/content_cut:")
+        st.warning(
+            t("input.url_text_cut", name=key, total=f"{length:,}", kept=f"{MAX_URL_TEXT_CHARS:,}"), icon=":material/content_cut:"
+        )
     if repair.dropped:
         st.info(t("input.url_numbers_dropped", names=", ".join(f"`{key}`" for key in repair.dropped)))
 

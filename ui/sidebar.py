@@ -46,7 +46,11 @@ def language_switch() -> None:
     if LANG_KEY not in st.session_state:  # the first run of a session: the link decides
         st.session_state[LANG_KEY] = language_code(st.query_params.get(LANG_KEY)) or DEFAULT_LANGUAGE
     lang = st.sidebar.segmented_control(
-        "Language / 语言", options=list(LANGUAGES), format_func=LANGUAGES.get, key=LANG_KEY, required=True,
+        "Language / 语言",
+        options=list(LANGUAGES),
+        format_func=LANGUAGES.get,
+        key=LANG_KEY,
+        required=True,
     )
     if lang == DEFAULT_LANGUAGE:
         st.query_params.pop(LANG_KEY, None)
@@ -68,20 +72,37 @@ def _random_settings() -> dict[str, object]:
     d = RANDOM_DEFAULTS
     with st.sidebar.expander(t("sidebar.random_config"), expanded=True):
         arch = st.selectbox(
-            t("sidebar.architecture"), ARCHITECTURES, key="r_arch", bind="query-params",
+            t("sidebar.architecture"),
+            ARCHITECTURES,
+            key="r_arch",
+            bind="query-params",
             help=_codes_help("arch", ARCHITECTURES),
         )
         layers = st.slider(t("sidebar.n_layers"), 1, 6, int(d["n_layers"]), key="r_layers", bind="query-params")
-        d_model = st.select_slider(t("sidebar.d_model"), [32, 64, 128, 256, 512], int(d["d_model"]), key="r_dmodel",
-                                   bind="query-params")
+        d_model = st.select_slider(
+            t("sidebar.d_model"), [32, 64, 128, 256, 512], int(d["d_model"]), key="r_dmodel", bind="query-params"
+        )
         heads = st.select_slider(t("sidebar.n_heads"), [1, 2, 4, 8], int(d["n_heads"]), key="r_heads", bind="query-params")
-        norm = st.selectbox(t("sidebar.norm_position"), ["post", "pre"], key="r_norm", bind="query-params",
-                            help=_codes_help("norm", ("post", "pre")))
-        positional = st.selectbox(t("sidebar.positional"), POSITIONALS, key="r_pos",
-                                  bind="query-params", help=_codes_help("pos", POSITIONALS))
+        norm = st.selectbox(
+            t("sidebar.norm_position"),
+            ["post", "pre"],
+            key="r_norm",
+            bind="query-params",
+            help=_codes_help("norm", ("post", "pre")),
+        )
+        positional = st.selectbox(
+            t("sidebar.positional"), POSITIONALS, key="r_pos", bind="query-params", help=_codes_help("pos", POSITIONALS)
+        )
         seed = st.number_input(t("sidebar.seed"), 0, 10_000, int(d["seed"]), key="r_seed", bind="query-params")
-    return {"architecture": arch, "n_layers": layers, "d_model": d_model, "n_heads": heads,
-            "norm_position": norm, "positional": positional, "seed": int(seed)}
+    return {
+        "architecture": arch,
+        "n_layers": layers,
+        "d_model": d_model,
+        "n_heads": heads,
+        "norm_position": norm,
+        "positional": positional,
+        "seed": int(seed),
+    }
 
 
 def model_picker() -> ModelChoice | None:
@@ -90,7 +111,11 @@ def model_picker() -> ModelChoice | None:
     options = [*names, *trained_model_keys(), RANDOM]  # models trained on the training page by this session
     default = DEFAULT_MODEL if DEFAULT_MODEL in names else options[0]
     name = st.sidebar.selectbox(
-        t("sidebar.model"), options, index=options.index(default), key="model", bind="query-params",
+        t("sidebar.model"),
+        options,
+        index=options.index(default),
+        key="model",
+        bind="query-params",
         help=f"`{RANDOM}`: {t('sidebar.random_model')}",
     )
     key = ModelRef.random(**_random_settings()).key if name == RANDOM else name
@@ -124,6 +149,13 @@ def _card_summary(bundle: ModelBundle) -> None:
     exact = card.get("metrics", {}).get("heldout_exact_match")
     if isinstance(exact, (int, float)):
         lines.append(t("sidebar.accuracy", value=f"{100 * exact:.1f}%"))
-    lines.append(t("sidebar.shape", layers=config.n_layers, heads=config.n_heads, d_model=config.d_model,
-                   params=f"{bundle.model.num_parameters():,}"))
+    lines.append(
+        t(
+            "sidebar.shape",
+            layers=config.n_layers,
+            heads=config.n_heads,
+            d_model=config.d_model,
+            params=f"{bundle.model.num_parameters():,}",
+        )
+    )
     st.sidebar.caption("  \n".join(lines))

@@ -51,9 +51,15 @@ def trained_label(key: str) -> str:
 
 
 def _curve_text() -> CurveText:
-    return CurveText(step=t("training.step"), loss=t("training.loss"), accuracy=t("training.token_accuracy"),
-                     heldout=t("training.heldout"), fraction=t("training.fraction"), rate=t("training.rate"),
-                     frame=t("training.frame"))
+    return CurveText(
+        step=t("training.step"),
+        loss=t("training.loss"),
+        accuracy=t("training.token_accuracy"),
+        heldout=t("training.heldout"),
+        fraction=t("training.fraction"),
+        rate=t("training.rate"),
+        frame=t("training.frame"),
+    )
 
 
 def _clock(seconds: float | None) -> str:
@@ -70,8 +76,9 @@ def _pickers(film: Any) -> tuple[str, int, int]:
     keep_valid(KIND_KEY, kinds)
     _, n_layers, n_heads = film.patterns[kinds[0]].shape[:3]
     cols = st.columns([3, 1, 1])
-    kind = cols[0].selectbox(t("training.kind"), kinds, key=KIND_KEY,
-                             format_func=labels_of({k: t(f"training.kind_{k}") for k in kinds}))
+    kind = cols[0].selectbox(
+        t("training.kind"), kinds, key=KIND_KEY, format_func=labels_of({k: t(f"training.kind_{k}") for k in kinds})
+    )
     layer = cols[1].selectbox(t("training.layer"), range(n_layers), key=LAYER_KEY)
     head = cols[2].selectbox(t("training.head"), range(n_heads), key=HEAD_KEY)
     return kind, min(int(layer), n_layers - 1), min(int(head), n_heads - 1)
@@ -89,8 +96,14 @@ def _frame_index(film: Any) -> int:
         st.caption(t("training.one_frame"))
         return 0
     steps = film.frame_steps
-    index = st.slider(t("training.frame_slider"), 0, last, key=FRAME_KEY, help=t("training.frame_help"),
-                      on_change=lambda: st.session_state.__setitem__(FOLLOW_KEY, False))
+    index = st.slider(
+        t("training.frame_slider"),
+        0,
+        last,
+        key=FRAME_KEY,
+        help=t("training.frame_help"),
+        on_change=lambda: st.session_state.__setitem__(FOLLOW_KEY, False),
+    )
     st.caption(t("training.frame_caption", frame=index + 1, frames=last + 1, step=f"{int(steps[index]):,}"))
     return int(index)
 
@@ -101,40 +114,80 @@ def film_view(film: Any, *, total_steps: int, schedule: tuple[list[int], list[fl
     with cols[1]:
         index = _frame_index(film)
         curves = film.curves
-        show_figure(curves_figure(curves["step"], curves["loss"], curves["token_accuracy"], film.checks, _curve_text(),
-                                  total_steps=total_steps, marker_step=float(film.frame_steps[index]), height=270),
-                    f"{name}_curves", key="tr_curves", html=False)
+        show_figure(
+            curves_figure(
+                curves["step"],
+                curves["loss"],
+                curves["token_accuracy"],
+                film.checks,
+                _curve_text(),
+                total_steps=total_steps,
+                marker_step=float(film.frame_steps[index]),
+                height=270,
+            ),
+            f"{name}_curves",
+            key="tr_curves",
+            html=False,
+        )
         if schedule is not None:
             now = float(curves["step"][-1]) if len(curves["step"]) else None
-            show_figure(rate_figure(np.asarray(schedule[0]), np.asarray(schedule[1]), _curve_text(), now=now, height=150),
-                        f"{name}_rate", key="tr_rate", html=False)
+            show_figure(
+                rate_figure(np.asarray(schedule[0]), np.asarray(schedule[1]), _curve_text(), now=now, height=150),
+                f"{name}_rate",
+                key="tr_rate",
+                html=False,
+            )
     with cols[0]:
         kind, layer, head = _pickers(film)
         pattern = film.patterns[kind][index, layer, head].astype(np.float32) / 255.0  # (Tq, Tk)
         next_tokens = [*film.tgt_tokens[1:], EOS]
         query_axis, key_axis = attention_axes(kind, film.src_tokens, film.tgt_tokens, next_tokens)
-        fig = head_figure(pattern, query_axis, key_axis, HeatmapText(
-            title=t("training.head_title", kind=t(f"training.kind_{kind}"), layer=layer, head=head,
-                    step=f"{int(film.frame_steps[index]):,}"),
-            x_title=t("training.keys"), y_title=t("training.queries"), value=t("training.weight")))
+        fig = head_figure(
+            pattern,
+            query_axis,
+            key_axis,
+            HeatmapText(
+                title=t(
+                    "training.head_title",
+                    kind=t(f"training.kind_{kind}"),
+                    layer=layer,
+                    head=head,
+                    step=f"{int(film.frame_steps[index]):,}",
+                ),
+                x_title=t("training.keys"),
+                y_title=t("training.queries"),
+                value=t("training.weight"),
+            ),
+        )
         fig.update_layout(width=None, height=360)
         show_figure(fig, f"{name}_attention", key="tr_attention", html=False)
         st.text(t("training.probe", source=film.source, target=film.target))  # plain text: the probe may be the user's
 
 
 def _progress(view: JobView) -> None:
-    text = t("training.progress", step=f"{view.step:,}", total=f"{view.total_steps:,}", elapsed=_clock(view.elapsed),
-             eta=_clock(view.eta))
+    text = t(
+        "training.progress",
+        step=f"{view.step:,}",
+        total=f"{view.total_steps:,}",
+        elapsed=_clock(view.elapsed),
+        eta=_clock(view.eta),
+    )
     st.progress(view.fraction, text=text)
 
 
 def _numbers(view: JobView) -> str:
     """The latest numbers in one line (metrics tiles would push the pictures below a projector's first screen)."""
+
     def show(value: float | None, fmt: str) -> str:
         return "–" if value is None else format(value, fmt)
 
-    return t("training.numbers", loss=show(view.loss, ".3f"), accuracy=show(view.token_accuracy, ".1%"),
-             heldout=show(view.heldout_exact, ".1%"), rate=show(view.learning_rate, ".2e"))
+    return t(
+        "training.numbers",
+        loss=show(view.loss, ".3f"),
+        accuracy=show(view.token_accuracy, ".1%"),
+        heldout=show(view.heldout_exact, ".1%"),
+        rate=show(view.learning_rate, ".2e"),
+    )
 
 
 def _ended(view: JobView, owner: str) -> None:
@@ -146,8 +199,10 @@ def _ended(view: JobView, owner: str) -> None:
     job = registry().get(view.job_id)
     if job is None or job.result is None:
         return
-    st.success(t(f"training.ended_{job.result.stop_reason.replace(' ', '_')}", steps=f"{job.result.steps:,}"),
-               icon=":material/check_circle:")
+    st.success(
+        t(f"training.ended_{job.result.stop_reason.replace(' ', '_')}", steps=f"{job.result.steps:,}"),
+        icon=":material/check_circle:",
+    )
     if view.owner != owner:
         return
     st.info(t("training.use_elsewhere", name=trained_label(trained_key(job))), icon=":material/open_in_new:")
@@ -155,8 +210,15 @@ def _ended(view: JobView, owner: str) -> None:
         st.session_state["tr_zip"] = (job.id, *checkpoint_zip(job))
     prepared = st.session_state.get("tr_zip")
     if prepared and prepared[0] == job.id:
-        st.download_button(t("training.download"), prepared[2], file_name=prepared[1], mime="application/zip",
-                           key="tr_zip_download", icon=":material/download:", help=t("training.download_help"))
+        st.download_button(
+            t("training.download"),
+            prepared[2],
+            file_name=prepared[1],
+            mime="application/zip",
+            key="tr_zip_download",
+            icon=":material/download:",
+            help=t("training.download_help"),
+        )
 
 
 def job_panel(job_id: str, owner: str) -> None:
@@ -179,8 +241,14 @@ def job_panel(job_id: str, owner: str) -> None:
         _progress(view)
         cols = st.columns([2, 1.3, 2.5, 4.5], vertical_alignment="center")
         if view.live and mine:
-            cols[0].button(t("training.stop"), key="tr_stop", icon=":material/stop_circle:", type="primary",
-                           on_click=job.stop, disabled=view.state == STOPPING)
+            cols[0].button(
+                t("training.stop"),
+                key="tr_stop",
+                icon=":material/stop_circle:",
+                type="primary",
+                on_click=job.stop,
+                disabled=view.state == STOPPING,
+            )
         if view.film is not None:
             cols[1].toggle(t("training.play"), key=PLAY_KEY, help=t("training.play_help"))
             st.session_state.setdefault(FOLLOW_KEY, True)

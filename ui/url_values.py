@@ -45,10 +45,20 @@ def bounded_int(raw: str | None, low: int, high: int) -> int | None:
 # Every number a page binds to the URL, with bounds at least as wide as its widget's (the widget keeps its own
 # exact range and options; this guard only stops values no widget could hold: 10 kB of digits, "1e999", -5).
 URL_NUMBERS: dict[str, tuple[int, int]] = {
-    "dk": (1, 4096), "dk_seed": (0, 1_000_000),  # step by step: √d_k experiment
-    "r_layers": (1, 24), "r_dmodel": (1, 4096), "r_heads": (1, 64), "r_seed": (0, 10_000),  # random model
-    "layer": (0, 63), "head": (0, 63), "row": (0, 63), "query": (0, 4095),  # head pickers, masks, step by step
-    "ln_pair_layers": (1, 24), "pe_d": (2, 4096), "pe_pos": (1, 4096), "pe_k": (1, 4096),  # LayerNorm, positions
+    "dk": (1, 4096),
+    "dk_seed": (0, 1_000_000),  # step by step: √d_k experiment
+    "r_layers": (1, 24),
+    "r_dmodel": (1, 4096),
+    "r_heads": (1, 64),
+    "r_seed": (0, 10_000),  # random model
+    "layer": (0, 63),
+    "head": (0, 63),
+    "row": (0, 63),
+    "query": (0, 4095),  # head pickers, masks, step by step
+    "ln_pair_layers": (1, 24),
+    "pe_d": (2, 4096),
+    "pe_pos": (1, 4096),
+    "pe_k": (1, 4096),  # LayerNorm, positions
 }
 URL_TEXTS = ("text", "more")  # the shared text box and the "more sentences" area
 

@@ -32,8 +32,9 @@ def _labels(config: TransformerConfig) -> dict[str, str]:
     labels = {c: t(f"architecture.comp_{c}") for c in COMPONENT_PAGES if c != "positional"}
     labels["positional"] = t(f"architecture.comp_positional_{config.positional}")
     labels["encoder.tokens"] = t("architecture.comp_tokens_encoder")
-    labels["decoder.tokens"] = t("architecture.comp_tokens_decoder" if config.is_encoder_decoder
-                                 else "architecture.comp_tokens_decoder_only")
+    labels["decoder.tokens"] = t(
+        "architecture.comp_tokens_decoder" if config.is_encoder_decoder else "architecture.comp_tokens_decoder_only"
+    )
     return labels
 
 
@@ -72,8 +73,7 @@ def _links(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
     st.subheader(t("architecture.links"))
     labels = _labels(config)
     for page in LINKED_PAGES:  # one row per page: the link, then what it shows (never truncated)
-        parts = dict.fromkeys(labels.get(b.id) or labels[b.component]
-                              for bs in stacks.values() for b in bs if page in b.pages)
+        parts = dict.fromkeys(labels.get(b.id) or labels[b.component] for bs in stacks.values() for b in bs if page in b.pages)
         link, shows = st.columns([2, 5], vertical_alignment="center")
         with link:
             st.page_link(f"views/{page}.py", label=t(f"nav.{page}"), icon=":material/arrow_forward:")
@@ -85,11 +85,13 @@ def _parameters(bundle: ModelBundle) -> None:
     st.markdown(t("architecture.params_explain"))
     groups = parameter_groups(parameter_sizes(bundle))
     total = sum(n for _, n in groups) or 1
-    st.table({
-        t("architecture.params_component"): [t(f"architecture.param_{g}") for g, _ in groups],
-        t("architecture.params_count"): [f"{n:,}" for _, n in groups],
-        t("architecture.params_share"): [f"{100 * n / total:.1f}%" for _, n in groups],
-    })
+    st.table(
+        {
+            t("architecture.params_component"): [t(f"architecture.param_{g}") for g, _ in groups],
+            t("architecture.params_count"): [f"{n:,}" for _, n in groups],
+            t("architecture.params_share"): [f"{100 * n / total:.1f}%" for _, n in groups],
+        }
+    )
     st.caption(t("architecture.params_total", n=f"{total:,}"))
 
 
@@ -101,11 +103,21 @@ if ctx is not None and ctx.text is not None:
     st.markdown(t(f"architecture.explain_{config.norm_position}"))
     trace = get_trace(ctx.model.key, ctx.text, architecture_hook_names(config.is_encoder_decoder, config.norm_position))
     show_run(trace, ctx.bundle)
-    stacks = architecture_boxes(config.is_encoder_decoder, config.norm_position,
-                                {name: a.shape for name, a in trace.arrays.items()})
+    stacks = architecture_boxes(
+        config.is_encoder_decoder, config.norm_position, {name: a.shape for name, a in trace.arrays.items()}
+    )
     src = t("architecture.shapes_src", n=len(trace.src_tokens)) if trace.src_tokens else ""
-    st.caption(t("architecture.shapes_note", src=src, tgt=len(trace.tgt_tokens), d_model=config.d_model,
-                 heads=config.n_heads, d_k=config.d_k, n=config.n_layers))
+    st.caption(
+        t(
+            "architecture.shapes_note",
+            src=src,
+            tgt=len(trace.tgt_tokens),
+            d_model=config.d_model,
+            heads=config.n_heads,
+            d_k=config.d_k,
+            n=config.n_layers,
+        )
+    )
     _diagram(stacks, config)
     _links(stacks, config)
     _parameters(ctx.bundle)

@@ -20,8 +20,10 @@ from ui.url_choice import seed_choice, write_choice
 from viz.ffn_figures import contributions_figure, expansion_figure, firing_figure, parameter_figure
 from viz.tokens import visible_token
 
-FFN = (r"\mathrm{FFN}(x)=\max(0,\;xW_1+b_1)\,W_2+b_2,"
-       r"\qquad W_1\in\mathbb{R}^{d_{model}\times d_{ff}},\;W_2\in\mathbb{R}^{d_{ff}\times d_{model}}")
+FFN = (
+    r"\mathrm{FFN}(x)=\max(0,\;xW_1+b_1)\,W_2+b_2,"
+    r"\qquad W_1\in\mathbb{R}^{d_{model}\times d_{ff}},\;W_2\in\mathbb{R}^{d_{ff}\times d_{model}}"
+)
 SUBLAYERS = ("self_attn", "cross_attn", "feed_forward")
 
 
@@ -29,20 +31,39 @@ def _parameters(run: FeedForwardRun) -> None:
     params = run.parameters
     names = {part: t(f"feed_forward.part_{part}") for part in PARTS}
     share = params.share("feed_forward")
-    st.metric(t("feed_forward.param_metric"), f"{100 * share:.0f}%",
-              help=t("feed_forward.param_help", ffn=f"{params.counts['feed_forward']:,}", total=f"{params.total:,}"))
-    show_figure(parameter_figure(params.counts, names, t("feed_forward.param_title", total=f"{params.total:,}")),
-                "ffn-parameters", key="ffn_params", html=False)
-    st.caption(t("feed_forward.param_caption", ffn=f"{params.counts['feed_forward']:,}", total=f"{params.total:,}",
-                 share=f"{100 * share:.0f}%", attention=f"{100 * params.share('attention'):.0f}%"))
+    st.metric(
+        t("feed_forward.param_metric"),
+        f"{100 * share:.0f}%",
+        help=t("feed_forward.param_help", ffn=f"{params.counts['feed_forward']:,}", total=f"{params.total:,}"),
+    )
+    show_figure(
+        parameter_figure(params.counts, names, t("feed_forward.param_title", total=f"{params.total:,}")),
+        "ffn-parameters",
+        key="ffn_params",
+        html=False,
+    )
+    st.caption(
+        t(
+            "feed_forward.param_caption",
+            ffn=f"{params.counts['feed_forward']:,}",
+            total=f"{params.total:,}",
+            share=f"{100 * share:.0f}%",
+            attention=f"{100 * params.share('attention'):.0f}%",
+        )
+    )
 
 
 def _pickers(run: FeedForwardRun) -> tuple[str, int, int]:
     cols = st.columns(3)
     stacks = list(run.stacks)
     seed_choice("ffn_stack", stacks, stacks[-1])
-    stack = cols[0].selectbox(t("feed_forward.stack"), stacks, key="ffn_stack", disabled=len(stacks) == 1,
-                              format_func=labels_of({s: t(f"feed_forward.stack_{s}") for s in stacks}))
+    stack = cols[0].selectbox(
+        t("feed_forward.stack"),
+        stacks,
+        key="ffn_stack",
+        disabled=len(stacks) == 1,
+        format_func=labels_of({s: t(f"feed_forward.stack_{s}") for s in stacks}),
+    )
     write_choice("ffn_stack", stack, stacks[-1])
     layers = list(range(len(run.views[stack])))
     keep_valid("ffn_layer", layers, 0)
@@ -51,8 +72,12 @@ def _pickers(run: FeedForwardRun) -> tuple[str, int, int]:
     positions = list(range(len(tokens)))
     st.session_state.setdefault("ffn_token", min(1, len(positions) - 1))  # the first real token, not <bos>
     keep_valid("ffn_token", positions, min(1, len(positions) - 1))
-    token = cols[2].selectbox(t("feed_forward.token"), positions, key="ffn_token",
-                              format_func=labels_of({i: f"{i}: {visible_token(tokens[i])}" for i in positions}))
+    token = cols[2].selectbox(
+        t("feed_forward.token"),
+        positions,
+        key="ffn_token",
+        format_func=labels_of({i: f"{i}: {visible_token(tokens[i])}" for i in positions}),
+    )
     return stack, int(layer), int(token)
 
 
@@ -62,24 +87,48 @@ def _expansion(run: FeedForwardRun, stack: str, layer: int, token: int) -> None:
     st.latex(FFN)
     st.markdown(t("feed_forward.expansion_text", d_model=view.d_model, d_ff=view.d_ff, ratio=f"{view.expansion:g}"))
     x = run.inputs[stack][layer, token]
-    titles = (t("feed_forward.strip_x", n=view.d_model), t("feed_forward.strip_hidden", n=view.d_ff),
-              t("feed_forward.strip_out", n=view.d_model))
-    show_figure(expansion_figure(x, view.hidden[token], view.output[token], titles, t("feed_forward.unit")),
-                f"ffn-expansion-{stack}-L{layer}-T{token}", key="ffn_expansion")
+    titles = (
+        t("feed_forward.strip_x", n=view.d_model),
+        t("feed_forward.strip_hidden", n=view.d_ff),
+        t("feed_forward.strip_out", n=view.d_model),
+    )
+    show_figure(
+        expansion_figure(x, view.hidden[token], view.output[token], titles, t("feed_forward.unit")),
+        f"ffn-expansion-{stack}-L{layer}-T{token}",
+        key="ffn_expansion",
+    )
     fired = int(view.firing[token].sum())
-    st.caption(t("feed_forward.expansion_caption", token=visible_token(view.tokens[token]), fired=fired, d_ff=view.d_ff,
-                 share=f"{100 * fired / view.d_ff:.0f}%"))
+    st.caption(
+        t(
+            "feed_forward.expansion_caption",
+            token=visible_token(view.tokens[token]),
+            fired=fired,
+            d_ff=view.d_ff,
+            share=f"{100 * fired / view.d_ff:.0f}%",
+        )
+    )
 
 
 def _firing(run: FeedForwardRun, stack: str, layer: int) -> None:
     view = run.views[stack][layer]
     st.header(t("feed_forward.firing_header"))
     st.markdown(t("feed_forward.firing_text"))
-    fig = firing_figure(view, t("feed_forward.firing_title", stack=t(f"feed_forward.stack_{stack}"), layer=layer),
-                        t("feed_forward.token"), t("feed_forward.unit"), t("feed_forward.share_firing"))
+    fig = firing_figure(
+        view,
+        t("feed_forward.firing_title", stack=t(f"feed_forward.stack_{stack}"), layer=layer),
+        t("feed_forward.token"),
+        t("feed_forward.unit"),
+        t("feed_forward.share_firing"),
+    )
     show_figure(fig, f"ffn-relu-{stack}-L{layer}", key="ffn_relu")
-    st.caption(t("feed_forward.firing_caption", mean=f"{100 * float(view.fraction_firing.mean()):.0f}%",
-                 never=int((~view.firing.any(axis=0)).sum()), d_ff=view.d_ff))
+    st.caption(
+        t(
+            "feed_forward.firing_caption",
+            mean=f"{100 * float(view.fraction_firing.mean()):.0f}%",
+            never=int((~view.firing.any(axis=0)).sum()),
+            d_ff=view.d_ff,
+        )
+    )
 
 
 def _contributions(run: FeedForwardRun, stack: str, token: int) -> None:
@@ -89,10 +138,18 @@ def _contributions(run: FeedForwardRun, stack: str, token: int) -> None:
     every = st.toggle(t("feed_forward.all_tokens"), value=True, key="ffn_all_tokens")
     contributions = run.contributions[stack]
     names = {kind: t(f"feed_forward.sublayer_{kind}") for kind in SUBLAYERS}
-    title = t("feed_forward.residual_title_all") if every else t("feed_forward.residual_title_one",
-                                                                   token=visible_token(tokens[token]))
-    show_figure(contributions_figure(contributions, None if every else token, names, title, t("feed_forward.layer"),
-                                     t("feed_forward.size")), f"ffn-residual-{stack}", key="ffn_residual")
+    title = (
+        t("feed_forward.residual_title_all")
+        if every
+        else t("feed_forward.residual_title_one", token=visible_token(tokens[token]))
+    )
+    show_figure(
+        contributions_figure(
+            contributions, None if every else token, names, title, t("feed_forward.layer"), t("feed_forward.size")
+        ),
+        f"ffn-residual-{stack}",
+        key="ffn_residual",
+    )
     if stack == "decoder" and "cross_attn" not in contributions.kinds:
         st.caption(t("feed_forward.no_cross"))
 

@@ -97,16 +97,22 @@ def _grids(run: Run, trace: TraceData, kinds: list[str], marks: dict[str, GridMa
     st.header(t("heads.grid_header"))
     cols = st.columns([3, 1], vertical_alignment="center")
     cols[0].caption(t("heads.grid_caption"))
-    stretch = cols[1].toggle(t("heads.grid_stretch"), key="grid_stretch", bind="query-params",
-                             help=t("heads.grid_stretch_help"))
+    stretch = cols[1].toggle(t("heads.grid_stretch"), key="grid_stretch", bind="query-params", help=t("heads.grid_stretch_help"))
     plan = plan_grids(trace, kinds)
     page = 0
     if plan.paged:
         st.info(t("heads.paged", shown=plan.per_page, total=plan.n_layers))
-        page = st.segmented_control(
-            t("heads.layer_page"), list(range(plan.n_pages)), key="grid_page", default=0, required=True,
-            format_func=lambda p: f"{plan.layers(p).start}–{plan.layers(p).stop - 1}",
-        ) or 0
+        page = (
+            st.segmented_control(
+                t("heads.layer_page"),
+                list(range(plan.n_pages)),
+                key="grid_page",
+                default=0,
+                required=True,
+                format_func=lambda p: f"{plan.layers(p).start}–{plan.layers(p).stop - 1}",
+            )
+            or 0
+        )
     clicks = st.session_state.get(CLICKS_KEY, 0)
     text = GridText(t("heads.tile_label"), t("heads.tile_hover"), t("heads.importance_hover"))
     labels = {kind_name(k): k for k in kinds}
@@ -118,16 +124,23 @@ def _grids(run: Run, trace: TraceData, kinds: list[str], marks: dict[str, GridMa
         with tab:
             if kind != "encoder":
                 st.caption(t("heads.rows_write"))
-            fig = get_grid_figure(run, kind, layers, plan.extra_stride, text, trace, stretch=bool(stretch),
-                                  marks=marks.get(kind, GridMarks()))
+            fig = get_grid_figure(
+                run, kind, layers, plan.extra_stride, text, trace, stretch=bool(stretch), marks=marks.get(kind, GridMarks())
+            )
             stride = grid_stride(trace, kind, plan.extra_stride)
             if stride > 1:
                 st.caption(t("heads.pooled", k=stride))
             if kind in marks and marks[kind].importance is not None:
                 st.caption(t("heads.marked"))
             key = f"grid_{kind}_{clicks}"
-            show_figure(fig, f"heads-grid-{kind}", key=key, width="content",
-                        on_select=partial(_on_grid_click, kind, key), selection_mode="points")
+            show_figure(
+                fig,
+                f"heads-grid-{kind}",
+                key=key,
+                width="content",
+                on_select=partial(_on_grid_click, kind, key),
+                selection_mode="points",
+            )
 
 
 def _metric_picture(summary: HeadSummary, kind: str) -> None:
@@ -140,10 +153,16 @@ def _metric_picture(summary: HeadSummary, kind: str) -> None:
     keep_valid("heads_metric", metrics, "alignment" if "alignment" in metrics else metrics[0])
     if "heads_metric" not in st.session_state and "alignment" in metrics:
         st.session_state["heads_metric"] = "alignment"
-    metric = st.selectbox(t("heads.metric_pick"), metrics, key="heads_metric",
-                          format_func=labels_of({m: t(f"heads.metric_{m}") for m in metrics}))
-    fig = metric_figure(summary.metric(metric), title=t(f"heads.metric_{metric}"), layer_label=t("heads.layer"),
-                        head_label=t("heads.head"), zmax=metric_zmax(summary, metric))
+    metric = st.selectbox(
+        t("heads.metric_pick"), metrics, key="heads_metric", format_func=labels_of({m: t(f"heads.metric_{m}") for m in metrics})
+    )
+    fig = metric_figure(
+        summary.metric(metric),
+        title=t(f"heads.metric_{metric}"),
+        layer_label=t("heads.layer"),
+        head_label=t("heads.head"),
+        zmax=metric_zmax(summary, metric),
+    )
     show_figure(fig, f"heads-{kind}-{metric}", key="heads_metric_fig", width="content", html=False)
 
 
@@ -151,13 +170,24 @@ def _summary_table(summary: HeadSummary) -> None:
     """Every statistic of every head; a click on a column title sorts (find the previous-token head)."""
     names = {"layer": t("heads.layer"), "head": t("heads.head"), **{m: t(f"heads.metric_{m}") for m in summary.metrics}}
     rows = [{names[k]: v for k, v in row.items()} for row in summary.rows()]
-    st.dataframe(rows, hide_index=True, width="stretch", key="heads_table",
-                 column_config={names[m]: st.column_config.NumberColumn(format="%.2f") for m in summary.metrics})
+    st.dataframe(
+        rows,
+        hide_index=True,
+        width="stretch",
+        key="heads_table",
+        column_config={names[m]: st.column_config.NumberColumn(format="%.2f") for m in summary.metrics},
+    )
 
 
 @st.fragment
-def _inspector(run: Run, trace: TraceData, bundle: ModelBundle, kinds: list[str], opening: tuple[str, int, int],
-               alignment: tuple[int | None, ...] | None) -> None:
+def _inspector(
+    run: Run,
+    trace: TraceData,
+    bundle: ModelBundle,
+    kinds: list[str],
+    opening: tuple[str, int, int],
+    alignment: tuple[int | None, ...] | None,
+) -> None:
     """Pick one head and see it large, the run's output beside it; only this fragment reruns when the choice changes."""
     st.header(t("heads.inspect_header"))
     cols = st.columns([3, 1, 1, 2, 3], vertical_alignment="bottom")
@@ -167,13 +197,21 @@ def _inspector(run: Run, trace: TraceData, bundle: ModelBundle, kinds: list[str]
         st.caption(t("heads.opened_alignment" if kind == "cross" else "heads.opened_important"))
     stretch = cols[3].toggle(t("heads.stretch"), key="heads_stretch", bind="query-params", help=t("heads.stretch_help"))
     outline = None
-    if kind == "cross" and alignment is not None and cols[4].toggle(
-            t("heads.alignment_toggle"), value=True, key="heads_alignment", bind="query-params",
-            help=t("heads.alignment_help")):
+    if (
+        kind == "cross"
+        and alignment is not None
+        and cols[4].toggle(
+            t("heads.alignment_toggle"), value=True, key="heads_alignment", bind="query-params", help=t("heads.alignment_help")
+        )
+    ):
         outline = alignment
-    text = HeatmapText(title=t("heads.head_title", kind=kind_name(kind), layer=layer, head=head),
-                       x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("heads.weight"),
-                       alignment=t("heads.alignment_legend"))
+    text = HeatmapText(
+        title=t("heads.head_title", kind=kind_name(kind), layer=layer, head=head),
+        x_title=t("heads.axis_key"),
+        y_title=t("heads.axis_query"),
+        value=t("heads.weight"),
+        alignment=t("heads.alignment_legend"),
+    )
     queries, keys = axes_of(trace, kind)
     fig = head_figure(trace.pattern(kind, layer)[head], queries, keys, text, stretch=bool(stretch), alignment=outline)
     left, right = st.columns([3, 2])
@@ -205,10 +243,13 @@ def _rollout(run: Run, trace: TraceData, kinds: list[str]) -> None:
     if kind != "encoder":
         st.caption(t("heads.rows_write"))
     queries, keys = axes_of(trace, kind)
-    text = HeatmapText(title=t("heads.rollout_title", kind=kind_name(kind), layer=upto),
-                       x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("heads.rollout_value"))
-    show_figure(matrix_figure(rolled[upto], queries, keys, text), f"rollout-{kind}-L{upto}", key="rollout_fig",
-                width="content")
+    text = HeatmapText(
+        title=t("heads.rollout_title", kind=kind_name(kind), layer=upto),
+        x_title=t("heads.axis_key"),
+        y_title=t("heads.axis_query"),
+        value=t("heads.rollout_value"),
+    )
+    show_figure(matrix_figure(rolled[upto], queries, keys, text), f"rollout-{kind}-L{upto}", key="rollout_fig", width="content")
 
 
 def _downloads(trace: TraceData, names: tuple[str, ...]) -> None:
@@ -216,8 +257,13 @@ def _downloads(trace: TraceData, names: tuple[str, ...]) -> None:
     st.caption(t("export.caption"))
     image_format_picker()
     arrays = {name: trace.arrays[name] for name in names if name in trace.arrays}
-    npz_button(lambda: npz_bytes(arrays, src_tokens=trace.src_tokens, tgt_tokens=trace.tgt_tokens,
-                                 next_tokens=trace.next_tokens, text=trace.text), "attention", key="heads_npz")
+    npz_button(
+        lambda: npz_bytes(
+            arrays, src_tokens=trace.src_tokens, tgt_tokens=trace.tgt_tokens, next_tokens=trace.next_tokens, text=trace.text
+        ),
+        "attention",
+        key="heads_npz",
+    )
 
 
 def _marks(model_key: str, trace: TraceData, kinds: list[str]) -> dict[str, GridMarks]:
@@ -225,8 +271,10 @@ def _marks(model_key: str, trace: TraceData, kinds: list[str]) -> dict[str, Grid
     table = current_table(model_key)
     if table is None:
         return {}
-    return {kind: GridMarks.of(kind_importance(table, kind, trace.n_layers(kind), trace.pattern(kind, 0).shape[0]).changed)
-            for kind in kinds}
+    return {
+        kind: GridMarks.of(kind_importance(table, kind, trace.n_layers(kind), trace.pattern(kind, 0).shape[0]).changed)
+        for kind in kinds
+    }
 
 
 def main() -> None:
@@ -246,8 +294,7 @@ def main() -> None:
     alignment = gold_alignment(ctx.bundle, trace)
     untrained = is_untrained(ctx.bundle)
     _inspector(run, trace, ctx.bundle, kinds, opening, alignment)
-    importance_section(ctx.model.key, {k: (trace.n_layers(k), trace.pattern(k, 0).shape[0]) for k in kinds},
-                       untrained=untrained)
+    importance_section(ctx.model.key, {k: (trace.n_layers(k), trace.pattern(k, 0).shape[0]) for k in kinds}, untrained=untrained)
     _grids(run, trace, kinds, _marks(ctx.model.key, trace, kinds))
     _rollout(run, trace, kinds)
     head_detectors(ctx.model.key)

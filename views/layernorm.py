@@ -34,8 +34,12 @@ def site_label(site: NormSite) -> str:
 
 def stream_labels(stats: StackStats) -> list[str]:
     """Short names of the residual-stream points (they sit under a crowded, rotated axis)."""
-    short = [t(f"layernorm.short_{s.kind}") if s.layer is None
-             else t("layernorm.site_short", layer=s.layer + 1, kind=t(f"layernorm.short_{s.kind}")) for s in stats.sites]
+    short = [
+        t(f"layernorm.short_{s.kind}")
+        if s.layer is None
+        else t("layernorm.site_short", layer=s.layer + 1, kind=t(f"layernorm.short_{s.kind}"))
+        for s in stats.sites
+    ]
     return [t("layernorm.point_input_short"), *short]
 
 
@@ -43,9 +47,14 @@ def _stack_choice(hook_names: list[str], key: str) -> str:
     options = stacks(hook_names)
     if len(options) == 1:
         return options[0]
-    return st.segmented_control(t("layernorm.stack"), options,
-                                format_func=labels_of({s: t(f"layernorm.stack_{s}") for s in options}),
-                                key=key, default=options[0], required=True)
+    return st.segmented_control(
+        t("layernorm.stack"),
+        options,
+        format_func=labels_of({s: t(f"layernorm.stack_{s}") for s in options}),
+        key=key,
+        default=options[0],
+        required=True,
+    )
 
 
 def _stack_run(ctx: PageContext, stack: str, names: tuple[str, ...]) -> tuple[dict, tuple[str, ...]]:
@@ -69,25 +78,46 @@ def network_section(ctx: PageContext) -> None:
     stats = StackStats.compute(arrays, names, stack)
     labels = [site_label(s) for s in stats.sites]
     titles = [t("layernorm.in_mean"), t("layernorm.in_std"), t("layernorm.out_mean"), t("layernorm.out_std")]
-    show_figure(stats_overview_figure(stats, tokens, labels, titles,
-                                      mean_label=t("layernorm.mean"), std_label=t("layernorm.std")), "ln_overview")
+    show_figure(
+        stats_overview_figure(stats, tokens, labels, titles, mean_label=t("layernorm.mean"), std_label=t("layernorm.std")),
+        "ln_overview",
+    )
 
     keep_valid(f"ln_site_{stack}", list(range(len(stats.sites))))
-    chosen = st.selectbox(t("layernorm.site_pick"), range(len(stats.sites)), format_func=lambda i: labels[i],
-                          key=f"ln_site_{stack}")
+    chosen = st.selectbox(
+        t("layernorm.site_pick"), range(len(stats.sites)), format_func=lambda i: labels[i], key=f"ln_site_{stack}"
+    )
     names_in_out = {"in": t("layernorm.input"), "out": t("layernorm.output")}
-    show_figure(site_detail_figure(stats, chosen, tokens, names=names_in_out, token_title=t("layernorm.token"),
-                                   mean_title=t("layernorm.mean"), std_title=t("layernorm.std")), "ln_site")
+    show_figure(
+        site_detail_figure(
+            stats,
+            chosen,
+            tokens,
+            names=names_in_out,
+            token_title=t("layernorm.token"),
+            mean_title=t("layernorm.mean"),
+            std_title=t("layernorm.std"),
+        ),
+        "ln_site",
+    )
     gain, bias = layernorm_affine(ctx.bundle, stats.sites[chosen].prefix)
     st.markdown(t("layernorm.affine_text"))
-    show_figure(gain_bias_figure(gain, bias, gain_label=t("layernorm.gain"), bias_label=t("layernorm.bias"),
-                                 x_title=t("layernorm.feature")), "ln_affine")
+    show_figure(
+        gain_bias_figure(
+            gain, bias, gain_label=t("layernorm.gain"), bias_label=t("layernorm.bias"), x_title=t("layernorm.feature")
+        ),
+        "ln_affine",
+    )
 
     st.markdown(t("layernorm.stream_text"))
     d = ctx.bundle.config.d_model
     series = {t(f"layernorm.norm_{ctx.bundle.config.norm_position}"): (stream_labels(stats), stats.stream_norm)}
-    show_figure(residual_figure(series, d_model=d, y_title=t("layernorm.stream_norm"),
-                                reference_label=t("layernorm.sqrt_d", value=f"{d ** 0.5:.1f}")), "ln_stream")
+    show_figure(
+        residual_figure(
+            series, d_model=d, y_title=t("layernorm.stream_norm"), reference_label=t("layernorm.sqrt_d", value=f"{d**0.5:.1f}")
+        ),
+        "ln_stream",
+    )
 
 
 @st.fragment
@@ -103,8 +133,15 @@ def position_section(ctx: PageContext) -> None:
     show_figure(sublayer_diagram(box, titles), "ln_diagram")
 
     config = ctx.bundle.config
-    layers = st.slider(t("layernorm.pair_layers"), 1, 12, max(6, config.n_layers), key="ln_pair_layers",
-                       bind="query-params", help=t("layernorm.pair_layers_help"))
+    layers = st.slider(
+        t("layernorm.pair_layers"),
+        1,
+        12,
+        max(6, config.n_layers),
+        key="ln_pair_layers",
+        bind="query-params",
+        help=t("layernorm.pair_layers_help"),
+    )
     seed = int(RANDOM_DEFAULTS["seed"]) if not ctx.model.is_random else int(st.session_state.get("r_seed", 0))
     common = norm_pair_settings(config, layers, seed)
     d = int(common["d_model"])
@@ -118,8 +155,12 @@ def position_section(ctx: PageContext) -> None:
         series[t(f"layernorm.norm_{position}")] = (stream_labels(stats), stats.stream_norm)
         finals[position] = stats.last_stream_norm(position)
     st.caption(t("layernorm.pair_caption", layers=layers, d=d, seed=seed))
-    show_figure(residual_figure(series, d_model=d, y_title=t("layernorm.stream_norm"),
-                                reference_label=t("layernorm.sqrt_d", value=f"{d ** 0.5:.1f}")), "ln_pair")
+    show_figure(
+        residual_figure(
+            series, d_model=d, y_title=t("layernorm.stream_norm"), reference_label=t("layernorm.sqrt_d", value=f"{d**0.5:.1f}")
+        ),
+        "ln_pair",
+    )
     cols = st.columns(2)
     cols[0].metric(t("layernorm.last_post"), f"{finals['post']:.1f}")
     cols[1].metric(t("layernorm.last_pre"), f"{finals['pre']:.1f}")
@@ -131,10 +172,11 @@ def batch_section(ctx: PageContext) -> None:
     """LayerNorm vs BatchNorm on a padded batch of the user's sentences (real activations of one run)."""
     st.subheader(t("layernorm.batch_title"))
     st.markdown(t("layernorm.batch_text"))
-    st.latex(r"\text{BatchNorm: } \mu_j = \tfrac{1}{N}\sum_{b,t} x_{b,t,j} \qquad "
-             r"\text{LayerNorm: } \mu_{b,t} = \tfrac{1}{d_{model}}\sum_{j} x_{b,t,j}")
-    batch = more_sentences(ctx.bundle, ctx.text, t("layernorm.more_label", n=MAX_SENTENCES - 1), t("layernorm.more_help"),
-                           100)
+    st.latex(
+        r"\text{BatchNorm: } \mu_j = \tfrac{1}{N}\sum_{b,t} x_{b,t,j} \qquad "
+        r"\text{LayerNorm: } \mu_{b,t} = \tfrac{1}{d_{model}}\sum_{j} x_{b,t,j}"
+    )
+    batch = more_sentences(ctx.bundle, ctx.text, t("layernorm.more_label", n=MAX_SENTENCES - 1), t("layernorm.more_help"), 100)
     report_lines(batch)  # per sentence, numbered from 2 (the text box is sentence 1): controls, truncation, unknown
     if not batch.ok:
         st.info(t("layernorm.batch_too_few"))
@@ -142,8 +184,7 @@ def batch_section(ctx: PageContext) -> None:
     stack, _ = stack_reading_text(ctx.bundle)
     sites = norm_sites(ctx.bundle.model.hook_names, stack)
     options = [STACK_INPUT[stack]] + [s.hook_in for s in sites if s.layer is not None]
-    labels = dict(zip(options, [t("layernorm.point_input")] + [site_label(s) for s in sites if s.layer is not None],
-                      strict=True))
+    labels = dict(zip(options, [t("layernorm.point_input")] + [site_label(s) for s in sites if s.layer is not None], strict=True))
     keep_valid("ln_batch_site", options)
     where = st.selectbox(t("layernorm.batch_site"), options, format_func=labels.get, key="ln_batch_site")
     padded = get_padded_batch(ctx.model.key, batch.sentences, (where,))[where]
@@ -156,8 +197,10 @@ def batch_section(ctx: PageContext) -> None:
     right.metric(t("layernorm.m_ln_stats"), f"{c.ln_stats_change:.3f}", help=t("layernorm.m_max_help"))
     small, large = t("layernorm.batch_small", n=n - 1), t("layernorm.batch_large", n=n)
     names = [small, large, t("layernorm.with_padding", batch=small), t("layernorm.with_padding", batch=large)]
-    show_figure(batch_mean_figure(c, FEATURES_SHOWN, names, x_title=t("layernorm.feature"),
-                                  y_title=t("layernorm.batch_mean")), "ln_batch_mean")
+    show_figure(
+        batch_mean_figure(c, FEATURES_SHOWN, names, x_title=t("layernorm.feature"), y_title=t("layernorm.batch_mean")),
+        "ln_batch_mean",
+    )
     feature = c.most_shifted_feature()
     titles = [t("layernorm.s1_bn", feature=feature), t("layernorm.s1_ln")]
     show_figure(sentence_one_figure(c, feature, [small, large], titles, token_title=t("layernorm.token")), "ln_s1")
@@ -166,8 +209,10 @@ def batch_section(ctx: PageContext) -> None:
 
 ctx = start_page("layernorm")
 if ctx is not None:
-    st.latex(r"\mathrm{LayerNorm}(x) = g \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + b, \quad "
-             r"\mu = \frac{1}{d_{model}} \sum_{j} x_j, \quad \sigma^2 = \frac{1}{d_{model}} \sum_{j} (x_j - \mu)^2")
+    st.latex(
+        r"\mathrm{LayerNorm}(x) = g \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + b, \quad "
+        r"\mu = \frac{1}{d_{model}} \sum_{j} x_j, \quad \sigma^2 = \frac{1}{d_{model}} \sum_{j} (x_j - \mu)^2"
+    )
     st.markdown(t("layernorm.why"))
     if ctx.text is not None:
         network_section(ctx)

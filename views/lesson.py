@@ -40,10 +40,27 @@ def set_revealed(token: tuple, shown: bool) -> None:
 def header(n: int, content_title: str) -> None:
     cols = st.columns([6, 1.7, 1.5], vertical_alignment="center")
     cols[0].title(f"{n}/{len(STEPS)} · {content_title}", help=t("lesson.step_of", n=n, total=len(STEPS)), anchor=False)
-    cols[1].button(t("lesson.prev"), key="lesson_prev", on_click=go_to, args=(n - 1,), disabled=n == 1,
-                   icon=":material/arrow_back:", shortcut="left", width="stretch")
-    cols[2].button(t("lesson.next"), key="lesson_next", on_click=go_to, args=(n + 1,), disabled=n == len(STEPS),
-                   icon=":material/arrow_forward:", shortcut="right", width="stretch", type="primary")
+    cols[1].button(
+        t("lesson.prev"),
+        key="lesson_prev",
+        on_click=go_to,
+        args=(n - 1,),
+        disabled=n == 1,
+        icon=":material/arrow_back:",
+        shortcut="left",
+        width="stretch",
+    )
+    cols[2].button(
+        t("lesson.next"),
+        key="lesson_next",
+        on_click=go_to,
+        args=(n + 1,),
+        disabled=n == len(STEPS),
+        icon=":material/arrow_forward:",
+        shortcut="right",
+        width="stretch",
+        type="primary",
+    )
 
 
 def lab_link(content: StepContent, text: str) -> None:
@@ -69,11 +86,22 @@ def show_step(content: StepContent, token: tuple, text: str, left, right) -> Non
             st.info(f"**{t('lesson.predict')}:** {content.question}", icon=":material/psychology_alt:")
             if token in revealed_set():
                 st.success(f"**{t('lesson.answer')}:** {content.answer}", icon=":material/lightbulb:")
-                st.button(t("lesson.hide"), key=f"lesson_hide_{content.step}", on_click=set_revealed, args=(token, False),
-                          type="tertiary")
+                st.button(
+                    t("lesson.hide"),
+                    key=f"lesson_hide_{content.step}",
+                    on_click=set_revealed,
+                    args=(token, False),
+                    type="tertiary",
+                )
             else:
-                st.button(t("lesson.reveal"), key=f"lesson_reveal_{content.step}", on_click=set_revealed, args=(token, True),
-                          type="primary", icon=":material/visibility:")
+                st.button(
+                    t("lesson.reveal"),
+                    key=f"lesson_reveal_{content.step}",
+                    on_click=set_revealed,
+                    args=(token, True),
+                    type="primary",
+                    icon=":material/visibility:",
+                )
         if content.notes:
             with st.expander(t("lesson.notes")):
                 st.markdown(content.notes)
@@ -107,6 +135,13 @@ if choice is not None:
         with top:
             header(n, content.title)
         show_step(content, (step, choice.key, check.text), check.text, left, right)
-        left.download_button(t("lesson.handout"), data=deferred_handout(ls), file_name="attention-lesson.html",
-                           mime="text/html", help=t("lesson.handout_help"), icon=":material/download:",
-                           on_click="ignore", key="lesson_handout")
+        left.download_button(
+            t("lesson.handout"),
+            data=deferred_handout(ls),
+            file_name="attention-lesson.html",
+            mime="text/html",
+            help=t("lesson.handout_help"),
+            icon=":material/download:",
+            on_click="ignore",
+            key="lesson_handout",
+        )

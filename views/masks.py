@@ -42,8 +42,14 @@ show_batch(view)
 # 2. The masks of one sentence.
 st.header(t("masks.masks_header"))
 st.markdown(t("masks.masks_explain"))
-row = st.selectbox(t("masks.row"), list(range(view.size)), index=view.most_padded, key="row", bind="query-params",
-                   format_func=labels_of({i: f"{i + 1}: {s}" for i, s in enumerate(batch.sentences)}))
+row = st.selectbox(
+    t("masks.row"),
+    list(range(view.size)),
+    index=view.most_padded,
+    key="row",
+    bind="query-params",
+    format_func=labels_of({i: f"{i + 1}: {s}" for i, s in enumerate(batch.sentences)}),
+)
 rows_note()
 mask_matrices(view, row)
 
@@ -77,8 +83,13 @@ st.header(t("masks.interventions_header"))
 st.markdown(t("masks.interventions_explain"))
 heads = [(k, i, h) for k in attention_kinds(ctx.bundle) for i in range(config.n_layers) for h in range(config.n_heads)]
 baseline = traces[row]  # the same run as `before`, without activations: what an ablation must change
-choice = intervention_controls(ctx.bundle, hideable_tokens(ctx.bundle, before), heads,
-                               lambda: ablation_default(ctx.model.key, sentence, baseline), (kind, layer, head))
+choice = intervention_controls(
+    ctx.bundle,
+    hideable_tokens(ctx.bundle, before),
+    heads,
+    lambda: ablation_default(ctx.model.key, sentence, baseline),
+    (kind, layer, head),
+)
 specs = choice.specs(config.n_layers)
 if not specs:
     st.info(t("masks.none_active"))

@@ -51,13 +51,19 @@ def _settings() -> tuple[SamplingSettings, int]:
     """The mode, temperature, seed and k widgets (all in the URL) → sampling settings and k."""
     cols = [st.container(), st.container(), *st.columns(2, vertical_alignment="bottom")]
     seed_choice("mode", MODES, MODES[0])
-    mode = cols[0].segmented_control(t("output.mode"), MODES, key="mode", required=True,
-                                     format_func=labels_of({m: t(f"output.mode_{m}") for m in MODES})) or MODES[0]
+    mode = (
+        cols[0].segmented_control(
+            t("output.mode"), MODES, key="mode", required=True, format_func=labels_of({m: t(f"output.mode_{m}") for m in MODES})
+        )
+        or MODES[0]
+    )
     write_choice("mode", mode, MODES[0])
-    temperature = cols[1].slider(t("output.temperature"), 0.0, 2.0, 1.0, 0.05, key="temp", bind="query-params",
-                                 help=t("output.temperature_help"))
-    seed = cols[2].number_input(t("output.seed"), 0, 1_000_000, 0, key="seed", bind="query-params",
-                                disabled=mode == "greedy", help=t("output.seed_help"))
+    temperature = cols[1].slider(
+        t("output.temperature"), 0.0, 2.0, 1.0, 0.05, key="temp", bind="query-params", help=t("output.temperature_help")
+    )
+    seed = cols[2].number_input(
+        t("output.seed"), 0, 1_000_000, 0, key="seed", bind="query-params", disabled=mode == "greedy", help=t("output.seed_help")
+    )
     k = cols[3].slider(t("output.top_k"), 3, MAX_TOP_K, 10, key="topk", bind="query-params")
     settings = SamplingSettings(greedy=mode == "greedy", temperature=float(temperature), seed=int(seed))
     return settings, int(k)
@@ -77,12 +83,26 @@ def _sequence(run: OutputSteps, encoder_decoder: bool) -> None:
 def _buttons(run: OutputSteps, steps: int) -> None:
     cols = [*st.columns(3), st.container()]
     n = len(run.generated_ids)
-    cols[0].button(t("output.next"), key="out_next", on_click=_set_steps, args=(n + 1,), disabled=run.finished,
-                   type="primary", icon=":material/skip_next:")
-    cols[1].button(t("output.to_end"), key="out_end", on_click=_set_steps, args=(MAX_STEPS,), disabled=run.finished,
-                   icon=":material/fast_forward:")
-    cols[2].button(t("output.reset"), key="out_reset", on_click=_set_steps, args=(0,), disabled=steps == 0,
-                   icon=":material/restart_alt:")
+    cols[0].button(
+        t("output.next"),
+        key="out_next",
+        on_click=_set_steps,
+        args=(n + 1,),
+        disabled=run.finished,
+        type="primary",
+        icon=":material/skip_next:",
+    )
+    cols[1].button(
+        t("output.to_end"),
+        key="out_end",
+        on_click=_set_steps,
+        args=(MAX_STEPS,),
+        disabled=run.finished,
+        icon=":material/fast_forward:",
+    )
+    cols[2].button(
+        t("output.reset"), key="out_reset", on_click=_set_steps, args=(0,), disabled=steps == 0, icon=":material/restart_alt:"
+    )
     if run.finished:
         cols[3].caption(t("output.finished"))
     else:
@@ -104,14 +124,17 @@ def _position(run: OutputSteps, settings: SamplingSettings, encoder_decoder: boo
     chosen = dist.top_ids.index(chosen_id) if chosen_id in dist.top_ids else None
     text = DistributionText(
         title=t("output.chart_title", pos=pos, reads=visible_token(run.reads[pos]), T=f"{settings.temperature:.2f}"),
-        x_title=t("output.probability"), chosen=t("output.chosen"), hover=t("output.hover"))
-    show_figure(distribution_figure(dist.top_tokens, dist.top_probs, chosen, text), "output-distribution",
-                key="out_chart")
+        x_title=t("output.probability"),
+        chosen=t("output.chosen"),
+        hover=t("output.hover"),
+    )
+    show_figure(distribution_figure(dist.top_tokens, dist.top_probs, chosen, text), "output-distribution", key="out_chart")
     rest = rest_of_vocabulary(dist.top_probs)
     st.caption(t("output.rest", k=len(dist.top_probs), rest=f"{rest:.3f}", vocab=len(dist.probs)))
     if chosen is None:
-        st.caption(t("output.chosen_outside", token=visible_token(run.chosen_tokens[pos]),
-                     p=f"{float(dist.probs[chosen_id]):.4f}"))
+        st.caption(
+            t("output.chosen_outside", token=visible_token(run.chosen_tokens[pos]), p=f"{float(dist.probs[chosen_id]):.4f}")
+        )
     if encoder_decoder:
         st.caption(t("output.rows_enc_dec"))
     else:
@@ -125,12 +148,31 @@ def _table(run: OutputSteps) -> None:
         rows = []
         for i, dist in enumerate(run.distributions):
             chosen = run.chosen[i]
-            rows.append(dict(zip(names, [i, visible_token(run.reads[i]), visible_token(run.chosen_tokens[i]),
-                                         float(dist.probs[chosen]), visible_token(dist.top_tokens[0]),
-                                         float(dist.top_probs[0])], strict=True)))
-        st.dataframe(rows, hide_index=True, key="out_table",
-                     column_config={names[3]: st.column_config.NumberColumn(format="%.4f"),
-                                    names[5]: st.column_config.NumberColumn(format="%.4f")})
+            rows.append(
+                dict(
+                    zip(
+                        names,
+                        [
+                            i,
+                            visible_token(run.reads[i]),
+                            visible_token(run.chosen_tokens[i]),
+                            float(dist.probs[chosen]),
+                            visible_token(dist.top_tokens[0]),
+                            float(dist.top_probs[0]),
+                        ],
+                        strict=True,
+                    )
+                )
+            )
+        st.dataframe(
+            rows,
+            hide_index=True,
+            key="out_table",
+            column_config={
+                names[3]: st.column_config.NumberColumn(format="%.4f"),
+                names[5]: st.column_config.NumberColumn(format="%.4f"),
+            },
+        )
 
 
 def _explain() -> None:

@@ -41,10 +41,16 @@ DIMS_SHOWN = 32  # dimensions shown in the token × dimension heatmaps and the r
 def _table_controls(model_d: int) -> tuple[int, int]:
     cols = st.columns(2)
     d_model = cols[0].select_slider(
-        t("positional.d_model"), D_MODEL_OPTIONS, value=model_d if model_d in D_MODEL_OPTIONS else 64,
-        key="pe_d", bind="query-params", help=t("positional.d_model_help"))
-    max_pos = cols[1].slider(t("positional.max_pos"), 16, 1024, 100, step=4, key="pe_pos", bind="query-params",
-                             help=t("positional.max_pos_help"))
+        t("positional.d_model"),
+        D_MODEL_OPTIONS,
+        value=model_d if model_d in D_MODEL_OPTIONS else 64,
+        key="pe_d",
+        bind="query-params",
+        help=t("positional.d_model_help"),
+    )
+    max_pos = cols[1].slider(
+        t("positional.max_pos"), 16, 1024, 100, step=4, key="pe_pos", bind="query-params", help=t("positional.max_pos_help")
+    )
     return int(d_model), int(max_pos)
 
 
@@ -65,37 +71,72 @@ def table_section(model_d: int) -> None:
     st.subheader(t("positional.waves_title"))
     st.markdown(t("positional.waves_text"))
     default_dims = [d for d in dict.fromkeys((0, 1, 6, d_model // 2)) if d < d_model]
-    dims = st.multiselect(t("positional.dims"), list(range(d_model)), default=default_dims, key=f"pe_dims_{d_model}",
-                          max_selections=8, help=t("positional.dims_help"))
+    dims = st.multiselect(
+        t("positional.dims"),
+        list(range(d_model)),
+        default=default_dims,
+        key=f"pe_dims_{d_model}",
+        max_selections=8,
+        help=t("positional.dims_help"),
+    )
     cols = st.columns(2)
     with cols[0]:
         show_figure(pe_curves(pe, dims, x_title=pos_axis, y_title=t("positional.value"), dim_label=dim_axis), "pe_waves")
     with cols[1]:
-        show_figure(wavelength_figure(d_model, max_pos, dims, x_title=dim_axis, y_title=t("positional.wavelength"),
-                                      span_label=t("positional.span", n=max_pos), chosen_label=t("positional.chosen")),
-                    "pe_wavelengths")
+        show_figure(
+            wavelength_figure(
+                d_model,
+                max_pos,
+                dims,
+                x_title=dim_axis,
+                y_title=t("positional.wavelength"),
+                span_label=t("positional.span", n=max_pos),
+                chosen_label=t("positional.chosen"),
+            ),
+            "pe_wavelengths",
+        )
     st.caption(t("positional.wavelength_text"))
 
     st.subheader(t("positional.similarity_title"))
     st.markdown(t("positional.similarity_text", half=d_model // 2))
     sim_stride = square_stride(max_pos)
-    show_figure(similarity_figure(similarity(pe), x_title=pos_axis, y_title=pos_axis, value=t("positional.dot"),
-                                  offset_title=t("positional.offset_axis"), stride=sim_stride), "pe_similarity")
+    show_figure(
+        similarity_figure(
+            similarity(pe),
+            x_title=pos_axis,
+            y_title=pos_axis,
+            value=t("positional.dot"),
+            offset_title=t("positional.offset_axis"),
+            stride=sim_stride,
+        ),
+        "pe_similarity",
+    )
 
     st.subheader(t("positional.relative_title"))
     st.markdown(t("positional.relative_text"))
-    st.latex(r"\begin{pmatrix} PE_{(pos+k,\,2i)} \\ PE_{(pos+k,\,2i+1)} \end{pmatrix} = "
-             r"\begin{pmatrix} \cos \omega_i k & \sin \omega_i k \\ -\sin \omega_i k & \cos \omega_i k \end{pmatrix}"
-             r"\begin{pmatrix} PE_{(pos,\,2i)} \\ PE_{(pos,\,2i+1)} \end{pmatrix}, \quad \omega_i = 10000^{-2i/d_{model}}")
+    st.latex(
+        r"\begin{pmatrix} PE_{(pos+k,\,2i)} \\ PE_{(pos+k,\,2i+1)} \end{pmatrix} = "
+        r"\begin{pmatrix} \cos \omega_i k & \sin \omega_i k \\ -\sin \omega_i k & \cos \omega_i k \end{pmatrix}"
+        r"\begin{pmatrix} PE_{(pos,\,2i)} \\ PE_{(pos,\,2i+1)} \end{pmatrix}, \quad \omega_i = 10000^{-2i/d_{model}}"
+    )
     k = st.slider(t("positional.offset"), 1, min(64, max_pos - 2), 3, key="pe_k", bind="query-params")
     check = RelativeCheck.compute(pe, k)
     cols = st.columns(3)
     cols[0].metric(t("positional.closed_error"), f"{check.closed_error:.1e}")
     cols[1].metric(t("positional.fitted_error"), f"{check.fitted_error:.1e}")
     cols[2].metric(t("positional.difference"), f"{check.difference:.1e}")
-    show_figure(relative_figure(check, DIMS_SHOWN, closed_title=t("positional.closed_title", k=k),
-                                fitted_title=t("positional.fitted_title", k=k), row_title=t("positional.out_dim"),
-                                col_title=t("positional.in_dim"), value=t("positional.value")), "pe_relative")
+    show_figure(
+        relative_figure(
+            check,
+            DIMS_SHOWN,
+            closed_title=t("positional.closed_title", k=k),
+            fitted_title=t("positional.fitted_title", k=k),
+            row_title=t("positional.out_dim"),
+            col_title=t("positional.in_dim"),
+            value=t("positional.value"),
+        ),
+        "pe_relative",
+    )
     if d_model > DIMS_SHOWN:
         st.caption(t("positional.cropped", n=DIMS_SHOWN, d=d_model))
 
@@ -106,13 +147,17 @@ def learned_section(ctx: PageContext) -> None:
     st.subheader(t("positional.learned_title"))
     st.markdown(t("positional.learned_text"))
     options = ([ctx.model.key] if ctx.bundle.config.positional == "learned" else []) + models_with_learned_positions()
-    random_learned = ModelRef.random(positional="learned", d_model=ctx.bundle.config.d_model
-                                     if ctx.bundle.config.d_model in RANDOM_D_MODELS else 64).key
+    random_learned = ModelRef.random(
+        positional="learned", d_model=ctx.bundle.config.d_model if ctx.bundle.config.d_model in RANDOM_D_MODELS else 64
+    ).key
     options = list(dict.fromkeys([*options, random_learned]))
     keep_valid("pe_learned", options)
-    key = st.selectbox(t("positional.learned_model"), options, key="pe_learned",
-                       format_func=labels_of({k: t("positional.random_learned") if ModelRef.parse(k).is_random else k
-                                              for k in options}))
+    key = st.selectbox(
+        t("positional.learned_model"),
+        options,
+        key="pe_learned",
+        format_func=labels_of({k: t("positional.random_learned") if ModelRef.parse(k).is_random else k for k in options}),
+    )
     bundle = get_bundle(key)
     table = position_table(bundle, stack_reading_text(bundle)[0])
     if table is None:  # only reachable if a shipped model's config.json and weights disagree
@@ -120,10 +165,23 @@ def learned_section(ctx: PageContext) -> None:
         return
     n = min(LEARNED_POSITIONS_SHOWN, table.shape[0])
     sinusoid = sinusoid_table(n, table.shape[1])
-    titles = [t("positional.learned_table"), t("positional.sinusoid_table"),
-              t("positional.learned_sim"), t("positional.sinusoid_sim")]
-    show_figure(learned_figure(table[:n], sinusoid, titles, x_title=t("positional.dimension"),
-                               y_title=t("positional.position"), sim_title=t("positional.cosine")), "pe_learned")
+    titles = [
+        t("positional.learned_table"),
+        t("positional.sinusoid_table"),
+        t("positional.learned_sim"),
+        t("positional.sinusoid_sim"),
+    ]
+    show_figure(
+        learned_figure(
+            table[:n],
+            sinusoid,
+            titles,
+            x_title=t("positional.dimension"),
+            y_title=t("positional.position"),
+            sim_title=t("positional.cosine"),
+        ),
+        "pe_learned",
+    )
 
 
 def tokens_section(ctx: PageContext) -> None:
@@ -139,21 +197,40 @@ def tokens_section(ctx: PageContext) -> None:
     if ctx.bundle.config.positional == "none":
         st.info(t("positional.no_pe"))
     titles = [t("positional.scaled"), t("positional.pe"), t("positional.sum")]
-    show_figure(before_after_figure(scale, DIMS_SHOWN, titles, x_title=t("positional.dimension"),
-                                    y_title=t("positional.token"), value=t("positional.value")), "pe_tokens")
+    show_figure(
+        before_after_figure(
+            scale,
+            DIMS_SHOWN,
+            titles,
+            x_title=t("positional.dimension"),
+            y_title=t("positional.token"),
+            value=t("positional.value"),
+        ),
+        "pe_tokens",
+    )
     if d > DIMS_SHOWN:
         st.caption(t("positional.cropped_tokens", n=DIMS_SHOWN, d=d))
-    st.markdown(t("positional.scale_text", d=d, sqrt_d=f"{d ** 0.5:.2f}", pe_norm=f"{(d / 2) ** 0.5:.2f}"))
+    st.markdown(t("positional.scale_text", d=d, sqrt_d=f"{d**0.5:.2f}", pe_norm=f"{(d / 2) ** 0.5:.2f}"))
     st.latex(r"\lVert PE_{pos} \rVert = \sqrt{d_{model}/2}, \qquad x_{pos} = \sqrt{d_{model}}\; E[\text{token}] + PE_{pos}")
     norm_names = {k: t(f"positional.norm_{k}") for k in ("raw", "scaled", "pe", "total")}
-    show_figure(norms_figure(scale, norm_names, x_title=t("positional.token"), y_title=t("positional.norm"),
-                             reference_label=t("positional.pe_reference", value=f"{(d / 2) ** 0.5:.2f}")), "pe_norms")
+    show_figure(
+        norms_figure(
+            scale,
+            norm_names,
+            x_title=t("positional.token"),
+            y_title=t("positional.norm"),
+            reference_label=t("positional.pe_reference", value=f"{(d / 2) ** 0.5:.2f}"),
+        ),
+        "pe_norms",
+    )
 
 
 ctx = start_page("positional")
 if ctx is not None:
-    st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
-             r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
+    st.latex(
+        r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
+        r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)"
+    )
     st.markdown(t("positional.why"))
     table_section(ctx.bundle.config.d_model)
     learned_section(ctx)

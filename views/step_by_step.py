@@ -22,32 +22,62 @@ from viz.step_figures import qkv_figure, scores_figure, weighted_sum_figure
 from viz.trace import TraceData
 
 ATTENTION = r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
-VARIANCE = (r"\operatorname{Var}(q\cdot k)=\sum_{i=1}^{d_k}\operatorname{Var}(q_i k_i)=d_k,"
-            r"\qquad \operatorname{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right)=1")
-MULTIHEAD = (r"\mathrm{MultiHead}(Q,K,V)=\mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,"
-             r"\quad \mathrm{head}_i=\mathrm{Attention}(QW_i^Q,\,KW_i^K,\,VW_i^V)")
+VARIANCE = (
+    r"\operatorname{Var}(q\cdot k)=\sum_{i=1}^{d_k}\operatorname{Var}(q_i k_i)=d_k,"
+    r"\qquad \operatorname{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right)=1"
+)
+MULTIHEAD = (
+    r"\mathrm{MultiHead}(Q,K,V)=\mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,"
+    r"\quad \mathrm{head}_i=\mathrm{Attention}(QW_i^Q,\,KW_i^K,\,VW_i^V)"
+)
 
 
 def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int) -> None:
     view = build_step_view(trace.arrays, kind, layer, head, query, *axes_of(trace, kind))
     st.subheader(t("step.step_qkv"))
     if view.keys_clipped:
-        st.info(t("step.keys_clipped", total=view.n_keys, shown=len(view.keys), first=int(view.keys[0]),
-                  last=int(view.keys[-1]), hidden=f"{view.hidden_weight:.3f}"))
+        st.info(
+            t(
+                "step.keys_clipped",
+                total=view.n_keys,
+                shown=len(view.keys),
+                first=int(view.keys[0]),
+                last=int(view.keys[-1]),
+                hidden=f"{view.hidden_weight:.3f}",
+            )
+        )
     if view.dims_clipped:
         st.info(t("step.dims_clipped", d_k=view.d_k, shown=view.dims))
-    show_figure(qkv_figure(view, {"q": t("step.fig_q"), "k": t("step.fig_k"), "v": t("step.fig_v"),
-                                  "dim": t("step.axis_dim")}), "step_qkv")
+    show_figure(
+        qkv_figure(view, {"q": t("step.fig_q"), "k": t("step.fig_k"), "v": t("step.fig_v"), "dim": t("step.axis_dim")}),
+        "step_qkv",
+    )
     st.subheader(t("step.step_scores"))
     st.markdown(t("step.explain_scores", sqrt=f"{math.sqrt(view.d_k):.3f}"))
     if not view.allowed.any() and view.hidden_weight == 0.0:
         st.warning(t("step.no_rows"))
-    show_figure(scores_figure(view, {"dot": t("step.row_dot"), "scale": t("step.row_scale"), "mask": t("step.row_mask"),
-                                     "softmax": t("step.row_softmax"), "key": t("step.axis_key")}), "step_scores")
+    show_figure(
+        scores_figure(
+            view,
+            {
+                "dot": t("step.row_dot"),
+                "scale": t("step.row_scale"),
+                "mask": t("step.row_mask"),
+                "softmax": t("step.row_softmax"),
+                "key": t("step.axis_key"),
+            },
+        ),
+        "step_scores",
+    )
     st.subheader(t("step.step_sum"))
     st.markdown(t("step.explain_sum"))
-    show_figure(weighted_sum_figure(view, {"other": t("step.row_other"), "z": t("step.row_z"),
-                                           "captured": t("step.row_captured"), "dim": t("step.axis_dim")}), "step_sum")
+    show_figure(
+        weighted_sum_figure(
+            view,
+            {"other": t("step.row_other"), "z": t("step.row_z"), "captured": t("step.row_captured"), "dim": t("step.axis_dim")},
+        ),
+        "step_sum",
+    )
     check = view.check
     errors = {"scores": f"{check.scores_error:.1e}", "pattern": f"{check.pattern_error:.1e}", "z": f"{check.z_error:.1e}"}
     if check.passes():
@@ -68,20 +98,42 @@ def _scaling(default_d_k: int) -> None:
     demo = scaling_demo(int(d_k), int(seed))
     left, right = st.columns(2)
     with left:
-        show_figure(variance_figure(demo, {"unscaled": t("step.fig_unscaled"), "scaled": t("step.fig_scaled"),
-                                           "expected": t("step.fig_expected"), "d_k": "d_k",
-                                           "variance": t("step.fig_variance", n=demo.n_samples)}), "step_variance")
+        show_figure(
+            variance_figure(
+                demo,
+                {
+                    "unscaled": t("step.fig_unscaled"),
+                    "scaled": t("step.fig_scaled"),
+                    "expected": t("step.fig_expected"),
+                    "d_k": "d_k",
+                    "variance": t("step.fig_variance", n=demo.n_samples),
+                },
+            ),
+            "step_variance",
+        )
         st.metric(t("step.variance_metric", d_k=demo.d_k), f"{demo.variance:.2f}")
         st.caption(t("step.variance_caption", n=demo.n_samples, seed=demo.seed, d_k=demo.d_k))
     with right:
         st.markdown(f"**{t('step.softmax_title', k=N_KEYS)}**")
-        show_figure(softmax_figure(demo, {"unscaled": t("step.fig_unscaled"), "scaled": t("step.fig_scaled"),
-                                          "key": t("step.axis_key"), "weight": t("step.fig_weight")}), "step_softmax")
-        st.table({
-            "": [t("step.metric_max"), t("step.metric_entropy"), t("step.metric_grad")],
-            t("step.unscaled_col"): demo.unscaled.formatted(),
-            t("step.scaled_col"): demo.scaled.formatted(),
-        })
+        show_figure(
+            softmax_figure(
+                demo,
+                {
+                    "unscaled": t("step.fig_unscaled"),
+                    "scaled": t("step.fig_scaled"),
+                    "key": t("step.axis_key"),
+                    "weight": t("step.fig_weight"),
+                },
+            ),
+            "step_softmax",
+        )
+        st.table(
+            {
+                "": [t("step.metric_max"), t("step.metric_entropy"), t("step.metric_grad")],
+                t("step.unscaled_col"): demo.unscaled.formatted(),
+                t("step.scaled_col"): demo.scaled.formatted(),
+            }
+        )
         st.caption(t("step.metrics_caption", n=N_QUERIES, k=N_KEYS, bits=f"{math.log2(N_KEYS):.0f}"))
 
 
@@ -92,11 +144,24 @@ def _multihead(trace: TraceData, ctx: PageContext, kind: str, layer: int, query:
     w_o, b_o = output_projection(ctx.bundle, kind, layer)
     view = build_multihead_view(trace.arrays, kind, layer, query, axes_of(trace, kind)[0], w_o, b_o)
     st.markdown(t("step.shapes", **{name: str(tuple(shape)) for name, shape in view.shapes.items()}))
-    show_figure(multihead_figure(view, {"concat": t("step.fig_concat"), "per_head": t("step.fig_per_head"),
-                                        "out": t("step.fig_out"), "head": t("step.fig_head"), "sum": t("step.fig_sum"),
-                                        "captured": t("step.fig_model_out"), "dim": t("step.axis_dim")}), "step_multihead")
-    (st.success if view.error <= 1e-4 else st.warning)(t("step.concat_ok" if view.error <= 1e-4 else "step.concat_bad",
-                                                         err=f"{view.error:.1e}"))
+    show_figure(
+        multihead_figure(
+            view,
+            {
+                "concat": t("step.fig_concat"),
+                "per_head": t("step.fig_per_head"),
+                "out": t("step.fig_out"),
+                "head": t("step.fig_head"),
+                "sum": t("step.fig_sum"),
+                "captured": t("step.fig_model_out"),
+                "dim": t("step.axis_dim"),
+            },
+        ),
+        "step_multihead",
+    )
+    (st.success if view.error <= 1e-4 else st.warning)(
+        t("step.concat_ok" if view.error <= 1e-4 else "step.concat_bad", err=f"{view.error:.1e}")
+    )
 
 
 ctx = start_page("step")
@@ -110,8 +175,14 @@ if ctx is not None and ctx.text is not None:
     kind, layer, head = head_picker(attention_kinds(ctx.bundle), config.n_layers, config.n_heads)
     trace = get_trace(ctx.model.key, ctx.text, step_hook_names(kind, layer))
     queries = axes_of(trace, kind)[0]  # decoder rows named by the token they write ("我 → 今天")
-    query = st.selectbox(t("step.query"), list(range(len(queries))), index=len(queries) // 2, key="query",
-                         bind="query-params", format_func=queries.option_label)
+    query = st.selectbox(
+        t("step.query"),
+        list(range(len(queries))),
+        index=len(queries) // 2,
+        key="query",
+        bind="query-params",
+        format_func=queries.option_label,
+    )
     if kind != "encoder":
         st.caption(t("heads.rows_write"))
     show_run(trace, ctx.bundle)

@@ -28,9 +28,18 @@ from ui.training_panel import film_view, job_panel, session_owner
 JOB_KEY = "tr_job"  # session state: the id of the job this session started last
 NORMS, POSITIONALS = ("pre", "post"), ("sinusoidal", "learned", "none")
 # session-state key → JobOptions field, for the settings widgets an experiment fills in
-FIELDS = {"tr_layers": "n_layers", "tr_heads": "n_heads", "tr_dmodel": "d_model", "tr_steps": "steps", "tr_warmup": "warmup",
-          "tr_lr": "lr_factor", "tr_smoothing": "label_smoothing", "tr_norm": "norm_position", "tr_pos": "positional",
-          "tr_causal": "causal_mask"}
+FIELDS = {
+    "tr_layers": "n_layers",
+    "tr_heads": "n_heads",
+    "tr_dmodel": "d_model",
+    "tr_steps": "steps",
+    "tr_warmup": "warmup",
+    "tr_lr": "lr_factor",
+    "tr_smoothing": "label_smoothing",
+    "tr_norm": "norm_position",
+    "tr_pos": "positional",
+    "tr_causal": "causal_mask",
+}
 
 
 def _fill(options: JobOptions, *, keep: bool = False) -> None:
@@ -53,10 +62,20 @@ def _settings() -> JobOptions:
     for key, options in (("tr_task", TASKS), ("tr_experiment", list(EXPERIMENTS)), ("tr_norm", NORMS), ("tr_pos", POSITIONALS)):
         keep_valid(key, options)  # redrawn in the current language
     cols = st.columns([2, 3])
-    cols[0].selectbox(t("training.task"), TASKS, key="tr_task", on_change=_apply_experiment,
-                      format_func=labels_of({name: t(f"training.task_{name.replace('-', '_')}") for name in TASKS}))
-    experiment = st.pills(t("training.experiment"), list(EXPERIMENTS), key="tr_experiment", on_change=_apply_experiment,
-                               format_func=labels_of({name: t(f"training.experiment_{name}") for name in EXPERIMENTS}))
+    cols[0].selectbox(
+        t("training.task"),
+        TASKS,
+        key="tr_task",
+        on_change=_apply_experiment,
+        format_func=labels_of({name: t(f"training.task_{name.replace('-', '_')}") for name in TASKS}),
+    )
+    experiment = st.pills(
+        t("training.experiment"),
+        list(EXPERIMENTS),
+        key="tr_experiment",
+        on_change=_apply_experiment,
+        format_func=labels_of({name: t(f"training.experiment_{name}") for name in EXPERIMENTS}),
+    )
     st.caption(t(f"training.experiment_{experiment or 'default'}_text"))
     with st.expander(t("training.settings"), expanded=False):
         cols = st.columns(4)
@@ -70,15 +89,26 @@ def _settings() -> JobOptions:
         cols[2].slider(t("training.label_smoothing"), 0.0, 0.3, step=0.05, key="tr_smoothing", help=t("training.smoothing_help"))
         cols[3].toggle(t("training.causal_mask"), key="tr_causal", help=t("training.causal_help"))
         cols = st.columns(4)
-        cols[0].segmented_control(t("training.norm"), NORMS, key="tr_norm", required=True,
-                                  format_func=labels_of({n: t(f"training.norm_{n}") for n in NORMS}))
-        cols[1].selectbox(t("training.positional"), POSITIONALS, key="tr_pos",
-                          format_func=labels_of({p: t(f"training.pos_{p}") for p in POSITIONALS}))
+        cols[0].segmented_control(
+            t("training.norm"),
+            NORMS,
+            key="tr_norm",
+            required=True,
+            format_func=labels_of({n: t(f"training.norm_{n}") for n in NORMS}),
+        )
+        cols[1].selectbox(
+            t("training.positional"),
+            POSITIONALS,
+            key="tr_pos",
+            format_func=labels_of({p: t(f"training.pos_{p}") for p in POSITIONALS}),
+        )
         probe = cols[2].text_input(t("training.probe_text"), key="text", max_chars=64, help=t("training.probe_help"))
     values = {name: st.session_state[key] for key, name in FIELDS.items()}
     return JobOptions(task=st.session_state["tr_task"], probe=probe or "", **values).replace(
-        steps=int(values["steps"]), warmup=int(values["warmup"]), target_exact=experiment_options(
-            experiment or "default", st.session_state["tr_task"]).target_exact)
+        steps=int(values["steps"]),
+        warmup=int(values["warmup"]),
+        target_exact=experiment_options(experiment or "default", st.session_state["tr_task"]).target_exact,
+    )
 
 
 def _start(options: JobOptions, owner: str) -> None:
@@ -136,8 +166,14 @@ st.title(t("training.title"))
 st.markdown(t("training.intro"))
 MODES = ("live", "film")
 keep_valid("tr_mode", MODES)
-mode = st.sidebar.segmented_control(t("training.mode"), MODES, key="tr_mode", required=True, default="live",
-                            format_func=labels_of({m: t(f"training.mode_{m}") for m in MODES}))
+mode = st.sidebar.segmented_control(
+    t("training.mode"),
+    MODES,
+    key="tr_mode",
+    required=True,
+    default="live",
+    format_func=labels_of({m: t(f"training.mode_{m}") for m in MODES}),
+)
 if mode == "film":
     film_mode()
 else:

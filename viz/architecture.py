@@ -71,14 +71,31 @@ def stack_boxes(stack: str, encoder_decoder: bool, norm_position: str) -> list[B
     for i, (module, component) in enumerate(_sublayers(stack, encoder_decoder)):
         sub = sublayer_module(stack, 0, i)
         if module == "feed_forward":
-            main = Box(f"{stack}.{module}", component, stack, hook_name(sub, "sublayer_out"),
-                       hook_name(layer_module(stack, 0, module), "hidden"), True, i)
+            main = Box(
+                f"{stack}.{module}",
+                component,
+                stack,
+                hook_name(sub, "sublayer_out"),
+                hook_name(layer_module(stack, 0, module), "hidden"),
+                True,
+                i,
+            )
         else:
-            main = Box(f"{stack}.{module}", component, stack, hook_name(layer_module(stack, 0, module), "out"),
-                       hook_name(layer_module(stack, 0, module), "pattern"), True, i)
+            main = Box(
+                f"{stack}.{module}",
+                component,
+                stack,
+                hook_name(layer_module(stack, 0, module), "out"),
+                hook_name(layer_module(stack, 0, module), "pattern"),
+                True,
+                i,
+            )
         if norm_position == "pre":
-            boxes += [Box(f"{stack}.norm{i}", "norm", stack, hook_name(norm_module(stack, 0, i), "out"), None, True, i), main,
-                      Box(f"{stack}.add{i}", "add", stack, hook_name(sub, "resid"), None, True, i)]
+            boxes += [
+                Box(f"{stack}.norm{i}", "norm", stack, hook_name(norm_module(stack, 0, i), "out"), None, True, i),
+                main,
+                Box(f"{stack}.add{i}", "add", stack, hook_name(sub, "resid"), None, True, i),
+            ]
         else:
             boxes += [main, Box(f"{stack}.add_norm{i}", "add_norm", stack, hook_name(sub, "resid"), None, True, i)]
     if norm_position == "pre":

@@ -19,10 +19,19 @@ from viz.style import base_layout
 BOX_W, BOX_H, ROW = 1.7, 0.66, 1.0  # data units: one row per box
 COLUMN_X = {"encoder": 0.0, "decoder": 3.1}
 COLORS = {  # pastel fills after the paper's figure, each with black text
-    "tokens": "#ffffff", "embedding": "#f6c9c9", "positional": "#e9e9e9",
-    "self_attn": "#fbd9a8", "masked_self_attn": "#fbd9a8", "cross_attn": "#fbd9a8",
-    "feed_forward": "#c9e4f5", "add_norm": "#f3f0b0", "norm": "#f3f0b0", "add": "#f3f0b0",
-    "final_norm": "#f3f0b0", "linear": "#d9d2ef", "softmax": "#cdebd3",
+    "tokens": "#ffffff",
+    "embedding": "#f6c9c9",
+    "positional": "#e9e9e9",
+    "self_attn": "#fbd9a8",
+    "masked_self_attn": "#fbd9a8",
+    "cross_attn": "#fbd9a8",
+    "feed_forward": "#c9e4f5",
+    "add_norm": "#f3f0b0",
+    "norm": "#f3f0b0",
+    "add": "#f3f0b0",
+    "final_norm": "#f3f0b0",
+    "linear": "#d9d2ef",
+    "softmax": "#cdebd3",
 }
 LINE = {"color": "#333333", "width": 1.5}
 
@@ -32,20 +41,48 @@ def _label(box: Box, labels: Mapping[str, str]) -> str:
 
 
 def _arrow(fig: go.Figure, x0: float, y0: float, x1: float, y1: float) -> None:
-    fig.add_annotation(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
-                       showarrow=True, arrowhead=2, arrowsize=1.2, arrowwidth=1.5, arrowcolor="#333333")
+    fig.add_annotation(
+        x=x1,
+        y=y1,
+        ax=x0,
+        ay=y0,
+        xref="x",
+        yref="y",
+        axref="x",
+        ayref="y",
+        text="",
+        showarrow=True,
+        arrowhead=2,
+        arrowsize=1.2,
+        arrowwidth=1.5,
+        arrowcolor="#333333",
+    )
 
 
-def _draw_stack(fig: go.Figure, boxes: list[Box], x: float, side: int, labels: Mapping[str, str],
-                n_layers: int, text: Mapping[str, str]) -> None:
+def _draw_stack(
+    fig: go.Figure, boxes: list[Box], x: float, side: int, labels: Mapping[str, str], n_layers: int, text: Mapping[str, str]
+) -> None:
     """Boxes, arrows between them, residual lines on `side` (−1 left, +1 right) and the N × frame."""
     for i, box in enumerate(boxes):
         y = i * ROW
         dash = "dot" if box.component == "tokens" else "solid"
-        fig.add_shape(type="rect", x0=x - BOX_W / 2, x1=x + BOX_W / 2, y0=y - BOX_H / 2, y1=y + BOX_H / 2,
-                      fillcolor=COLORS[box.component], line={**LINE, "dash": dash}, layer="below")
-        fig.add_annotation(x=x, y=y, showarrow=False, font={"size": 16},
-                           text=f"<b>{_label(box, labels)}</b><br><span style='font-size:14px'>{format_shape(box.shape)}</span>")
+        fig.add_shape(
+            type="rect",
+            x0=x - BOX_W / 2,
+            x1=x + BOX_W / 2,
+            y0=y - BOX_H / 2,
+            y1=y + BOX_H / 2,
+            fillcolor=COLORS[box.component],
+            line={**LINE, "dash": dash},
+            layer="below",
+        )
+        fig.add_annotation(
+            x=x,
+            y=y,
+            showarrow=False,
+            font={"size": 16},
+            text=f"<b>{_label(box, labels)}</b><br><span style='font-size:14px'>{format_shape(box.shape)}</span>",
+        )
         if i + 1 < len(boxes):
             _arrow(fig, x, y + BOX_H / 2, x, y + ROW - BOX_H / 2)
     in_layer = [i for i, b in enumerate(boxes) if b.in_layer]
@@ -59,14 +96,30 @@ def _draw_stack(fig: go.Figure, boxes: list[Box], x: float, side: int, labels: M
         _arrow(fig, lane, end, edge, end)
     lo, hi = (in_layer[0] - 0.62) * ROW, (in_layer[-1] + 0.45) * ROW
     outer = x + side * (BOX_W / 2 + 0.45)
-    fig.add_shape(type="rect", x0=min(x - side * (BOX_W / 2 + 0.12), outer), x1=max(x - side * (BOX_W / 2 + 0.12), outer),
-                  y0=lo, y1=hi, line={"color": "#777777", "width": 1.5, "dash": "dash"}, layer="below")
-    fig.add_annotation(x=outer + side * 0.08, y=(lo + hi) / 2, showarrow=False, font={"size": 16},
-                       xanchor="left" if side > 0 else "right", text=html.escape(text["n_layers"].format(n=n_layers)))
+    fig.add_shape(
+        type="rect",
+        x0=min(x - side * (BOX_W / 2 + 0.12), outer),
+        x1=max(x - side * (BOX_W / 2 + 0.12), outer),
+        y0=lo,
+        y1=hi,
+        line={"color": "#777777", "width": 1.5, "dash": "dash"},
+        layer="below",
+    )
+    fig.add_annotation(
+        x=outer + side * 0.08,
+        y=(lo + hi) / 2,
+        showarrow=False,
+        font={"size": 16},
+        xanchor="left" if side > 0 else "right",
+        text=html.escape(text["n_layers"].format(n=n_layers)),
+    )
 
 
 def architecture_figure(
-    stacks: Mapping[str, list[Box]], labels: Mapping[str, str], text: Mapping[str, str], n_layers: int,
+    stacks: Mapping[str, list[Box]],
+    labels: Mapping[str, str],
+    text: Mapping[str, str],
+    n_layers: int,
     page_titles: Mapping[str, str],
 ) -> go.Figure:
     """The whole diagram; hovering a box shows its shapes and the pages that explain it.
@@ -91,18 +144,38 @@ def architecture_figure(
         if stack == "decoder":
             top = (len(boxes) - 1) * ROW
             _arrow(fig, x, top + BOX_H / 2, x, top + 0.85 * ROW)
-            fig.add_annotation(x=x, y=top + 0.95 * ROW, showarrow=False, yanchor="bottom", font={"size": 15},
-                               text=html.escape(text["probabilities"]))
+            fig.add_annotation(
+                x=x,
+                y=top + 0.95 * ROW,
+                showarrow=False,
+                yanchor="bottom",
+                font={"size": 15},
+                text=html.escape(text["probabilities"]),
+            )
     if len(stacks) > 1:
         _draw_memory(fig, stacks, text)
-    fig.add_scatter(x=hover_x, y=hover_y, mode="markers", customdata=ids, hovertext=hover_text, hoverinfo="text",
-                    marker={"size": 40, "symbol": "square", "opacity": 0}, showlegend=False)
+    fig.add_scatter(
+        x=hover_x,
+        y=hover_y,
+        mode="markers",
+        customdata=ids,
+        hovertext=hover_text,
+        hoverinfo="text",
+        marker={"size": 40, "symbol": "square", "opacity": 0},
+        showlegend=False,
+    )
     rows = max(len(b) for b in stacks.values())
     xs = [COLUMN_X[s] if len(stacks) > 1 else 0.0 for s in stacks]
     fig.update_xaxes(visible=False, range=[min(xs) - BOX_W / 2 - 1.0, max(xs) + BOX_W / 2 + 1.0], fixedrange=True)
     fig.update_yaxes(visible=False, range=[-1.3 * ROW, (rows + 0.5) * ROW], fixedrange=True)
-    fig.update_layout(base_layout(height=int(70 + 56 * (rows + 2)), dragmode=False, margin={"l": 0, "r": 0, "t": 10, "b": 0},
-                                  hoverlabel={"font": {"size": 15}}))
+    fig.update_layout(
+        base_layout(
+            height=int(70 + 56 * (rows + 2)),
+            dragmode=False,
+            margin={"l": 0, "r": 0, "t": 10, "b": 0},
+            hoverlabel={"font": {"size": 15}},
+        )
+    )
     return fig
 
 

@@ -98,8 +98,19 @@ class Contrast:
         bn_s, bn_l = batchnorm(small, False)[0, :n1], batchnorm(large, False)[0, :n1]
         ln_s, ln_l = layernorm(small)[0, :n1], layernorm(large)[0, :n1]
         st_s, st_l = np.stack(token_stats(small.values[0, :n1])), np.stack(token_stats(large.values[0, :n1]))
-        return cls(small, large, ms, ml, msp, mlp, float(np.abs(ml - ms).max()), float(np.abs(mlp - msp).max()),
-                   float(np.abs(bn_l - bn_s).max()), float(np.abs(st_l - st_s).max()), float(np.abs(ln_l - ln_s).max()))
+        return cls(
+            small,
+            large,
+            ms,
+            ml,
+            msp,
+            mlp,
+            float(np.abs(ml - ms).max()),
+            float(np.abs(mlp - msp).max()),
+            float(np.abs(bn_l - bn_s).max()),
+            float(np.abs(st_l - st_s).max()),
+            float(np.abs(ln_l - ln_s).max()),
+        )
 
     def most_shifted_feature(self) -> int:
         """The feature whose batch mean moves most when the last sentence joins (the one to show)."""
@@ -115,21 +126,31 @@ def batch_mean_figure(c: Contrast, n_features: int, names: Sequence[str], *, x_t
     n = min(n_features, c.mean_small.shape[0])
     x = np.arange(n)
     fig = go.Figure()
-    traces = [(c.mean_small, 0, "solid", "circle"), (c.mean_large, 1, "solid", "diamond"),
-              (c.mean_small_pad, 0, "dot", "circle-open"), (c.mean_large_pad, 1, "dot", "diamond-open")]
+    traces = [
+        (c.mean_small, 0, "solid", "circle"),
+        (c.mean_large, 1, "solid", "diamond"),
+        (c.mean_small_pad, 0, "dot", "circle-open"),
+        (c.mean_large_pad, 1, "dot", "diamond-open"),
+    ]
     for name, (mean, color, dash, symbol) in zip(names, traces, strict=True):
-        fig.add_trace(go.Scatter(x=x, y=mean[:n].astype(np.float32), name=name, mode="lines+markers",
-                                 line={"color": QUALITATIVE[color], "dash": dash, "width": 2},
-                                 marker={"symbol": symbol, "size": 9},
-                                 hovertemplate=f"{x_title} %{{x}}<br>{name}: %{{y:.3f}}<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=mean[:n].astype(np.float32),
+                name=name,
+                mode="lines+markers",
+                line={"color": QUALITATIVE[color], "dash": dash, "width": 2},
+                marker={"symbol": symbol, "size": 9},
+                hovertemplate=f"{x_title} %{{x}}<br>{name}: %{{y:.3f}}<extra></extra>",
+            )
+        )
     fig.update_layout(**base_layout(height=400, margin=TOP_LEGEND_MARGIN, legend=TOP_LEGEND))
     fig.update_xaxes(title_text=x_title, dtick=max(1, n // 16), zeroline=False, range=[-0.5, n - 0.5])
     fig.update_yaxes(title_text=y_title, showgrid=True, gridcolor="#eee", zerolinecolor="#999")
     return fig
 
 
-def sentence_one_figure(c: Contrast, feature: int, names: Sequence[str], titles: Sequence[str], *,
-                        token_title: str) -> go.Figure:
+def sentence_one_figure(c: Contrast, feature: int, names: Sequence[str], titles: Sequence[str], *, token_title: str) -> go.Figure:
     """Sentence 1's tokens in both batches. Left: one feature after BatchNorm (it moves with the batch).
     Right: each token's LayerNorm mean and std (identical: the markers sit on top of each other).
 
@@ -146,12 +167,34 @@ def sentence_one_figure(c: Contrast, feature: int, names: Sequence[str], titles:
         bn = batchnorm(batch, False)[0, :n1, feature]  # (n1,)
         mean, std = token_stats(batch.values[0, :n1])
         style = {"color": QUALITATIVE[i], "symbol": symbol, "size": 12 if i else 14}
-        fig.add_trace(go.Scatter(x=x, y=bn.astype(np.float32), mode="markers", name=names[i], legendgroup=str(i),
-                                 marker=style, customdata=hover,
-                                 hovertemplate=f"%{{customdata}}<br>{names[i]}: %{{y:.3f}}<extra></extra>"), row=1, col=1)
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=bn.astype(np.float32),
+                mode="markers",
+                name=names[i],
+                legendgroup=str(i),
+                marker=style,
+                customdata=hover,
+                hovertemplate=f"%{{customdata}}<br>{names[i]}: %{{y:.3f}}<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
         for values, dash in ((mean, "solid"), (std, "dot")):
-            fig.add_trace(go.Scatter(x=x, y=values.astype(np.float32), mode="markers+lines", legendgroup=str(i),
-                                     showlegend=False, marker=style, line={"color": QUALITATIVE[i], "dash": dash, "width": 1},
-                                     customdata=hover, hovertemplate=f"%{{customdata}}<br>{names[i]}: %{{y:.3f}}<extra></extra>"),
-                          row=1, col=2)
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=values.astype(np.float32),
+                    mode="markers+lines",
+                    legendgroup=str(i),
+                    showlegend=False,
+                    marker=style,
+                    line={"color": QUALITATIVE[i], "dash": dash, "width": 1},
+                    customdata=hover,
+                    hovertemplate=f"%{{customdata}}<br>{names[i]}: %{{y:.3f}}<extra></extra>",
+                ),
+                row=1,
+                col=2,
+            )
     return style_token_panels(fig, tokens, token_title, max_labels=30)

@@ -55,18 +55,24 @@ class EmbeddingScale:
         }
 
 
-def norms_figure(scale: EmbeddingScale, names: Mapping[str, str], *, x_title: str, y_title: str,
-                 reference_label: str) -> go.Figure:
+def norms_figure(
+    scale: EmbeddingScale, names: Mapping[str, str], *, x_title: str, y_title: str, reference_label: str
+) -> go.Figure:
     """Grouped bars per token: raw, scaled, PE and sum norms; a dashed line at sqrt(d_model/2)."""
     norms = scale.norms()
     hover = hover_labels(scale.tokens)
     fig = go.Figure()
     for n, key in enumerate(("raw", "scaled", "pe", "total")):
-        fig.add_trace(go.Bar(
-            x=np.arange(len(scale.tokens)), y=norms[key].astype(np.float32), name=names[key],
-            marker_color=QUALITATIVE[n], customdata=hover,
-            hovertemplate=f"%{{customdata}}<br>{names[key]}: %{{y:.2f}}<extra></extra>",
-        ))
+        fig.add_trace(
+            go.Bar(
+                x=np.arange(len(scale.tokens)),
+                y=norms[key].astype(np.float32),
+                name=names[key],
+                marker_color=QUALITATIVE[n],
+                customdata=hover,
+                hovertemplate=f"%{{customdata}}<br>{names[key]}: %{{y:.2f}}<extra></extra>",
+            )
+        )
     fig.add_trace(reference_line(np.arange(len(scale.tokens)), float(np.sqrt(scale.d_model / 2)), reference_label))
     fig.update_layout(**base_layout(height=400, margin=TOP_LEGEND_MARGIN, barmode="group", legend=TOP_LEGEND))
     fig.update_xaxes(**axis(scale.tokens, x_title))
@@ -74,8 +80,9 @@ def norms_figure(scale: EmbeddingScale, names: Mapping[str, str], *, x_title: st
     return fig
 
 
-def before_after_figure(scale: EmbeddingScale, n_dims: int, titles: Sequence[str], *, x_title: str,
-                        y_title: str, value: str) -> go.Figure:
+def before_after_figure(
+    scale: EmbeddingScale, n_dims: int, titles: Sequence[str], *, x_title: str, y_title: str, value: str
+) -> go.Figure:
     """Three heatmaps (token × first `n_dims` dimensions): scaled embedding + PE = what layer 1 reads."""
     n = min(n_dims, scale.d_model)
     panels = [scale.scaled[:, :n], scale.pe[:, :n], scale.total[:, :n]]  # each (T, n)
@@ -83,16 +90,26 @@ def before_after_figure(scale: EmbeddingScale, n_dims: int, titles: Sequence[str
     fig = make_subplots(rows=1, cols=3, subplot_titles=tuple(titles), horizontal_spacing=0.06, shared_yaxes=True)
     hover = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value} %{{z:.2f}}<extra></extra>"
     for col, panel in enumerate(panels, start=1):
-        fig.add_trace(go.Heatmap(z=np.ascontiguousarray(panel, dtype=np.float32), coloraxis="coloraxis",
-                                 hovertemplate=hover), row=1, col=col)
+        fig.add_trace(
+            go.Heatmap(z=np.ascontiguousarray(panel, dtype=np.float32), coloraxis="coloraxis", hovertemplate=hover),
+            row=1,
+            col=col,
+        )
         fig.update_xaxes(title_text=x_title, row=1, col=col)
     fig.update_yaxes(**axis(scale.tokens, y_title), autorange="reversed", row=1, col=1)
     fig.update_yaxes(autorange="reversed")
-    fig.update_layout(**base_layout(
-        height=max(320, 60 + 22 * min(len(scale.tokens), 40)), margin=MARGIN,
-        coloraxis={"colorscale": DIVERGING_SCALE, "cmin": -peak, "cmax": peak,
-                   "colorbar": {"title": {"text": value}, "thickness": 14}},
-    ))
+    fig.update_layout(
+        **base_layout(
+            height=max(320, 60 + 22 * min(len(scale.tokens), 40)),
+            margin=MARGIN,
+            coloraxis={
+                "colorscale": DIVERGING_SCALE,
+                "cmin": -peak,
+                "cmax": peak,
+                "colorbar": {"title": {"text": value}, "thickness": 14},
+            },
+        )
+    )
     return fig
 
 
@@ -104,8 +121,9 @@ def cosine_similarity(table: np.ndarray) -> np.ndarray:
     return unit @ unit.T
 
 
-def learned_figure(learned: np.ndarray, sinusoid: np.ndarray, titles: Sequence[str], *, x_title: str,
-                   y_title: str, sim_title: str) -> go.Figure:
+def learned_figure(
+    learned: np.ndarray, sinusoid: np.ndarray, titles: Sequence[str], *, x_title: str, y_title: str, sim_title: str
+) -> go.Figure:
     """Top: the learned table beside the sinusoids (position × dimension), each on its own scale.
     Bottom: their cosine similarity between positions — a smooth band means neighbours look alike.
 
@@ -116,15 +134,31 @@ def learned_figure(learned: np.ndarray, sinusoid: np.ndarray, titles: Sequence[s
     fig = make_subplots(rows=2, cols=2, subplot_titles=tuple(titles), vertical_spacing=0.2, horizontal_spacing=0.1)
     for col, table in enumerate((learned, sinusoid), start=1):
         peak = float(np.abs(table).max()) or 1.0
-        fig.add_trace(go.Heatmap(
-            z=np.ascontiguousarray(table, dtype=np.float32), colorscale=DIVERGING_SCALE, zmin=-peak, zmax=peak,
-            showscale=False, hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{z:.3f}}<extra></extra>",
-        ), row=1, col=col)
-        fig.add_trace(go.Heatmap(
-            z=cosine_similarity(table).astype(np.float32), colorscale=DIVERGING_SCALE, zmin=-1, zmax=1,
-            colorbar={"title": {"text": sim_title}, "thickness": 14, "len": 0.42, "y": 0.2} if col == 2 else None,
-            showscale=col == 2, hovertemplate=f"{y_title} %{{y}} · %{{x}}<br>{sim_title} %{{z:.2f}}<extra></extra>",
-        ), row=2, col=col)
+        fig.add_trace(
+            go.Heatmap(
+                z=np.ascontiguousarray(table, dtype=np.float32),
+                colorscale=DIVERGING_SCALE,
+                zmin=-peak,
+                zmax=peak,
+                showscale=False,
+                hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{z:.3f}}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+        fig.add_trace(
+            go.Heatmap(
+                z=cosine_similarity(table).astype(np.float32),
+                colorscale=DIVERGING_SCALE,
+                zmin=-1,
+                zmax=1,
+                colorbar={"title": {"text": sim_title}, "thickness": 14, "len": 0.42, "y": 0.2} if col == 2 else None,
+                showscale=col == 2,
+                hovertemplate=f"{y_title} %{{y}} · %{{x}}<br>{sim_title} %{{z:.2f}}<extra></extra>",
+            ),
+            row=2,
+            col=col,
+        )
         fig.update_xaxes(title_text=x_title, row=1, col=col)
         fig.update_xaxes(title_text=y_title, row=2, col=col)
     fig.update_yaxes(autorange="reversed")

@@ -149,14 +149,18 @@ def residual_contributions(
         raise KeyError(f"no {stack} layers were captured")
     kinds = sublayer_kinds(arrays, stack)
     start = _item(arrays, STREAM_START[stack]).astype(np.float32)  # (T, d_model)
-    outputs = np.stack([
-        np.stack([_item(arrays, f"{stack}.layers.{layer}.sublayer.{i}.hook_sublayer_out") for i in range(len(kinds))])
-        for layer in range(layers)
-    ]).astype(np.float32)  # (L, S, T, d_model)
-    streams = np.stack([
-        np.stack([_item(arrays, f"{stack}.layers.{layer}.sublayer.{i}.hook_resid") for i in range(len(kinds))])
-        for layer in range(layers)
-    ]).astype(np.float32)  # (L, S, T, d_model)
+    outputs = np.stack(
+        [
+            np.stack([_item(arrays, f"{stack}.layers.{layer}.sublayer.{i}.hook_sublayer_out") for i in range(len(kinds))])
+            for layer in range(layers)
+        ]
+    ).astype(np.float32)  # (L, S, T, d_model)
+    streams = np.stack(
+        [
+            np.stack([_item(arrays, f"{stack}.layers.{layer}.sublayer.{i}.hook_resid") for i in range(len(kinds))])
+            for layer in range(layers)
+        ]
+    ).astype(np.float32)  # (L, S, T, d_model)
     if len(tokens) != start.shape[0]:
         raise ValueError(f"{len(tokens)} token labels for {start.shape[0]} positions")
     if norm_position not in ("pre", "post"):

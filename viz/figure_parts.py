@@ -26,8 +26,15 @@ and axis titles; at the top it never does, and it is read before the data."""
 def reference_line(x: Sequence, y: float, name: str, **trace: object) -> go.Scatter:
     """A dashed grey line at height `y` across the categories or values `x`, named in the legend."""
     xs = list(x)
-    return go.Scatter(x=[xs[0], xs[-1]] if xs else [], y=[y, y], mode="lines", name=name, hoverinfo="name",
-                      line={"dash": "dash", "color": "#555", "width": 2}, **trace)
+    return go.Scatter(
+        x=[xs[0], xs[-1]] if xs else [],
+        y=[y, y],
+        mode="lines",
+        name=name,
+        hoverinfo="name",
+        line={"dash": "dash", "color": "#555", "width": 2},
+        **trace,
+    )
 
 
 def style_token_panels(fig: go.Figure, tokens: Sequence[str], token_title: str, *, max_labels: int = 40) -> go.Figure:

@@ -95,8 +95,10 @@ class GridGeometry:
     def shape(self) -> tuple[int, int]:
         """(rows, cols) of the mosaic image."""
         height, width = self.tile
-        return (self.n_layers * (self.band + height) + (self.n_layers - 1) * self.gap,
-                self.n_heads * width + (self.n_heads - 1) * self.gap)
+        return (
+            self.n_layers * (self.band + height) + (self.n_layers - 1) * self.gap,
+            self.n_heads * width + (self.n_heads - 1) * self.gap,
+        )
 
     def origin(self, row: int, head: int) -> tuple[int, int]:
         """Top-left pixel of the tile of layer row `row` (0 = first shown layer) and `head`."""
@@ -107,12 +109,24 @@ class GridGeometry:
     def size_px(self) -> tuple[int, int]:
         """(width, height) of the figure in screen pixels."""
         rows, cols = self.shape
-        return (math.ceil(cols * self.scale) + MARGIN["l"] + MARGIN["r"],
-                math.ceil(rows * self.scale) + MARGIN["t"] + MARGIN["b"])
+        return (
+            math.ceil(cols * self.scale) + MARGIN["l"] + MARGIN["r"],
+            math.ceil(rows * self.scale) + MARGIN["t"] + MARGIN["b"],
+        )
 
 
-def grid_geometry(n_layers: int, n_heads: int, tq: int, tk: int, *, min_stride: int = 1, width_px: int = 1000,
-                  max_tile_px: int = 200, gap_px: int = 14, label_px: int = 22) -> GridGeometry:
+def grid_geometry(
+    n_layers: int,
+    n_heads: int,
+    tq: int,
+    tk: int,
+    *,
+    min_stride: int = 1,
+    width_px: int = 1000,
+    max_tile_px: int = 200,
+    gap_px: int = 14,
+    label_px: int = 22,
+) -> GridGeometry:
     """Fit `n_heads` tiles side by side in `width_px`; pool long inputs so a cell is at least one pixel."""
     room = width_px - gap_px * (n_heads - 1)
     cell = min(max_tile_px / max(tq, tk), room / (n_heads * tk))  # screen pixels per cell
@@ -121,8 +135,9 @@ def grid_geometry(n_layers: int, n_heads: int, tq: int, tk: int, *, min_stride: 
     cell = min(max_tile_px / max(pq, pk), room / (n_heads * pk))
     zoom = max(1, min(16, int(cell // 4)))
     scale = cell / zoom
-    return GridGeometry(n_layers, n_heads, pq, pk, stride, zoom, max(1, math.ceil(gap_px / scale)),
-                        max(1, math.ceil(label_px / scale)), scale)
+    return GridGeometry(
+        n_layers, n_heads, pq, pk, stride, zoom, max(1, math.ceil(gap_px / scale)), max(1, math.ceil(label_px / scale)), scale
+    )
 
 
 def mosaic(patterns: np.ndarray, geometry: GridGeometry, stretch: bool = False) -> np.ndarray:
@@ -135,7 +150,7 @@ def mosaic(patterns: np.ndarray, geometry: GridGeometry, stretch: bool = False) 
     for row in range(tiles.shape[0]):
         for head in range(tiles.shape[1]):
             r, c = geometry.origin(row, head)
-            image[r:r + height, c:c + width] = tiles[row, head]
+            image[r : r + height, c : c + width] = tiles[row, head]
     return image
 
 
@@ -150,8 +165,9 @@ def _outlines(origins: list[tuple[int, int]], geo: GridGeometry, pad: float = 0.
     return np.array(x, dtype=np.float32), np.array(y, dtype=np.float32)
 
 
-def peak_lines(patterns: np.ndarray, query_axis: Labels, key_axis: Labels, template: str = "{query}: {key}",
-               max_rows: int = PEAK_ROWS) -> list[list[str]]:
+def peak_lines(
+    patterns: np.ndarray, query_axis: Labels, key_axis: Labels, template: str = "{query}: {key}", max_rows: int = PEAK_ROWS
+) -> list[list[str]]:
     """Per tile, one hover line per query row (the first `max_rows`): the row and the key it weights most.
 
     Rows are named by `query_axis`'s long labels ("我 → 今天" for decoder rows), keys by theirs; escaped.
@@ -161,21 +177,36 @@ def peak_lines(patterns: np.ndarray, query_axis: Labels, key_axis: Labels, templ
     n_rows = min(max_rows, patterns.shape[-2])
     peaks = patterns[..., :n_rows, :].argmax(axis=-1)  # (L, H, rows)
     more = ["…"] if patterns.shape[-2] > n_rows else []
-    return [[[template.format(query=queries[i], key=keys[k]) for i, k in enumerate(head)] + more for head in layer]
-            for layer in peaks.tolist()]
+    return [
+        [[template.format(query=queries[i], key=keys[k]) for i, k in enumerate(head)] + more for head in layer]
+        for layer in peaks.tolist()
+    ]
 
 
 def _tile_hovers(names: dict[str, list[int]], hover: str, notes: list[list[str]]) -> list[str]:
     """Each tile's hover: the tile's name, then its extra lines (importance, where rows look)."""
-    return ["<br>".join([hover.format(layer=layer, head=head), *lines]) + "<extra></extra>"
-            for layer, head, lines in zip(names["layer"], names["head"], notes, strict=True)]
+    return [
+        "<br>".join([hover.format(layer=layer, head=head), *lines]) + "<extra></extra>"
+        for layer, head, lines in zip(names["layer"], names["head"], notes, strict=True)
+    ]
 
 
-def grid_figure(patterns: np.ndarray, *, first_layer: int = 0, min_stride: int = 1, tile_label: str = "L{layer} H{head}",
-                hover: str = "L{layer} H{head}", width_px: int = 1000, stretch: bool = False,
-                importance: np.ndarray | None = None, marked: np.ndarray | None = None,
-                importance_hover: str = "{importance:.0%}", query_axis: Labels | None = None,
-                key_axis: Labels | None = None, peak_template: str = "{query}: {key}") -> go.Figure:
+def grid_figure(
+    patterns: np.ndarray,
+    *,
+    first_layer: int = 0,
+    min_stride: int = 1,
+    tile_label: str = "L{layer} H{head}",
+    hover: str = "L{layer} H{head}",
+    width_px: int = 1000,
+    stretch: bool = False,
+    importance: np.ndarray | None = None,
+    marked: np.ndarray | None = None,
+    importance_hover: str = "{importance:.0%}",
+    query_axis: Labels | None = None,
+    key_axis: Labels | None = None,
+    peak_template: str = "{query}: {key}",
+) -> go.Figure:
     """Small multiples of (L, H, Tq, Tk) `patterns` whose layer numbers start at `first_layer`.
 
     `tile_label` and `hover` are (translated) templates with {layer} and {head}; each scatter
@@ -208,29 +239,53 @@ def grid_figure(patterns: np.ndarray, *, first_layer: int = 0, min_stride: int =
     outline_x, outline_y = _outlines(origins, geo)
     width, height = geo.size_px
     hidden = {"visible": False, "fixedrange": True}
-    layout = base_layout(margin=MARGIN, width=width, height=height, template="none", hoverdistance=-1, dragmode=False,
-                         xaxis=hidden, yaxis={**hidden, "autorange": "reversed"})
-    labels = [tile_label.format(layer=layer, head=head) + (MARK if marked[row, head] else "")
-              for (row, head), layer in zip(tiles, names["layer"], strict=True)]
+    layout = base_layout(
+        margin=MARGIN,
+        width=width,
+        height=height,
+        template="none",
+        hoverdistance=-1,
+        dragmode=False,
+        xaxis=hidden,
+        yaxis={**hidden, "autorange": "reversed"},
+    )
+    labels = [
+        tile_label.format(layer=layer, head=head) + (MARK if marked[row, head] else "")
+        for (row, head), layer in zip(tiles, names["layer"], strict=True)
+    ]
     traces = [
         go.Image(source=source, hoverinfo="skip"),
-        go.Scatter(x=outline_x, y=outline_y, mode="lines", line={"color": FRAME_COLOR, "width": 1}, hoverinfo="skip",
-                   showlegend=False),
+        go.Scatter(
+            x=outline_x, y=outline_y, mode="lines", line={"color": FRAME_COLOR, "width": 1}, hoverinfo="skip", showlegend=False
+        ),
         go.Scatter(  # labels, in the band above each tile
-            x=centre_x, y=[r - (geo.band + 1) / 2 for r, _ in origins], mode="text", hoverinfo="skip",
-            text=labels, textfont={"size": 13}, showlegend=False,
+            x=centre_x,
+            y=[r - (geo.band + 1) / 2 for r, _ in origins],
+            mode="text",
+            hoverinfo="skip",
+            text=labels,
+            textfont={"size": 13},
+            showlegend=False,
         ),
         go.Scatter(  # click targets: one per tile centre
-            x=centre_x, y=[r + (geo.tile[0] - 1) / 2 for r, _ in origins], mode="markers",
-            marker={"size": 1, "opacity": 0}, showlegend=False,
+            x=centre_x,
+            y=[r + (geo.tile[0] - 1) / 2 for r, _ in origins],
+            mode="markers",
+            marker={"size": 1, "opacity": 0},
+            showlegend=False,
             hoverlabel={"bgcolor": "white", "bordercolor": FRAME_COLOR, "font": {"color": "#1d0f5e"}},
             customdata=[list(pair) for pair in zip(*names.values(), strict=True)],  # plain lists: a click reports them as is
             hovertemplate=_tile_hovers(names, hover, notes),
         ),
     ]
     if marked.any():  # a thick outline around important tiles, drawn over the thin frame
-        mark_x, mark_y = _outlines([o for o, (row, head) in zip(origins, tiles, strict=True) if marked[row, head]], geo,
-                                   pad=1.5 / geo.scale)
-        traces.insert(2, go.Scatter(x=mark_x, y=mark_y, mode="lines", line={"color": MARK_COLOR, "width": 4},
-                                    hoverinfo="skip", showlegend=False))
+        mark_x, mark_y = _outlines(
+            [o for o, (row, head) in zip(origins, tiles, strict=True) if marked[row, head]], geo, pad=1.5 / geo.scale
+        )
+        traces.insert(
+            2,
+            go.Scatter(
+                x=mark_x, y=mark_y, mode="lines", line={"color": MARK_COLOR, "width": 4}, hoverinfo="skip", showlegend=False
+            ),
+        )
     return go.Figure(traces, layout=layout)  # layout passed here, not via update_layout: several times cheaper to build

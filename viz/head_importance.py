@@ -48,14 +48,22 @@ class HeadImportance:
     def ranked_rows(self) -> list[dict[str, float | int]]:
         """One dict per head {"layer", "head", "changed", "logprob_drop"}, most important first."""
         n_layers, n_heads = self.changed.shape
-        rows = [{"layer": layer, "head": head, "changed": float(self.changed[layer, head]),
-                 "logprob_drop": float(self.logprob_drop[layer, head])}
-                for layer in range(n_layers) for head in range(n_heads)]
+        rows = [
+            {
+                "layer": layer,
+                "head": head,
+                "changed": float(self.changed[layer, head]),
+                "logprob_drop": float(self.logprob_drop[layer, head]),
+            }
+            for layer in range(n_layers)
+            for head in range(n_heads)
+        ]
         return sorted(rows, key=lambda r: (-r["changed"], -r["logprob_drop"], r["layer"], r["head"]))
 
 
-def importance_figure(importance: HeadImportance, *, titles: tuple[str, str], layer_label: str = "Layer",
-                      head_label: str = "Head") -> go.Figure:
+def importance_figure(
+    importance: HeadImportance, *, titles: tuple[str, str], layer_label: str = "Layer", head_label: str = "Head"
+) -> go.Figure:
     """Two layer × head panels, (changed as a percentage, log-prob drop), every cell printed.
 
     Heads that change any output get an orange outline in both panels (colour plus shape).
@@ -66,18 +74,38 @@ def importance_figure(importance: HeadImportance, *, titles: tuple[str, str], la
     fig = make_subplots(rows=1, cols=2, subplot_titles=names, horizontal_spacing=0.12)
     panels = ((importance.changed, 1.0, ".0%"), (importance.logprob_drop, None, ".2f"))
     for col, ((values, zmax, fmt), name) in enumerate(zip(panels, names, strict=True), start=1):
-        fig.add_trace(go.Heatmap(
-            z=values, x=list(range(n_heads)), y=list(range(n_layers)), colorscale=ATTENTION_SCALE, zmin=0.0,
-            zmax=zmax if zmax is not None else max(float(values.max(initial=0.0)), 1e-6), showscale=False,
-            texttemplate=f"%{{z:{fmt}}}", xgap=2, ygap=2,
-            hovertemplate=f"{layer} %{{y}}, {head} %{{x}}<br>{name}: %{{z:{fmt}}}<extra></extra>",
-        ), row=1, col=col)
+        fig.add_trace(
+            go.Heatmap(
+                z=values,
+                x=list(range(n_heads)),
+                y=list(range(n_layers)),
+                colorscale=ATTENTION_SCALE,
+                zmin=0.0,
+                zmax=zmax if zmax is not None else max(float(values.max(initial=0.0)), 1e-6),
+                showscale=False,
+                texttemplate=f"%{{z:{fmt}}}",
+                xgap=2,
+                ygap=2,
+                hovertemplate=f"{layer} %{{y}}, {head} %{{x}}<br>{name}: %{{z:{fmt}}}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
         for row_i, head_i in zip(*np.nonzero(importance.important), strict=True):
-            fig.add_shape(type="rect", x0=head_i - 0.5, x1=head_i + 0.5, y0=row_i - 0.5, y1=row_i + 0.5,
-                          line={"color": MARK_COLOR, "width": 3}, row=1, col=col)
+            fig.add_shape(
+                type="rect",
+                x0=head_i - 0.5,
+                x1=head_i + 0.5,
+                y0=row_i - 0.5,
+                y1=row_i + 0.5,
+                line={"color": MARK_COLOR, "width": 3},
+                row=1,
+                col=col,
+            )
         axis = {"tickmode": "array", "showgrid": False, "zeroline": False, "fixedrange": True}
         fig.update_xaxes(axis, title={"text": head}, tickvals=list(range(n_heads)), row=1, col=col)
-        fig.update_yaxes(axis, title={"text": layer if col == 1 else ""}, tickvals=list(range(n_layers)),
-                         autorange="reversed", row=1, col=col)  # the right panel shares the left one's layer labels
+        fig.update_yaxes(
+            axis, title={"text": layer if col == 1 else ""}, tickvals=list(range(n_layers)), autorange="reversed", row=1, col=col
+        )  # the right panel shares the left one's layer labels
     fig.update_layout(base_layout(template="none", height=120 + 44 * n_layers, margin={"l": 66, "r": 10, "t": 40, "b": 66}))
     return fig

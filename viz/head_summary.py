@@ -72,7 +72,8 @@ class HeadSummary:
         n_layers, n_heads = self.metric("entropy").shape
         return [
             {"layer": layer, "head": head, **{m: float(self.values[m][layer, head]) for m in self.metrics}}
-            for layer in range(n_layers) for head in range(n_heads)
+            for layer in range(n_layers)
+            for head in range(n_heads)
         ]
 
 
@@ -89,8 +90,7 @@ def _index_metrics(p: np.ndarray) -> dict[str, np.ndarray]:
     """previous, same and distance: the metrics that compare a query's index with a key's."""
     tq, tk = p.shape[-2:]
     distance = np.abs(np.arange(tq)[:, None] - np.arange(tk)[None, :])  # (Tq, Tk)
-    return {"previous": _mean_diagonal(p, 1), "same": _mean_diagonal(p, 0),
-            "distance": (p * distance).sum(axis=-1).mean(axis=-1)}
+    return {"previous": _mean_diagonal(p, 1), "same": _mean_diagonal(p, 0), "distance": (p * distance).sum(axis=-1).mean(axis=-1)}
 
 
 def summarize(patterns: np.ndarray, kind: str | None = None, alignment: Alignment | None = None) -> HeadSummary:
@@ -110,22 +110,55 @@ def summarize(patterns: np.ndarray, kind: str | None = None, alignment: Alignmen
     return HeadSummary(values={name: computed[name] for name in names}, max_entropy=float(np.log2(p.shape[-1])))
 
 
-def metric_figure(values: np.ndarray, *, title: str, layer_label: str = "Layer", head_label: str = "Head",
-                  zmax: float | None = None, fmt: str = ".2f") -> go.Figure:
+def metric_figure(
+    values: np.ndarray,
+    *,
+    title: str,
+    layer_label: str = "Layer",
+    head_label: str = "Head",
+    zmax: float | None = None,
+    fmt: str = ".2f",
+) -> go.Figure:
     """A small layer × head heatmap of one metric, each cell printed, so the odd head stands out."""
     n_layers, n_heads = values.shape
     layer, head, value = (html.escape(s) for s in (layer_label, head_label, title))
     layout = base_layout(
-        title={"text": value, "x": 0.0, "xanchor": "left", "font": {"size": 15}}, template="none",
+        title={"text": value, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
+        template="none",
         # Fixed margins for the axis titles and ≤ 2-digit tick labels (automargin would draw the figure twice).
-        height=110 + 44 * n_layers, margin={"l": 66, "r": 10, "t": 36, "b": 66},
-        xaxis={"title": {"text": head}, "tickmode": "array", "tickvals": list(range(n_heads)),
-               "showgrid": False, "zeroline": False, "fixedrange": True},
-        yaxis={"title": {"text": layer}, "tickmode": "array", "tickvals": list(range(n_layers)),
-               "autorange": "reversed", "showgrid": False, "zeroline": False, "fixedrange": True},
+        height=110 + 44 * n_layers,
+        margin={"l": 66, "r": 10, "t": 36, "b": 66},
+        xaxis={
+            "title": {"text": head},
+            "tickmode": "array",
+            "tickvals": list(range(n_heads)),
+            "showgrid": False,
+            "zeroline": False,
+            "fixedrange": True,
+        },
+        yaxis={
+            "title": {"text": layer},
+            "tickmode": "array",
+            "tickvals": list(range(n_layers)),
+            "autorange": "reversed",
+            "showgrid": False,
+            "zeroline": False,
+            "fixedrange": True,
+        },
     )
-    return go.Figure(go.Heatmap(  # layout passed here, not via update_layout: several times cheaper to build
-        z=np.asarray(values, dtype=np.float32), x=list(range(n_heads)), y=list(range(n_layers)),
-        colorscale=ATTENTION_SCALE, zmin=0.0, zmax=zmax, texttemplate=f"%{{z:{fmt}}}", showscale=False,
-        hovertemplate=f"{layer} %{{y}}, {head} %{{x}}<br>{value}: %{{z:{fmt}}}<extra></extra>", xgap=2, ygap=2,
-    ), layout=layout)
+    return go.Figure(
+        go.Heatmap(  # layout passed here, not via update_layout: several times cheaper to build
+            z=np.asarray(values, dtype=np.float32),
+            x=list(range(n_heads)),
+            y=list(range(n_layers)),
+            colorscale=ATTENTION_SCALE,
+            zmin=0.0,
+            zmax=zmax,
+            texttemplate=f"%{{z:{fmt}}}",
+            showscale=False,
+            hovertemplate=f"{layer} %{{y}}, {head} %{{x}}<br>{value}: %{{z:{fmt}}}<extra></extra>",
+            xgap=2,
+            ygap=2,
+        ),
+        layout=layout,
+    )

@@ -56,10 +56,24 @@ def alignment_shapes(alignment: Alignment, tq: int, tk: int, name: str) -> list[
 
     The first shape carries the legend entry, so the outline is named once in the legend.
     """
-    return [{"type": "rect", "xref": "x", "yref": "y", "x0": k - 0.5, "x1": k + 0.5, "y0": q - 0.5, "y1": q + 0.5,
-             "line": {"color": ALIGNMENT_COLOR, "width": 3}, "fillcolor": "rgba(0,0,0,0)", "layer": "above",
-             "name": html.escape(name), "showlegend": i == 0, "legendgroup": "alignment"}
-            for i, (q, k) in enumerate(aligned_cells(alignment, tq, tk))]
+    return [
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "y",
+            "x0": k - 0.5,
+            "x1": k + 0.5,
+            "y0": q - 0.5,
+            "y1": q + 0.5,
+            "line": {"color": ALIGNMENT_COLOR, "width": 3},
+            "fillcolor": "rgba(0,0,0,0)",
+            "layer": "above",
+            "name": html.escape(name),
+            "showlegend": i == 0,
+            "legendgroup": "alignment",
+        }
+        for i, (q, k) in enumerate(aligned_cells(alignment, tq, tk))
+    ]
 
 
 def size_px(tq: int, tk: int, *, cell_px: float = 40.0, max_px: int = 760, min_px: int = 520) -> tuple[int, int]:
@@ -68,9 +82,18 @@ def size_px(tq: int, tk: int, *, cell_px: float = 40.0, max_px: int = 760, min_p
     return max(min_px, int(tk * cell) + LABEL_ROOM), max(min_px, int(tq * cell) + LABEL_ROOM)
 
 
-def matrix_figure(values: np.ndarray, query_tokens: Labels, key_tokens: Labels, text: HeatmapText, *,
-                  zmin: float = 0.0, zmax: float = 1.0, colorscale: object = ATTENTION_SCALE,
-                  fmt: str = ".4f", alignment: Alignment | None = None) -> go.Figure:
+def matrix_figure(
+    values: np.ndarray,
+    query_tokens: Labels,
+    key_tokens: Labels,
+    text: HeatmapText,
+    *,
+    zmin: float = 0.0,
+    zmax: float = 1.0,
+    colorscale: object = ATTENTION_SCALE,
+    fmt: str = ".4f",
+    alignment: Alignment | None = None,
+) -> go.Figure:
     """A (Tq, Tk) matrix with token-labelled axes: queries down the side (first at the top), keys across.
 
     `values` are sent exactly (float32, base64): one matrix, so the payload stays small.
@@ -91,30 +114,63 @@ def matrix_figure(values: np.ndarray, query_tokens: Labels, key_tokens: Labels, 
     x_room = _widest_label(x_axis)
     upright = x_room > (width - LABEL_ROOM) / tk - 2  # wider than a cell
     layout = base_layout(
-        title={"text": html.escape(text.title), "x": 0.0, "xanchor": "left", "y": 0.995, "yref": "container",
-               "yanchor": "top", "font": {"size": BASE_FONT_SIZE + 1}} if text.title else None,
-        width=width, height=height + title_room, template="none",
-        margin={"l": round(LABEL_PAD + _widest_label(y_axis)),
-                "r": 10, "t": 20 + title_room,
-                "b": round(LABEL_PAD + (x_room if upright else TICK_FONT_SIZE * 1.3))},
+        title={
+            "text": html.escape(text.title),
+            "x": 0.0,
+            "xanchor": "left",
+            "y": 0.995,
+            "yref": "container",
+            "yanchor": "top",
+            "font": {"size": BASE_FONT_SIZE + 1},
+        }
+        if text.title
+        else None,
+        width=width,
+        height=height + title_room,
+        template="none",
+        margin={
+            "l": round(LABEL_PAD + _widest_label(y_axis)),
+            "r": 10,
+            "t": 20 + title_room,
+            "b": round(LABEL_PAD + (x_room if upright else TICK_FONT_SIZE * 1.3)),
+        },
         xaxis={**x_axis, "type": "category", "tickfont": tick_font, "tickangle": -90 if upright else 0},
         yaxis={**y_axis, "type": "category", "autorange": "reversed", "tickfont": tick_font},
     )
     if alignment is not None:  # the legend names the outline, in a band of its own above the plot
         layout["margin"]["t"] += LEGEND_ROOM
-        layout.update(shapes=alignment_shapes(alignment, tq, tk, text.alignment), showlegend=True,
-                      height=layout["height"] + LEGEND_ROOM,
-                      legend={"orientation": "h", "x": 0.0, "y": 1.0, "xanchor": "left", "yanchor": "bottom"})
-    return go.Figure(go.Heatmap(  # layout passed here, not via update_layout: several times cheaper to build
-        z=values, x=key_tokens.hover_labels(), y=query_tokens.hover_labels(), zmin=zmin, zmax=zmax,
-        colorscale=colorscale, hovertemplate=_hovertemplate(text, fmt), xgap=1 if max(tq, tk) <= 40 else 0,
-        ygap=1 if max(tq, tk) <= 40 else 0,
-        colorbar={"title": {"text": html.escape(text.value), "side": "right"}, "thickness": 14},
-    ), layout=layout)
+        layout.update(
+            shapes=alignment_shapes(alignment, tq, tk, text.alignment),
+            showlegend=True,
+            height=layout["height"] + LEGEND_ROOM,
+            legend={"orientation": "h", "x": 0.0, "y": 1.0, "xanchor": "left", "yanchor": "bottom"},
+        )
+    return go.Figure(
+        go.Heatmap(  # layout passed here, not via update_layout: several times cheaper to build
+            z=values,
+            x=key_tokens.hover_labels(),
+            y=query_tokens.hover_labels(),
+            zmin=zmin,
+            zmax=zmax,
+            colorscale=colorscale,
+            hovertemplate=_hovertemplate(text, fmt),
+            xgap=1 if max(tq, tk) <= 40 else 0,
+            ygap=1 if max(tq, tk) <= 40 else 0,
+            colorbar={"title": {"text": html.escape(text.value), "side": "right"}, "thickness": 14},
+        ),
+        layout=layout,
+    )
 
 
-def head_figure(pattern: np.ndarray, query_tokens: Labels, key_tokens: Labels,
-                text: HeatmapText = HeatmapText(), *, stretch: bool = False, alignment: Alignment | None = None) -> go.Figure:
+def head_figure(
+    pattern: np.ndarray,
+    query_tokens: Labels,
+    key_tokens: Labels,
+    text: HeatmapText = HeatmapText(),
+    *,
+    stretch: bool = False,
+    alignment: Alignment | None = None,
+) -> go.Figure:
     """One head's (Tq, Tk) attention weights; `stretch` maps the colour scale's top to the largest weight.
 
     A fixed 0–1 scale makes heads comparable; stretching helps with the diffuse heads of an

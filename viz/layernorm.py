@@ -70,9 +70,14 @@ def norm_sites(hook_names: Sequence[str], stack: str | None = None) -> list[Norm
             sites.append(NormSite(hook.stack, None, None, "final"))
             continue
         sub = int(hook.module.split(".")[-2])  # "<stack>.layers.<i>.sublayer.<sub>.norm"
-        present = [k for k in SUBLAYER_KINDS
-                   if any(p.stack == hook.stack and p.layer == hook.layer and p.module == layer_module(hook.stack, hook.layer, k)
-                          for p in parsed)]
+        present = [
+            k
+            for k in SUBLAYER_KINDS
+            if any(
+                p.stack == hook.stack and p.layer == hook.layer and p.module == layer_module(hook.stack, hook.layer, k)
+                for p in parsed
+            )
+        ]
         sites.append(NormSite(hook.stack, hook.layer, sub, present[sub]))
     return sites
 

@@ -51,9 +51,19 @@ def binary_scale(off: str, on: str) -> list[list]:
 
 def two_entry_bar(labels: tuple[str, str]) -> dict:
     """A horizontal colour bar above the plot's right end, used as a legend: (for 1, for 0)."""
-    return {"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.0, "yanchor": "bottom", "len": 1.0,
-            "thickness": 14, "tickvals": [0.25, 0.75], "ticktext": [html.escape(labels[1]), html.escape(labels[0])],
-            "outlinewidth": 1, "tickfont": {"size": TICK_FONT_SIZE}}
+    return {
+        "orientation": "h",
+        "x": 1.0,
+        "xanchor": "right",
+        "y": 1.0,
+        "yanchor": "bottom",
+        "len": 1.0,
+        "thickness": 14,
+        "tickvals": [0.25, 0.75],
+        "ticktext": [html.escape(labels[1]), html.escape(labels[0])],
+        "outlinewidth": 1,
+        "tickfont": {"size": TICK_FONT_SIZE},
+    }
 
 
 def title_size(title: str, width_px: float, size: int = TITLE_FONT_SIZE, smallest: int = 12) -> int:
@@ -131,25 +141,30 @@ def batch_heatmap(
     left, bottom = label_room(row_labels, ["00"], rotate=False)
     cell = (width_hint - left - 20) / n_cols  # the table stretches: cells may be wide
     longest = max((text_px(tok, 13) for row in tokens for tok in row), default=0)
-    fig = go.Figure(go.Heatmap(
-        z=is_real.astype(np.uint8),
-        x=np.arange(n_cols),
-        y=np.arange(n_rows),
-        zmin=0,
-        zmax=1,
-        colorscale=binary_scale(PAD_GREY, TOKEN_BLUE),
-        xgap=2,
-        ygap=2,
-        text=text,
-        texttemplate="%{text}" if cell >= max(MIN_TEXT_CELL, longest) else None,
-        textfont={"size": 13},
-        colorbar=two_entry_bar(legend),
-        hovertemplate="%{y}, %{x}: <b>%{text}</b><extra></extra>",
-    ))
+    fig = go.Figure(
+        go.Heatmap(
+            z=is_real.astype(np.uint8),
+            x=np.arange(n_cols),
+            y=np.arange(n_rows),
+            zmin=0,
+            zmax=1,
+            colorscale=binary_scale(PAD_GREY, TOKEN_BLUE),
+            xgap=2,
+            ygap=2,
+            text=text,
+            texttemplate="%{text}" if cell >= max(MIN_TEXT_CELL, longest) else None,
+            textfont={"size": 13},
+            colorbar=two_entry_bar(legend),
+            hovertemplate="%{y}, %{x}: <b>%{text}</b><extra></extra>",
+        )
+    )
     fig.update_layout(
-        **base_layout(title={"text": html.escape(title), "x": 0, "xanchor": "left"},
-                      height=int(90 + 40 * n_rows + bottom), margin={"l": 10, "r": 10, "t": 80, "b": 10},
-                      template="none"),
+        **base_layout(
+            title={"text": html.escape(title), "x": 0, "xanchor": "left"},
+            height=int(90 + 40 * n_rows + bottom),
+            margin={"l": 10, "r": 10, "t": 80, "b": 10},
+            template="none",
+        ),
         xaxis={**axis([str(i) for i in range(n_cols)], x_title), "tickfont": {"size": TICK_FONT_SIZE}, "automargin": True},
         yaxis={**axis(row_labels), "autorange": "reversed", "tickfont": {"size": TICK_FONT_SIZE}, "automargin": True},
     )
@@ -162,8 +177,16 @@ def _plain_ticks(labels: Labels) -> list[str]:
 
 
 def matrix_layout(
-    fig: go.Figure, title: str, x_title: str, y_title: str, rows: Labels, cols: Labels,
-    width_hint: int, n_panels: int = 1, panel_gap: int = 0, top: int = 95,
+    fig: go.Figure,
+    title: str,
+    x_title: str,
+    y_title: str,
+    rows: Labels,
+    cols: Labels,
+    width_hint: int,
+    n_panels: int = 1,
+    panel_gap: int = 0,
+    top: int = 95,
 ) -> float:
     """Token ticks on both axes (first query on top) and a height giving near-square cells.
 
@@ -176,15 +199,24 @@ def matrix_layout(
     cell = cell_px(len(col_ticks), (width_hint - left - 20 - panel_gap * (n_panels - 1)) / n_panels)
     fig.update_layout(
         **base_layout(
-            title={"text": html.escape(title), "x": 0, "xanchor": "left",
-                   "font": {"size": title_size(title, width_hint - 30)}},
+            title={"text": html.escape(title), "x": 0, "xanchor": "left", "font": {"size": title_size(title, width_hint - 30)}},
             height=int(top + cell * len(row_ticks) + bottom),
             margin={"l": 10, "r": 10, "t": top, "b": 10},
             template="none",
         ),
-        xaxis={**axis(cols, x_title), "type": "category", "tickangle": -60 if rotate else 0,
-               "tickfont": {"size": TICK_FONT_SIZE}, "automargin": True},
-        yaxis={**axis(rows, y_title), "type": "category", "autorange": "reversed",
-               "tickfont": {"size": TICK_FONT_SIZE}, "automargin": True},
+        xaxis={
+            **axis(cols, x_title),
+            "type": "category",
+            "tickangle": -60 if rotate else 0,
+            "tickfont": {"size": TICK_FONT_SIZE},
+            "automargin": True,
+        },
+        yaxis={
+            **axis(rows, y_title),
+            "type": "category",
+            "autorange": "reversed",
+            "tickfont": {"size": TICK_FONT_SIZE},
+            "automargin": True,
+        },
     )
     return cell

@@ -111,24 +111,67 @@ def _fits(text: np.ndarray, cell: float, size: int = CELL_FONT) -> bool:
     return max((text_px(s, size) for s in text.ravel()), default=0.0) + CELL_PADDING <= cell
 
 
-def panel_traces(values: np.ndarray, *, x: Sequence[str], y: Sequence[str], zrange: tuple[float, float],
-                 colorscale: object, hover: str, digits: Sequence[int], cell: float, weights: bool = False,
-                 blocked: np.ndarray | None = None, blocked_hover: str = "", xaxis: str = "x",
-                 colorbar: dict | None = None) -> list[go.Heatmap]:
+def panel_traces(
+    values: np.ndarray,
+    *,
+    x: Sequence[str],
+    y: Sequence[str],
+    zrange: tuple[float, float],
+    colorscale: object,
+    hover: str,
+    digits: Sequence[int],
+    cell: float,
+    weights: bool = False,
+    blocked: np.ndarray | None = None,
+    blocked_hover: str = "",
+    xaxis: str = "x",
+    colorbar: dict | None = None,
+) -> list[go.Heatmap]:
     """A panel's heatmap (cell text if it fits `cell`), plus a grey "−∞" overlay on `blocked` cells."""
     numbers = fitting_text(values, digits, cell, weights=weights)
-    text = {"text": numbers.tolist(), "texttemplate": "%{text}",
-            "textfont": {"size": CELL_FONT}} if numbers is not None else {}
-    main = go.Heatmap(z=values.astype(np.float32), x=x, y=y, zmin=zrange[0], zmax=zrange[1], colorscale=colorscale,
-                      xgap=1, ygap=1, hoverongaps=False, hovertemplate=hover, xaxis=xaxis, yaxis="y",
-                      showscale=colorbar is not None, colorbar=colorbar, **text)
+    text = {"text": numbers.tolist(), "texttemplate": "%{text}", "textfont": {"size": CELL_FONT}} if numbers is not None else {}
+    main = go.Heatmap(
+        z=values.astype(np.float32),
+        x=x,
+        y=y,
+        zmin=zrange[0],
+        zmax=zrange[1],
+        colorscale=colorscale,
+        xgap=1,
+        ygap=1,
+        hoverongaps=False,
+        hovertemplate=hover,
+        xaxis=xaxis,
+        yaxis="y",
+        showscale=colorbar is not None,
+        colorbar=colorbar,
+        **text,
+    )
     if blocked is None or not blocked.any():
         return [main]
-    grey = {"text": np.where(blocked, MINUS_INF, "").tolist(), "texttemplate": "%{text}",
-            "textfont": {"size": CELL_FONT, "color": "#222222"}} if _fits(np.array([MINUS_INF]), cell) else {}
-    overlay = go.Heatmap(z=np.where(blocked, 1.0, np.nan).astype(np.float32), x=x, y=y,
-                         colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]], showscale=False, xgap=1, ygap=1,
-                         hoverongaps=False, hovertemplate=blocked_hover, xaxis=xaxis, yaxis="y", **grey)
+    grey = (
+        {
+            "text": np.where(blocked, MINUS_INF, "").tolist(),
+            "texttemplate": "%{text}",
+            "textfont": {"size": CELL_FONT, "color": "#222222"},
+        }
+        if _fits(np.array([MINUS_INF]), cell)
+        else {}
+    )
+    overlay = go.Heatmap(
+        z=np.where(blocked, 1.0, np.nan).astype(np.float32),
+        x=x,
+        y=y,
+        colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]],
+        showscale=False,
+        xgap=1,
+        ygap=1,
+        hoverongaps=False,
+        hovertemplate=blocked_hover,
+        xaxis=xaxis,
+        yaxis="y",
+        **grey,
+    )
     return [main, overlay]
 
 
@@ -152,8 +195,7 @@ def steps_figure(
     """
     x, y = hover_labels(col_tokens), hover_labels(row_tokens)
     fig = go.Figure()
-    cell = matrix_layout(fig, "", x_title, y_title, row_tokens, col_tokens, width_hint, n_panels=3,
-                         panel_gap=PANEL_GAP, top=50)
+    cell = matrix_layout(fig, "", x_title, y_title, row_tokens, col_tokens, width_hint, n_panels=3, panel_gap=PANEL_GAP, top=50)
     zrange = score_range(steps.scores)
     gap = PANEL_GAP / (0.85 * width_hint)  # as a fraction of the plot area (the page stretches the figure)
     panel = (1 - 2 * gap) / 3
@@ -161,14 +203,44 @@ def steps_figure(
     bar = {"thickness": 12, "len": 0.9, "y": 0.5, "x": domains[1][1] + 0.01, "xanchor": "left", "xref": "paper"}
     score_hover = hovertemplate(y_title, x_title, f"{score_label} = %{{z:.6~g}}")
     panels = [
-        panel_traces(steps.scores, x=x, y=y, zrange=zrange, colorscale=DIVERGING_SCALE, hover=score_hover,
-                     digits=SCORE_DIGITS, cell=cell, xaxis="x"),
-        panel_traces(steps.masked, x=x, y=y, zrange=zrange, colorscale=DIVERGING_SCALE, hover=score_hover,
-                     digits=SCORE_DIGITS, cell=cell, blocked=~steps.allowed, xaxis="x2", colorbar=bar,
-                     blocked_hover=hovertemplate(y_title, x_title, f"{score_label} = {MINUS_INF} ({blocked_label})")),
-        panel_traces(steps.pattern, x=x, y=y, zrange=(0.0, 1.0), colorscale=ATTENTION_SCALE, digits=WEIGHT_DIGITS,
-                     hover=hovertemplate(y_title, x_title, f"{weight_label} = %{{z:.6~g}}"), cell=cell, weights=True,
-                     xaxis="x3", colorbar={**bar, "x": 1.0 + 0.005}),
+        panel_traces(
+            steps.scores,
+            x=x,
+            y=y,
+            zrange=zrange,
+            colorscale=DIVERGING_SCALE,
+            hover=score_hover,
+            digits=SCORE_DIGITS,
+            cell=cell,
+            xaxis="x",
+        ),
+        panel_traces(
+            steps.masked,
+            x=x,
+            y=y,
+            zrange=zrange,
+            colorscale=DIVERGING_SCALE,
+            hover=score_hover,
+            digits=SCORE_DIGITS,
+            cell=cell,
+            blocked=~steps.allowed,
+            xaxis="x2",
+            colorbar=bar,
+            blocked_hover=hovertemplate(y_title, x_title, f"{score_label} = {MINUS_INF} ({blocked_label})"),
+        ),
+        panel_traces(
+            steps.pattern,
+            x=x,
+            y=y,
+            zrange=(0.0, 1.0),
+            colorscale=ATTENTION_SCALE,
+            digits=WEIGHT_DIGITS,
+            hover=hovertemplate(y_title, x_title, f"{weight_label} = %{{z:.6~g}}"),
+            cell=cell,
+            weights=True,
+            xaxis="x3",
+            colorbar={**bar, "x": 1.0 + 0.005},
+        ),
     ]
     for traces in panels:
         fig.add_traces(traces)
@@ -178,20 +250,49 @@ def steps_figure(
         xaxis2={**base_x, "domain": domains[1], "anchor": "y"},
         xaxis3={**base_x, "domain": domains[2], "anchor": "y"},
         margin={"t": 50, "r": 60},
-        annotations=[{"text": f"<b>{html.escape(title)}</b>", "x": (a + b) / 2, "y": 1.0, "xref": "paper", "yref": "paper",
-                      "yanchor": "bottom", "showarrow": False, "font": {"size": TICK_FONT_SIZE + 1}}
-                     for title, (a, b) in zip(titles, domains, strict=True)],
+        annotations=[
+            {
+                "text": f"<b>{html.escape(title)}</b>",
+                "x": (a + b) / 2,
+                "y": 1.0,
+                "xref": "paper",
+                "yref": "paper",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": TICK_FONT_SIZE + 1},
+            }
+            for title, (a, b) in zip(titles, domains, strict=True)
+        ],
     )
     return fig
 
 
-def pattern_figure(pattern: np.ndarray, *, row_tokens: Labels, col_tokens: Labels, title: str,
-                   x_title: str, y_title: str, weight_label: str, width_hint: int = 480) -> go.Figure:
+def pattern_figure(
+    pattern: np.ndarray,
+    *,
+    row_tokens: Labels,
+    col_tokens: Labels,
+    title: str,
+    x_title: str,
+    y_title: str,
+    weight_label: str,
+    width_hint: int = 480,
+) -> go.Figure:
     """One head's weights on the 0..1 scale with exact values on hover; zero weights read "0"."""
     fig = go.Figure()
     cell = matrix_layout(fig, title, x_title, y_title, row_tokens, col_tokens, width_hint, top=60)
-    fig.add_traces(panel_traces(pattern, x=hover_labels(col_tokens), y=hover_labels(row_tokens), zrange=(0.0, 1.0),
-                                colorscale=ATTENTION_SCALE, digits=WEIGHT_DIGITS, cell=cell, weights=True,
-                                hover=hovertemplate(y_title, x_title, f"{weight_label} = %{{z:.6~g}}"),
-                                colorbar={"thickness": 12, "len": 0.9}))
+    fig.add_traces(
+        panel_traces(
+            pattern,
+            x=hover_labels(col_tokens),
+            y=hover_labels(row_tokens),
+            zrange=(0.0, 1.0),
+            colorscale=ATTENTION_SCALE,
+            digits=WEIGHT_DIGITS,
+            cell=cell,
+            weights=True,
+            hover=hovertemplate(y_title, x_title, f"{weight_label} = %{{z:.6~g}}"),
+            colorbar={"thickness": 12, "len": 0.9},
+        )
+    )
     return fig

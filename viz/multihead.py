@@ -59,8 +59,13 @@ class MultiHeadView:
 
 
 def build_multihead_view(
-    arrays: Mapping[str, np.ndarray], kind: str, layer: int, query: int, query_tokens: Labels,
-    w_o: np.ndarray, b_o: np.ndarray,
+    arrays: Mapping[str, np.ndarray],
+    kind: str,
+    layer: int,
+    query: int,
+    query_tokens: Labels,
+    w_o: np.ndarray,
+    b_o: np.ndarray,
 ) -> MultiHeadView:
     z = arrays[act_name(kind, layer, "z")]  # (B, H, T, d_k)
     _, h, _, d_k = z.shape
@@ -91,7 +96,10 @@ def multihead_figure(view: MultiHeadView, text: Mapping[str, str]) -> go.Figure:
     """
     h, d_k = view.n_heads, view.d_k
     fig = make_subplots(
-        rows=3, cols=1, row_heights=[1.4, h, 2], vertical_spacing=0.14,
+        rows=3,
+        cols=1,
+        row_heights=[1.4, h, 2],
+        vertical_spacing=0.14,
         subplot_titles=(text["concat"], text["per_head"], text["out"]),
     )
     fig.add_trace(number_heatmap(view.concat, text=np.full((1, h * d_k), "")), row=1, col=1)
@@ -105,7 +113,8 @@ def multihead_figure(view: MultiHeadView, text: Mapping[str, str]) -> go.Figure:
         fig.add_vline(x=i * d_k - 0.5, line={"color": "black", "width": 2}, row=1, col=1)
     fig.update_yaxes(tickmode="array", tickvals=[0], ticktext=[view.query_label], row=1, col=1)
     fig.update_yaxes(tickmode="array", tickvals=list(range(h)), ticktext=heads, autorange="reversed", row=2, col=1)
-    fig.update_yaxes(tickmode="array", tickvals=[0, 1], ticktext=[text["sum"], text["captured"]], autorange="reversed",
-                     row=3, col=1)
+    fig.update_yaxes(
+        tickmode="array", tickvals=[0, 1], ticktext=[text["sum"], text["captured"]], autorange="reversed", row=3, col=1
+    )
     fig.update_xaxes(title={"text": text["dim"]}, row=3, col=1)
     return finish(fig, 260 + 34 * (h + 4), top=40)

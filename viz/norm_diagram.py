@@ -19,8 +19,22 @@ HALF_W, HALF_H, RADIUS = 0.32, 0.28, 0.2  # box half-width/height and the (+) ci
 
 
 def _arrow(fig: go.Figure, x: float, y0: float, y1: float) -> None:
-    fig.add_annotation(x=x, y=y1, ax=x, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
-                       showarrow=True, arrowhead=2, arrowsize=1.4, arrowwidth=2, arrowcolor="#333")
+    fig.add_annotation(
+        x=x,
+        y=y1,
+        ax=x,
+        ay=y0,
+        xref="x",
+        yref="y",
+        axref="x",
+        ayref="y",
+        text="",
+        showarrow=True,
+        arrowhead=2,
+        arrowsize=1.4,
+        arrowwidth=2,
+        arrowcolor="#333",
+    )
 
 
 def sublayer_diagram(labels: Mapping[str, str], titles: Mapping[str, str]) -> go.Figure:
@@ -40,23 +54,53 @@ def sublayer_diagram(labels: Mapping[str, str], titles: Mapping[str, str]) -> go
         for level, part in enumerate(ORDER[position], start=1):
             y = 1.1 * level
             if part == "add":
-                fig.add_shape(type="circle", x0=cx - RADIUS, x1=cx + RADIUS, y0=y - RADIUS, y1=y + RADIUS,
-                              fillcolor="#eeeeee", line={"color": "#333", "width": 2})
+                fig.add_shape(
+                    type="circle",
+                    x0=cx - RADIUS,
+                    x1=cx + RADIUS,
+                    y0=y - RADIUS,
+                    y1=y + RADIUS,
+                    fillcolor="#eeeeee",
+                    line={"color": "#333", "width": 2},
+                )
                 add_y, half = y, RADIUS
             else:
-                fig.add_shape(type="rect", x0=cx - HALF_W, x1=cx + HALF_W, y0=y - HALF_H, y1=y + HALF_H,
-                              fillcolor=BOX_COLORS[part], line={"color": "#333", "width": 2})
+                fig.add_shape(
+                    type="rect",
+                    x0=cx - HALF_W,
+                    x1=cx + HALF_W,
+                    y0=y - HALF_H,
+                    y1=y + HALF_H,
+                    fillcolor=BOX_COLORS[part],
+                    line={"color": "#333", "width": 2},
+                )
                 half = HALF_H
             fig.add_annotation(x=cx, y=y, text=labels[part], showarrow=False, font={"size": 20 if part == "add" else 17})
             _arrow(fig, cx, previous_top, y - half)
             previous_top = y + half
         _arrow(fig, cx, previous_top, 4.25)
         side = cx + HALF_W + 0.15  # the residual path: from x, up the right side, into the (+)
-        fig.add_shape(type="path", path=f"M {cx + 0.08},-0.3 L {side},-0.3 L {side},{add_y}",
-                      line={"color": "#333", "width": 2, "dash": "dash"})
+        fig.add_shape(
+            type="path",
+            path=f"M {cx + 0.08},-0.3 L {side},-0.3 L {side},{add_y}",
+            line={"color": "#333", "width": 2, "dash": "dash"},
+        )
         fig.add_annotation(  # the last stretch, with its arrowhead, into the (+)
-            x=cx + RADIUS, y=add_y, ax=side, ay=add_y, xref="x", yref="y", axref="x", ayref="y",
-                           text="", showarrow=True, arrowhead=2, arrowsize=1.4, arrowwidth=2, arrowcolor="#333")
+            x=cx + RADIUS,
+            y=add_y,
+            ax=side,
+            ay=add_y,
+            xref="x",
+            yref="y",
+            axref="x",
+            ayref="y",
+            text="",
+            showarrow=True,
+            arrowhead=2,
+            arrowsize=1.4,
+            arrowwidth=2,
+            arrowcolor="#333",
+        )
     fig.update_layout(**base_layout(height=430, showlegend=False, margin={"l": 10, "r": 10, "t": 10, "b": 10}))
     fig.update_xaxes(visible=False, range=[-0.8, 2.4])
     fig.update_yaxes(visible=False, range=[-0.8, 5.4])

@@ -37,25 +37,39 @@ def distribution_figure(tokens: Sequence[str], probs: Sequence[float], chosen: i
     n = len(p)
     colors = [MARK_COLOR if i == chosen else QUALITATIVE[0] for i in range(n)]
     labels = [escape_token(tok) for tok in tokens]
-    fig = go.Figure(go.Bar(
-        x=p, y=np.arange(n), orientation="h", marker={"color": colors}, text=[f"{v:.3f}" for v in p],
-        textposition="outside", customdata=labels, hovertemplate=text.hover.replace("%{y}", "%{customdata}") + "<extra></extra>",
-        cliponaxis=False,
-    ))
-    fig.update_layout(**base_layout(
-        title={"text": html.escape(text.title), "x": 0.0, "xanchor": "left", "font": {"size": 15}},
-        height=max(260, 44 + 30 * n),
-        margin={"l": 16 + int(max((text_width_px(tok, TICK_FONT_SIZE) for tok in tokens), default=0)), "r": 70,
-                "t": 50, "b": 40},
-        showlegend=False,
-    ))
+    fig = go.Figure(
+        go.Bar(
+            x=p,
+            y=np.arange(n),
+            orientation="h",
+            marker={"color": colors},
+            text=[f"{v:.3f}" for v in p],
+            textposition="outside",
+            customdata=labels,
+            hovertemplate=text.hover.replace("%{y}", "%{customdata}") + "<extra></extra>",
+            cliponaxis=False,
+        )
+    )
+    fig.update_layout(
+        **base_layout(
+            title={"text": html.escape(text.title), "x": 0.0, "xanchor": "left", "font": {"size": 15}},
+            height=max(260, 44 + 30 * n),
+            margin={
+                "l": 16 + int(max((text_width_px(tok, TICK_FONT_SIZE) for tok in tokens), default=0)),
+                "r": 70,
+                "t": 50,
+                "b": 40,
+            },
+            showlegend=False,
+        )
+    )
     fig.update_yaxes(tickvals=list(range(n)), ticktext=labels, autorange="reversed", tickfont={"size": TICK_FONT_SIZE})
     fig.update_xaxes(range=[0, 1.08], title={"text": text.x_title}, tickformat=".1f")
     if chosen is not None and 0 <= chosen < n:
-        fig.add_annotation(x=float(p[chosen]), y=chosen, text=text.chosen, showarrow=False, xanchor="left",
-                           xshift=44, font={"color": MARK_COLOR})
+        fig.add_annotation(
+            x=float(p[chosen]), y=chosen, text=text.chosen, showarrow=False, xanchor="left", xshift=44, font={"color": MARK_COLOR}
+        )
     return fig
-
 
 
 def rest_of_vocabulary(probs: Sequence[float]) -> float:

@@ -54,13 +54,15 @@ def encode_palette_png(indices: np.ndarray, palette: np.ndarray, level: int = 6)
     height, width = indices.shape
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8-bit depth, colour type 3 (palette)
     raw = _filtered_rows(indices).tobytes()
-    return b"".join([
-        _SIGNATURE,
-        _chunk(b"IHDR", header),
-        _chunk(b"PLTE", np.ascontiguousarray(palette, dtype=np.uint8).tobytes()),
-        _chunk(b"IDAT", zlib.compress(raw, level)),
-        _chunk(b"IEND", b""),
-    ])
+    return b"".join(
+        [
+            _SIGNATURE,
+            _chunk(b"IHDR", header),
+            _chunk(b"PLTE", np.ascontiguousarray(palette, dtype=np.uint8).tobytes()),
+            _chunk(b"IDAT", zlib.compress(raw, level)),
+            _chunk(b"IEND", b""),
+        ]
+    )
 
 
 def data_uri(png: bytes) -> str:
@@ -72,8 +74,8 @@ def decode_palette_png(png: bytes) -> np.ndarray:
     """(H, W) palette indices of a PNG written by `encode_palette_png` (for tests and round trips)."""
     pos, idat, width, height = len(_SIGNATURE), b"", 0, 0
     while pos < len(png):
-        (length,) = struct.unpack(">I", png[pos:pos + 4])
-        kind, data = png[pos + 4:pos + 8], png[pos + 8:pos + 8 + length]
+        (length,) = struct.unpack(">I", png[pos : pos + 4])
+        kind, data = png[pos + 4 : pos + 8], png[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             width, height = struct.unpack(">II", data[:8])
         elif kind == b"IDAT":

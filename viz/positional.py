@@ -50,11 +50,18 @@ def pe_heatmap(pe: np.ndarray, *, x_title: str, y_title: str, value: str, stride
     """
     shown = np.ascontiguousarray(pe[::stride], dtype=np.float32)  # (P / stride, d_model)
     positions = np.arange(0, pe.shape[0], stride)
-    fig = go.Figure(go.Heatmap(
-        z=shown, x=np.arange(pe.shape[1]), y=positions, zmin=-1, zmax=1, colorscale=DIVERGING_SCALE,
-        colorbar={"title": {"text": value}, "thickness": 14},
-        hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value} %{{z:.3f}}<extra></extra>",
-    ))
+    fig = go.Figure(
+        go.Heatmap(
+            z=shown,
+            x=np.arange(pe.shape[1]),
+            y=positions,
+            zmin=-1,
+            zmax=1,
+            colorscale=DIVERGING_SCALE,
+            colorbar={"title": {"text": value}, "thickness": 14},
+            hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value} %{{z:.3f}}<extra></extra>",
+        )
+    )
     fig.update_layout(**base_layout(height=460, margin=MARGIN))
     fig.update_xaxes(title_text=x_title)
     fig.update_yaxes(title_text=y_title, autorange="reversed")
@@ -67,11 +74,16 @@ def pe_curves(pe: np.ndarray, dims: Sequence[int], *, x_title: str, y_title: str
     fig = go.Figure()
     for n, dim in enumerate(dims):
         wave = "sin" if dim % 2 == 0 else "cos"
-        fig.add_trace(go.Scatter(
-            x=positions, y=pe[:, dim].astype(np.float32), mode="lines+markers" if pe.shape[0] <= 60 else "lines",
-            name=f"{dim_label} {dim} ({wave})", line={"color": QUALITATIVE[n % len(QUALITATIVE)], "width": 2.5},
-            marker={"size": 5},
-        ))
+        fig.add_trace(
+            go.Scatter(
+                x=positions,
+                y=pe[:, dim].astype(np.float32),
+                mode="lines+markers" if pe.shape[0] <= 60 else "lines",
+                name=f"{dim_label} {dim} ({wave})",
+                line={"color": QUALITATIVE[n % len(QUALITATIVE)], "width": 2.5},
+                marker={"size": 5},
+            )
+        )
     fig.update_layout(**base_layout(height=380, margin=TOP_LEGEND_MARGIN, legend=TOP_LEGEND))
     fig.update_xaxes(title_text=x_title, showgrid=True, gridcolor="#eee")
     fig.update_yaxes(title_text=y_title, range=[-1.1, 1.1], showgrid=True, gridcolor="#eee", zerolinecolor="#bbb")
@@ -89,16 +101,27 @@ def wavelength_figure(
     lam = wavelengths(d_model)  # (d/2,)
     dim_index = np.arange(d_model)
     per_dim = lam[dim_index // 2]  # (d_model,): a sin/cos pair shares its wavelength
-    fig = go.Figure(go.Scatter(
-        x=dim_index, y=per_dim, mode="markers", marker={"size": 6, "color": QUALITATIVE[0]}, name=y_title,
-        hovertemplate=f"{x_title} %{{x}}<br>{y_title} %{{y:.4g}}<extra></extra>",
-    ))
+    fig = go.Figure(
+        go.Scatter(
+            x=dim_index,
+            y=per_dim,
+            mode="markers",
+            marker={"size": 6, "color": QUALITATIVE[0]},
+            name=y_title,
+            hovertemplate=f"{x_title} %{{x}}<br>{y_title} %{{y:.4g}}<extra></extra>",
+        )
+    )
     chosen = [d for d in dims if 0 <= d < d_model]
     if chosen:
-        fig.add_trace(go.Scatter(
-            x=chosen, y=per_dim[chosen], mode="markers", name=chosen_label,
-            marker={"size": 13, "color": QUALITATIVE[1], "symbol": "diamond", "line": {"width": 1, "color": "black"}},
-        ))
+        fig.add_trace(
+            go.Scatter(
+                x=chosen,
+                y=per_dim[chosen],
+                mode="markers",
+                name=chosen_label,
+                marker={"size": 13, "color": QUALITATIVE[1], "symbol": "diamond", "line": {"width": 1, "color": "black"}},
+            )
+        )
     fig.add_trace(reference_line([0, d_model - 1], max_pos, span_label))
     fig.update_layout(**base_layout(height=380, margin=TOP_LEGEND_MARGIN, legend=TOP_LEGEND))
     fig.update_xaxes(title_text=x_title)
@@ -112,22 +135,40 @@ def similarity(pe: np.ndarray) -> np.ndarray:
     return pe64 @ pe64.T
 
 
-def similarity_figure(sim: np.ndarray, *, x_title: str, y_title: str, value: str,
-                      offset_title: str, stride: int = 1) -> go.Figure:
+def similarity_figure(
+    sim: np.ndarray, *, x_title: str, y_title: str, value: str, offset_title: str, stride: int = 1
+) -> go.Figure:
     """Left: the (P, P) similarity heatmap (a bright diagonal that fades); right: PE(0)·PE(k) against k."""
     fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.2)
     shown = np.ascontiguousarray(sim[::stride, ::stride], dtype=np.float32)
     ticks = np.arange(0, sim.shape[0], stride)
     peak = float(np.abs(sim).max()) or 1.0
-    fig.add_trace(go.Heatmap(
-        z=shown, x=ticks, y=ticks, colorscale=DIVERGING_SCALE, zmin=-peak, zmax=peak,
-        colorbar={"thickness": 12, "x": 0.455, "xanchor": "left"},  # titled by the right panel's axis
-        hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value} %{{z:.2f}}<extra></extra>",
-    ), row=1, col=1)
-    fig.add_trace(go.Scatter(
-        x=np.arange(sim.shape[0]), y=sim[0].astype(np.float32), mode="lines", line={"width": 2.5, "color": QUALITATIVE[0]},
-        hovertemplate=f"{offset_title} %{{x}}<br>{value} %{{y:.2f}}<extra></extra>", showlegend=False,
-    ), row=1, col=2)
+    fig.add_trace(
+        go.Heatmap(
+            z=shown,
+            x=ticks,
+            y=ticks,
+            colorscale=DIVERGING_SCALE,
+            zmin=-peak,
+            zmax=peak,
+            colorbar={"thickness": 12, "x": 0.455, "xanchor": "left"},  # titled by the right panel's axis
+            hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value} %{{z:.2f}}<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=np.arange(sim.shape[0]),
+            y=sim[0].astype(np.float32),
+            mode="lines",
+            line={"width": 2.5, "color": QUALITATIVE[0]},
+            hovertemplate=f"{offset_title} %{{x}}<br>{value} %{{y:.2f}}<extra></extra>",
+            showlegend=False,
+        ),
+        row=1,
+        col=2,
+    )
     fig.update_layout(**base_layout(height=420, margin=MARGIN))
     fig.update_xaxes(title_text=x_title, row=1, col=1)
     fig.update_yaxes(title_text=y_title, autorange="reversed", row=1, col=1)

@@ -85,26 +85,50 @@ class RelativeCheck:
     def compute(cls, pe: np.ndarray, k: int) -> RelativeCheck:
         closed = rotation_matrix(pe.shape[1], k)
         fitted = least_squares_matrix(pe, k)
-        return cls(k, closed, fitted, mapping_error(pe, closed, k), mapping_error(pe, fitted, k),
-                   float(np.abs(closed - fitted).max()))
+        return cls(
+            k, closed, fitted, mapping_error(pe, closed, k), mapping_error(pe, fitted, k), float(np.abs(closed - fitted).max())
+        )
 
 
-def relative_figure(check: RelativeCheck, n_dims: int, *, closed_title: str, fitted_title: str,
-                    row_title: str, col_title: str, value: str) -> go.Figure:
+def relative_figure(
+    check: RelativeCheck, n_dims: int, *, closed_title: str, fitted_title: str, row_title: str, col_title: str, value: str
+) -> go.Figure:
     """The two matrices side by side, cropped to the first `n_dims` dimensions (2×2 blocks stay visible)."""
     n = min(n_dims, check.closed.shape[0])
     fig = make_subplots(rows=1, cols=2, subplot_titles=(closed_title, fitted_title), horizontal_spacing=0.08)
     hover = f"{row_title} %{{y}}<br>{col_title} %{{x}}<br>{value} %{{z:.3f}}<extra></extra>"
     for col, m in ((1, check.closed), (2, check.fitted)):
-        fig.add_trace(go.Heatmap(
-            z=np.ascontiguousarray(m[:n, :n], dtype=np.float32), zmin=-1, zmax=1, colorscale=DIVERGING_SCALE,
-            coloraxis="coloraxis", hovertemplate=hover,
-        ), row=1, col=col)
+        fig.add_trace(
+            go.Heatmap(
+                z=np.ascontiguousarray(m[:n, :n], dtype=np.float32),
+                zmin=-1,
+                zmax=1,
+                colorscale=DIVERGING_SCALE,
+                coloraxis="coloraxis",
+                hovertemplate=hover,
+            ),
+            row=1,
+            col=col,
+        )
         fig.update_xaxes(title_text=col_title, constrain="domain", row=1, col=col)
-        fig.update_yaxes(title_text=row_title, autorange="reversed", scaleanchor=f"x{col if col > 1 else ''}",
-                         constrain="domain", row=1, col=col)
-    fig.update_layout(**base_layout(
-        height=440, margin=MARGIN,
-        coloraxis={"colorscale": DIVERGING_SCALE, "cmin": -1, "cmax": 1, "colorbar": {"title": {"text": value}, "thickness": 14}},
-    ))
+        fig.update_yaxes(
+            title_text=row_title,
+            autorange="reversed",
+            scaleanchor=f"x{col if col > 1 else ''}",
+            constrain="domain",
+            row=1,
+            col=col,
+        )
+    fig.update_layout(
+        **base_layout(
+            height=440,
+            margin=MARGIN,
+            coloraxis={
+                "colorscale": DIVERGING_SCALE,
+                "cmin": -1,
+                "cmax": 1,
+                "colorbar": {"title": {"text": value}, "thickness": 14},
+            },
+        )
+    )
     return fig

@@ -87,8 +87,7 @@ class ScalingDemo:
 
 
 def _stats(weights: np.ndarray) -> SoftmaxStats:  # weights (N_QUERIES, N_KEYS)
-    return SoftmaxStats(float(weights.max(axis=-1).mean()), float(entropy(weights).mean()),
-                        float(jacobian_norm(weights).mean()))
+    return SoftmaxStats(float(weights.max(axis=-1).mean()), float(entropy(weights).mean()), float(jacobian_norm(weights).mean()))
 
 
 def scaling_demo(d_k: int, seed: int = 0, n_samples: int = N_SAMPLES, d_ks: tuple[int, ...] = D_K_OPTIONS) -> ScalingDemo:
@@ -118,13 +117,33 @@ def variance_figure(demo: ScalingDemo, text: Mapping[str, str]) -> go.Figure:
     x = np.array(demo.d_ks, dtype=float)
     fig = go.Figure()
     fig.add_scatter(x=x, y=x, mode="lines", name=text["expected"], line={"color": "#999999", "dash": "dash"})
-    fig.add_scatter(x=x, y=demo.variances, mode="lines+markers", name=text["unscaled"],
-                    marker={"size": 10, "color": QUALITATIVE[5]}, line={"color": QUALITATIVE[5]})
-    fig.add_scatter(x=x, y=demo.variances / x, mode="lines+markers", name=text["scaled"],
-                    marker={"size": 10, "color": QUALITATIVE[0], "symbol": "square"}, line={"color": QUALITATIVE[0]})
+    fig.add_scatter(
+        x=x,
+        y=demo.variances,
+        mode="lines+markers",
+        name=text["unscaled"],
+        marker={"size": 10, "color": QUALITATIVE[5]},
+        line={"color": QUALITATIVE[5]},
+    )
+    fig.add_scatter(
+        x=x,
+        y=demo.variances / x,
+        mode="lines+markers",
+        name=text["scaled"],
+        marker={"size": 10, "color": QUALITATIVE[0], "symbol": "square"},
+        line={"color": QUALITATIVE[0]},
+    )
     fig.add_vline(x=demo.d_k, line={"color": "black", "width": 1, "dash": "dot"})
-    fig.add_annotation(x=np.log10(demo.d_k), y=np.log10(max(demo.variance, 1e-3)), text=f"{demo.variance:.1f}",
-                       showarrow=True, arrowhead=2, ax=-40, ay=-30, font={"size": 16})
+    fig.add_annotation(
+        x=np.log10(demo.d_k),
+        y=np.log10(max(demo.variance, 1e-3)),
+        text=f"{demo.variance:.1f}",
+        showarrow=True,
+        arrowhead=2,
+        ax=-40,
+        ay=-30,
+        font={"size": 16},
+    )
     ticks = {"tickmode": "array", "tickvals": LOG_TICKS, "ticktext": [str(v) for v in LOG_TICKS]}
     fig.update_xaxes(type="log", title={"text": text["d_k"]}, **ticks)
     fig.update_yaxes(type="log", title={"text": text["variance"]}, **ticks)
@@ -138,12 +157,22 @@ def softmax_figure(demo: ScalingDemo, text: Mapping[str, str]) -> go.Figure:
     text keys: "unscaled", "scaled", "key", "weight".
     """
     keys = [str(j) for j in range(len(demo.scores))]
-    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, subplot_titles=(text["unscaled"], text["scaled"]),
-                        horizontal_spacing=0.06)
+    fig = make_subplots(
+        rows=1, cols=2, shared_yaxes=True, subplot_titles=(text["unscaled"], text["scaled"]), horizontal_spacing=0.06
+    )
     for col, (scores, color) in enumerate(((demo.scores, QUALITATIVE[5]), (demo.scores / np.sqrt(demo.d_k), QUALITATIVE[0])), 1):
         weights = softmax(scores)
-        fig.add_bar(x=keys, y=weights, marker={"color": color}, text=[f"{w:.2f}" for w in weights],
-                    textposition="outside", textfont={"size": 14}, showlegend=False, row=1, col=col)
+        fig.add_bar(
+            x=keys,
+            y=weights,
+            marker={"color": color},
+            text=[f"{w:.2f}" for w in weights],
+            textposition="outside",
+            textfont={"size": 14},
+            showlegend=False,
+            row=1,
+            col=col,
+        )
         fig.update_xaxes(title={"text": text["key"]}, row=1, col=col)
     fig.update_yaxes(range=[0, 1.15], row=1, col=2)
     fig.update_yaxes(range=[0, 1.15], title={"text": text["weight"]}, row=1, col=1)

@@ -62,8 +62,13 @@ def finish(fig: go.Figure, height: float, top: int = 20, grid: bool = False, **l
 
 
 def _ticks(labels: Sequence[str], title: str = "") -> dict:
-    return {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": list(labels),
-            "title": {"text": title}, "tickfont": {"size": TICK_FONT_SIZE}}
+    return {
+        "tickmode": "array",
+        "tickvals": list(range(len(labels))),
+        "ticktext": list(labels),
+        "title": {"text": title},
+        "tickfont": {"size": TICK_FONT_SIZE},
+    }
 
 
 def _dim_ticks(n: int, title: str) -> dict:
@@ -78,8 +83,13 @@ def qkv_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
     n = len(view.keys)
     height = 170 + ROW_PX * (n + 1.5)
     fig = make_subplots(
-        rows=2, cols=2, row_heights=[1.5, n], vertical_spacing=70 / height, horizontal_spacing=0.03,
-        specs=[[{}, None], [{}, {}]], subplot_titles=(text["q"], text["k"], text["v"]),
+        rows=2,
+        cols=2,
+        row_heights=[1.5, n],
+        vertical_spacing=70 / height,
+        horizontal_spacing=0.03,
+        specs=[[{}, None], [{}, {}]],
+        subplot_titles=(text["q"], text["k"], text["v"]),
     )
     for matrix, row, col in ((view.q, 1, 1), (view.k, 2, 1), (view.v, 2, 2)):
         fig.add_trace(number_heatmap(matrix, font_size=SMALL_CELL_FONT), row=row, col=col)

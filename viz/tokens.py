@@ -115,8 +115,9 @@ def decoder_query_axis(inputs: Sequence[str], next_tokens: Sequence[str]) -> Tok
     return TokenAxis(tuple(next_tokens), tuple(inputs))
 
 
-def attention_axes(kind: str, src_tokens: Sequence[str], tgt_tokens: Sequence[str],
-                   next_tokens: Sequence[str]) -> tuple[TokenAxis, TokenAxis]:
+def attention_axes(
+    kind: str, src_tokens: Sequence[str], tgt_tokens: Sequence[str], next_tokens: Sequence[str]
+) -> tuple[TokenAxis, TokenAxis]:
     """(query axis, key axis) of an attention kind ("encoder", "decoder", "cross").
 
     Keys are always named by the token they read: key j of decoder self-attention is the input
@@ -134,7 +135,7 @@ def axis_labels(tokens: Labels) -> list[str]:
 
 
 def hover_labels(tokens: Labels) -> list[str]:
-    """"3: hello" style labels that tell repeated tokens apart in hover text."""
+    """ "3: hello" style labels that tell repeated tokens apart in hover text."""
     return as_axis(tokens).hover_labels()
 
 

@@ -78,4 +78,3 @@ class TraceData:
     @property
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.arrays.values())
-

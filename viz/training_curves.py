@@ -43,12 +43,30 @@ def thin(steps: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 def _vertical(x: float | None) -> list[dict]:
     if x is None:
         return []
-    return [{"type": "line", "x0": x, "x1": x, "yref": "paper", "y0": 0, "y1": 1,
-             "line": {"color": NOW_COLOR, "width": 1.5, "dash": "dot"}}]
+    return [
+        {
+            "type": "line",
+            "x0": x,
+            "x1": x,
+            "yref": "paper",
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": NOW_COLOR, "width": 1.5, "dash": "dot"},
+        }
+    ]
 
 
-def curves_figure(steps: np.ndarray, loss: np.ndarray, accuracy: np.ndarray, checks: np.ndarray, text: CurveText, *,
-                  total_steps: int, marker_step: float | None = None, height: int = 300) -> go.Figure:
+def curves_figure(
+    steps: np.ndarray,
+    loss: np.ndarray,
+    accuracy: np.ndarray,
+    checks: np.ndarray,
+    text: CurveText,
+    *,
+    total_steps: int,
+    marker_step: float | None = None,
+    height: int = 300,
+) -> go.Figure:
     """Loss (left axis) and the training batch's token accuracy and held-out exact match (right axis, 0–1).
 
     Args:
@@ -61,35 +79,78 @@ def curves_figure(steps: np.ndarray, loss: np.ndarray, accuracy: np.ndarray, che
     _, acc = thin(steps, accuracy)
     label = {name: html.escape(value) for name, value in vars(text).items()}
     traces = [
-        go.Scatter(x=s, y=lo, name=label["loss"], mode="lines", line={"color": LOSS_COLOR, "width": 2}, yaxis="y",
-                   hovertemplate=f"{label['step']} %{{x}}<br>{label['loss']} %{{y:.3f}}<extra></extra>"),
-        go.Scatter(x=s, y=acc, name=label["accuracy"], mode="lines", line={"color": ACCURACY_COLOR, "width": 1.5},
-                   yaxis="y2", hovertemplate=f"{label['step']} %{{x}}<br>{label['accuracy']} %{{y:.1%}}<extra></extra>"),
-        go.Scatter(x=checks[:, 0] if len(checks) else [], y=checks[:, 1] if len(checks) else [], name=label["heldout"],
-                   mode="lines+markers", line={"color": HELDOUT_COLOR, "width": 2.5}, marker={"size": 7}, yaxis="y2",
-                   hovertemplate=f"{label['step']} %{{x}}<br>{label['heldout']} %{{y:.1%}}<extra></extra>"),
+        go.Scatter(
+            x=s,
+            y=lo,
+            name=label["loss"],
+            mode="lines",
+            line={"color": LOSS_COLOR, "width": 2},
+            yaxis="y",
+            hovertemplate=f"{label['step']} %{{x}}<br>{label['loss']} %{{y:.3f}}<extra></extra>",
+        ),
+        go.Scatter(
+            x=s,
+            y=acc,
+            name=label["accuracy"],
+            mode="lines",
+            line={"color": ACCURACY_COLOR, "width": 1.5},
+            yaxis="y2",
+            hovertemplate=f"{label['step']} %{{x}}<br>{label['accuracy']} %{{y:.1%}}<extra></extra>",
+        ),
+        go.Scatter(
+            x=checks[:, 0] if len(checks) else [],
+            y=checks[:, 1] if len(checks) else [],
+            name=label["heldout"],
+            mode="lines+markers",
+            line={"color": HELDOUT_COLOR, "width": 2.5},
+            marker={"size": 7},
+            yaxis="y2",
+            hovertemplate=f"{label['step']} %{{x}}<br>{label['heldout']} %{{y:.1%}}<extra></extra>",
+        ),
     ]
     top = float(np.nanmax(loss)) * 1.05 if len(loss) and np.isfinite(loss).any() else 1.0
     layout = base_layout(
-        height=height, margin={"l": 60, "r": 60, "t": 10, "b": 40}, template="none", hovermode="x",
+        height=height,
+        margin={"l": 60, "r": 60, "t": 10, "b": 40},
+        template="none",
+        hovermode="x",
         xaxis={"title": {"text": label["step"]}, "range": [0, max(total_steps, 1)], "showgrid": False},
         yaxis={"title": {"text": label["loss"], "font": {"color": LOSS_COLOR}}, "range": [0, top], "rangemode": "tozero"},
-        yaxis2={"title": {"text": label["fraction"]}, "overlaying": "y", "side": "right", "range": [0, 1.02], "dtick": 0.25,
-                "tickformat": ".0%", "showgrid": False},
+        yaxis2={
+            "title": {"text": label["fraction"]},
+            "overlaying": "y",
+            "side": "right",
+            "range": [0, 1.02],
+            "dtick": 0.25,
+            "tickformat": ".0%",
+            "showgrid": False,
+        },
         legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "font": {"size": BASE_FONT_SIZE - 2}},
         shapes=_vertical(marker_step),
     )
     return go.Figure(traces, layout=layout)
 
 
-def rate_figure(schedule_steps: np.ndarray, schedule: np.ndarray, text: CurveText, *, now: float | None = None,
-                height: int = 180) -> go.Figure:
+def rate_figure(
+    schedule_steps: np.ndarray, schedule: np.ndarray, text: CurveText, *, now: float | None = None, height: int = 180
+) -> go.Figure:
     """The learning-rate schedule over the whole run, with a line at the current step."""
     label = {name: html.escape(value) for name, value in vars(text).items()}
-    trace = go.Scatter(x=schedule_steps, y=schedule, mode="lines", line={"color": RATE_COLOR, "width": 2},
-                       name=label["rate"], hovertemplate=f"{label['step']} %{{x}}<br>{label['rate']} %{{y:.2e}}<extra></extra>")
-    layout = base_layout(height=height, margin={"l": 60, "r": 60, "t": 10, "b": 40}, template="none", showlegend=False,
-                         xaxis={"title": {"text": label["step"]}, "showgrid": False},
-                         yaxis={"title": {"text": label["rate"]}, "exponentformat": "e", "rangemode": "tozero"},
-                         shapes=_vertical(now))
+    trace = go.Scatter(
+        x=schedule_steps,
+        y=schedule,
+        mode="lines",
+        line={"color": RATE_COLOR, "width": 2},
+        name=label["rate"],
+        hovertemplate=f"{label['step']} %{{x}}<br>{label['rate']} %{{y:.2e}}<extra></extra>",
+    )
+    layout = base_layout(
+        height=height,
+        margin={"l": 60, "r": 60, "t": 10, "b": 40},
+        template="none",
+        showlegend=False,
+        xaxis={"title": {"text": label["step"]}, "showgrid": False},
+        yaxis={"title": {"text": label["rate"]}, "exponentformat": "e", "rangemode": "tozero"},
+        shapes=_vertical(now),
+    )
     return go.Figure(trace, layout=layout)

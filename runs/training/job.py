@@ -68,8 +68,9 @@ class TrainingJob:
     `on_end` is called (from the worker thread) once the job has ended, whatever the reason.
     """
 
-    def __init__(self, options: JobOptions, owner: str, *, task: Any = None,
-                 on_end: Callable[[TrainingJob], None] | None = None) -> None:
+    def __init__(
+        self, options: JobOptions, owner: str, *, task: Any = None, on_end: Callable[[TrainingJob], None] | None = None
+    ) -> None:
         from transformer.tasks import get_task
 
         self.id = f"{options.task}-{uuid.uuid4().hex[:8]}"  # readable in the model picker: "trained:reverse-1a2b3c4d"
@@ -112,9 +113,21 @@ class TrainingJob:
 
     def view(self) -> JobView:
         p = self._latest
-        return JobView(self.id, self.owner, self.options, self.state, p.step if p else 0, self.settings.steps,
-                       p.elapsed if p else 0.0, p.loss if p else None, p.token_accuracy if p else None,
-                       p.learning_rate if p else None, p.heldout_exact if p else None, self.error, self.recorder.film())
+        return JobView(
+            self.id,
+            self.owner,
+            self.options,
+            self.state,
+            p.step if p else 0,
+            self.settings.steps,
+            p.elapsed if p else 0.0,
+            p.loss if p else None,
+            p.token_accuracy if p else None,
+            p.learning_rate if p else None,
+            p.heldout_exact if p else None,
+            self.error,
+            self.recorder.film(),
+        )
 
     def _callback(self, progress: TrainProgress) -> bool | None:
         self.recorder(progress)
@@ -156,4 +169,3 @@ class TrainingJob:
         finally:
             if self._on_end is not None:
                 self._on_end(self)
-

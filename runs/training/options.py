@@ -56,14 +56,30 @@ class JobOptions:
 
     def settings(self) -> TrainSettings:
         """The training run these options describe (raises ValueError with a clear message for a bad combination)."""
-        config = {**PRESETS.get(self.task, {}).get("config", {}), "n_layers": self.n_layers, "n_heads": self.n_heads,
-                  "d_model": self.d_model, "d_ff": 4 * self.d_model, "norm_position": self.norm_position,
-                  "positional": self.positional}
-        return TrainSettings(task=self.task, steps=self.steps, config=config, seed=self.seed, batch_size=self.batch_size,
-                             warmup=self.warmup, lr_factor=self.lr_factor, label_smoothing=self.label_smoothing,
-                             causal_mask=self.causal_mask, eval_every=self.eval_every, eval_n=self.eval_n,
-                             target_exact=self.target_exact,
-                             task_options={} if self.max_len is None else {"max_len": self.max_len})
+        config = {
+            **PRESETS.get(self.task, {}).get("config", {}),
+            "n_layers": self.n_layers,
+            "n_heads": self.n_heads,
+            "d_model": self.d_model,
+            "d_ff": 4 * self.d_model,
+            "norm_position": self.norm_position,
+            "positional": self.positional,
+        }
+        return TrainSettings(
+            task=self.task,
+            steps=self.steps,
+            config=config,
+            seed=self.seed,
+            batch_size=self.batch_size,
+            warmup=self.warmup,
+            lr_factor=self.lr_factor,
+            label_smoothing=self.label_smoothing,
+            causal_mask=self.causal_mask,
+            eval_every=self.eval_every,
+            eval_n=self.eval_n,
+            target_exact=self.target_exact,
+            task_options={} if self.max_len is None else {"max_len": self.max_len},
+        )
 
     @property
     def probe_text(self) -> str:
@@ -88,9 +104,16 @@ def default_options(task: str = "reverse") -> JobOptions:
     """The page's starting point for `task`: the command line's preset, sized for a lesson."""
     preset = PRESETS.get(task, {})
     config = preset.get("config", {})
-    return JobOptions(task=task, n_layers=config.get("n_layers", 2), n_heads=config.get("n_heads", 4),
-                      d_model=config.get("d_model", 64), steps=preset.get("steps", 3000), lr_factor=preset.get("lr_factor", 1.0),
-                      norm_position=config.get("norm_position", "post"), max_len=LESSON_MAX_LEN.get(task))
+    return JobOptions(
+        task=task,
+        n_layers=config.get("n_layers", 2),
+        n_heads=config.get("n_heads", 4),
+        d_model=config.get("d_model", 64),
+        steps=preset.get("steps", 3000),
+        lr_factor=preset.get("lr_factor", 1.0),
+        norm_position=config.get("norm_position", "post"),
+        max_len=LESSON_MAX_LEN.get(task),
+    )
 
 
 # A lesson trains the character tasks on strings of up to 12 characters: the shipped `reverse` (up to 48, 3,500

@@ -16,8 +16,14 @@ SERVER = ["classroom"]  # a real `streamlit run`, no browser
 
 
 def _run(name: str) -> str:
-    result = subprocess.run([sys.executable, "-m", f"benchmarks.{name}", "--quick"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=900, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    result = subprocess.run(
+        [sys.executable, "-m", f"benchmarks.{name}", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
 

@@ -9,8 +9,12 @@ from benchmarks.classroom import Expected, check_reply
 
 def _expected(sentence: str) -> Expected:
     words = (*sentence.split(), "<eos>")
-    return Expected(sentence, " · ".join(words), sentence.upper(), frozenset({tuple(w.replace("<", "&lt;").replace(">", "&gt;")
-                                                                                   for w in words)}))
+    return Expected(
+        sentence,
+        " · ".join(words),
+        sentence.upper(),
+        frozenset({tuple(w.replace("<", "&lt;").replace(">", "&gt;") for w in words)}),
+    )
 
 
 def _reply(shown: Expected, axis: tuple[str, ...]) -> list[ForwardMsg]:

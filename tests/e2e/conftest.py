@@ -25,8 +25,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 STARTUP_TIMEOUT_S = 60
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
@@ -75,8 +80,21 @@ def app_url() -> Iterator[str]:
     """Start the app on 127.0.0.1:<free port>, wait for its health check, yield its URL, stop it."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-               "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
     SCREENSHOTS.mkdir(exist_ok=True)
     log = (SCREENSHOTS / "streamlit.log").open("w")  # git-ignored with the screenshots
     env = {**os.environ, "CI": "1", "BROWSER": "none"}
@@ -115,8 +133,14 @@ def chromium() -> Iterator[object]:
 def track_outside(page) -> None:
     """Collect in `page.outside` every request not for the app's own server: the app must work offline."""
     page.outside = []
-    page.on("request", lambda r: page.outside.append(r.url)
-            if urlsplit(r.url).hostname not in ("127.0.0.1", "localhost", None) and not r.url.startswith("data:") else None)
+    page.on(
+        "request",
+        lambda r: (
+            page.outside.append(r.url)
+            if urlsplit(r.url).hostname not in ("127.0.0.1", "localhost", None) and not r.url.startswith("data:")
+            else None
+        ),
+    )
 
 
 @pytest.fixture(scope="module")

@@ -23,8 +23,11 @@ def _after(page, tools, action) -> None:
     page.locator(TICKS).first.wait_for()
     before = _ticks(page, "x")
     action()
-    page.wait_for_function("([sel, old]) => JSON.stringify(Array.from(document.querySelectorAll(sel), e => e.textContent))"
-                           " !== JSON.stringify(old)", arg=[TICKS, before], timeout=180_000)
+    page.wait_for_function(
+        "([sel, old]) => JSON.stringify(Array.from(document.querySelectorAll(sel), e => e.textContent)) !== JSON.stringify(old)",
+        arg=[TICKS, before],
+        timeout=180_000,
+    )
     tools.wait_idle(page)
 
 
@@ -144,7 +147,6 @@ def test_chinese_ui_translates_headings_and_axes(app_page, browser_tools):
     assert page.get_by_role("heading", name="放大查看一个头").is_visible()
     assert page.locator(".st-key-head_fig g.g-xtitle text").text_content() == "键（被关注）"
     tools.screenshot(page, "heads-zh-ui-zh-text")
-
 
 
 def test_clicking_a_grid_tile_enlarges_that_head(app_page, browser_tools):

@@ -94,12 +94,17 @@ def test_handout_opens_offline(projector_tab, app_url, browser_tools, chromium, 
     assert html.count("Plotly.newPlot") == len(STEPS) - len(NO_FIGURE)
     offline = chromium.new_context(offline=True)
     requests: list[str] = []
-    offline.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
-                  else (requests.append(route.request.url), route.abort()))
+    offline.route(
+        "**/*",
+        lambda route: (
+            route.continue_() if route.request.url.startswith("file:") else (requests.append(route.request.url), route.abort())
+        ),
+    )
     page = offline.new_page()
     page.goto(path.as_uri())
-    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {len(STEPS) - len(NO_FIGURE)}",
-                           timeout=60_000)
+    page.wait_for_function(
+        f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {len(STEPS) - len(NO_FIGURE)}", timeout=60_000
+    )
     assert requests == [], "the handout asked the network for something"
     assert page.locator("section").count() == len(STEPS)
     page.screenshot(path=str(SCREENSHOTS / "lesson-handout.png"))

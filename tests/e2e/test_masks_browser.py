@@ -129,7 +129,7 @@ def test_masks_page_at_1280_reads_cleanly_and_tells_the_causal_truth(app_page, a
         # both truths: generation unchanged (with the reason), and the teacher-forced table
         unchanged = "Unchanged." if lang == "en" else "没有改变。"
         assert page.get_by_text(unchanged).count() == 1
-        assert page.locator('[data-testid=stDataFrame]').count() == 1
+        assert page.locator("[data-testid=stDataFrame]").count() == 1
         for name in ("forced_with_0_0", "forced_without_0_0"):
             assert page.locator(f'[class*="st-key-{name}"] .js-plotly-plot').count() == 1
         page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")

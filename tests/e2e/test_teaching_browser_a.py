@@ -13,8 +13,7 @@ HERE = ("positional", "layernorm")
 
 def _figures_drawn(page, tools, n: int) -> None:
     """Wait until `n` plotly figures are drawn and the run is over; nothing may have raised."""
-    page.wait_for_function("n => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n", arg=n,
-                           timeout=300_000)
+    page.wait_for_function("n => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n", arg=n, timeout=300_000)
     tools.wait_idle(page, timeout_ms=300_000)
     assert page.locator(".js-plotly-plot").count() == n
     assert page.locator("[data-testid=stException]").count() == 0

@@ -23,8 +23,7 @@ def _visit(page, tools, url: str, name: str, title: str, **params: str) -> None:
     page.goto(f"{url}/{name}?{urlencode(params)}")
     page.get_by_role("heading", name=title, exact=True).wait_for(timeout=180_000)
     n = PAGES[name][2]
-    page.wait_for_function("n => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n", arg=n,
-                           timeout=180_000)
+    page.wait_for_function("n => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n", arg=n, timeout=180_000)
     tools.wait_idle(page, timeout_ms=180_000)
     assert (page.locator(".js-plotly-plot").count(), page.locator("[data-testid=stException]").count()) == (n, 0)
 
@@ -53,8 +52,9 @@ def test_step_page_in_english_checks_its_numbers_and_moves_the_d_k_slider(app_pa
     before = float(metric.inner_text())
     page.locator(".st-key-dk input[type=range]").focus()  # react-aria: a visually hidden range input
     page.keyboard.press("End")  # d_k = 1024
-    page.wait_for_function("old => parseFloat(document.querySelector('[data-testid=stMetricValue]').innerText) !== old",
-                           arg=before, timeout=180_000)
+    page.wait_for_function(
+        "old => parseFloat(document.querySelector('[data-testid=stMetricValue]').innerText) !== old", arg=before, timeout=180_000
+    )
     tools.wait_idle(page, timeout_ms=180_000)
     assert float(metric.inner_text()) > 500  # Var(q·k) ≈ d_k = 1024
 

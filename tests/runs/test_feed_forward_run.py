@@ -8,8 +8,12 @@ import torch
 from runs.feed_forward import PARTS, feed_forward_run, parameter_share
 from runs.model_ref import ModelRef, load_bundle
 
-MODELS = ["gpt-translate-en-zh", "translate-en-zh", ModelRef.random(architecture="decoder-only", norm_position="post").key,
-          ModelRef.random(norm_position="pre", n_layers=3).key]
+MODELS = [
+    "gpt-translate-en-zh",
+    "translate-en-zh",
+    ModelRef.random(architecture="decoder-only", norm_position="post").key,
+    ModelRef.random(norm_position="pre", n_layers=3).key,
+]
 
 
 @pytest.fixture(scope="module", params=MODELS)

@@ -27,13 +27,13 @@ def test_every_kind_is_scored(key):
 
 def test_translator_has_a_source_aligned_cross_head():
     table = detector_table(load_bundle(ModelRef.parse("translate-en-zh")))
-    (_, _, score), = table.scores["cross"].top(SOURCE_ALIGNMENT, 1)
+    ((_, _, score),) = table.scores["cross"].top(SOURCE_ALIGNMENT, 1)
     assert score > 0.5, "some cross-attention head puts most of its weight on the word being translated"
 
 
 def test_induction_model_is_found_by_the_detectors():
     scores = detector_table(load_bundle(ModelRef.parse("induction"))).scores["decoder"]
-    (layer, _, score), = scores.top(INDUCTION, 1)
+    ((layer, _, score),) = scores.top(INDUCTION, 1)
     assert layer == 1 and score >= 0.9
     (first, _, score), (second, _, _) = scores.top(PREVIOUS_TOKEN, 2)
     # measured 0.40 and 0.39: two layer-0 heads share the previous-token work (uniform would be ~0.1)

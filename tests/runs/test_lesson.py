@@ -24,8 +24,10 @@ def traces(bundle):
     return {text: run_text(bundle, text) for text in SENTENCES}
 
 
-@pytest.mark.parametrize(("raw", "expected"), [(None, 1), ("1", 1), ("13", 13), ("7", 7), ("0", 1), ("14", 1),
-                                               ("-3", 1), ("abc", 1), ("9" * 50, 1), (" 4 ", 4)])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [(None, 1), ("1", 1), ("13", 13), ("7", 7), ("0", 1), ("14", 1), ("-3", 1), ("abc", 1), ("9" * 50, 1), (" 4 ", 4)],
+)
 def test_step_number_is_range_checked(raw, expected):
     assert lesson.step_number(raw) == expected
 
@@ -49,8 +51,11 @@ def test_heads_answer_is_a_run_without_the_head(bundle, traces):
     text = SENTENCES[0]
     choice = lesson.important_head(bundle, traces[text])
     ablated = run_text(bundle, text, interventions=lesson.ablation_specs(choice))
-    again = run_text(bundle, text, interventions=InterventionChoice(ablate=(choice.kind, choice.layer, choice.head)).specs(
-        bundle.config.n_layers))
+    again = run_text(
+        bundle,
+        text,
+        interventions=InterventionChoice(ablate=(choice.kind, choice.layer, choice.head)).specs(bundle.config.n_layers),
+    )
     answer = lesson.heads_answer(traces[text], ablated, choice)
     assert answer["after"] == again.output_text
     assert answer["before"] == traces[text].output_text

@@ -43,8 +43,19 @@ class LetterReverse(ReverseTask):
 
 
 TASK = LetterReverse(min_len=5, max_len=5)  # a bag of 5 characters has up to 120 orders
-SMALL = JobOptions(task="reverse", n_layers=2, n_heads=2, d_model=32, steps=300, warmup=100, lr_factor=1.0, batch_size=32,
-                   norm_position="pre", eval_every=0, target_exact=2.0)
+SMALL = JobOptions(
+    task="reverse",
+    n_layers=2,
+    n_heads=2,
+    d_model=32,
+    steps=300,
+    warmup=100,
+    lr_factor=1.0,
+    batch_size=32,
+    norm_position="pre",
+    eval_every=0,
+    target_exact=2.0,
+)
 HELDOUT = TASK.examples(100, split="heldout", seed=1)
 
 
@@ -74,8 +85,12 @@ def _train(options: JobOptions) -> Outcome:
         probs = bundle.model(batch.src, batch.tgt_in).softmax(-1)  # (B, Tt, V)
     top, predicted = probs.max(-1)
     right = (predicted == batch.tgt_out) & (batch.tgt_out != PAD_ID)
-    return Outcome(sum(result.losses[-20:]) / 20, sum(p.token_accuracy for p in seen[-20:]) / 20,
-                   evaluate(bundle, HELDOUT).exact_match, float((top[right] > 0.95).float().mean()))
+    return Outcome(
+        sum(result.losses[-20:]) / 20,
+        sum(p.token_accuracy for p in seen[-20:]) / 20,
+        evaluate(bundle, HELDOUT).exact_match,
+        float((top[right] > 0.95).float().mean()),
+    )
 
 
 def test_the_small_default_learns_reverse():

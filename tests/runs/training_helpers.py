@@ -9,8 +9,19 @@ from runs.training.job import TrainingJob
 from runs.training.options import JobOptions
 from transformer.tasks import ReverseTask
 
-TINY = JobOptions(task="reverse", n_layers=1, n_heads=2, d_model=16, steps=30, warmup=10, eval_every=10, eval_n=10,
-                  probe="abc", batch_size=16, target_exact=2.0)
+TINY = JobOptions(
+    task="reverse",
+    n_layers=1,
+    n_heads=2,
+    d_model=16,
+    steps=30,
+    warmup=10,
+    eval_every=10,
+    eval_n=10,
+    probe="abc",
+    batch_size=16,
+    target_exact=2.0,
+)
 SHORT = ReverseTask(min_len=2, max_len=5, chinese_heavy_fraction=0.0)
 
 

@@ -44,12 +44,16 @@ def test_decoder_only_batch_has_no_source_masks():
 
 def test_masks_equal_what_the_model_applies_to_the_padded_batch():
     torch.manual_seed(0)
-    model = Transformer(TransformerConfig(src_vocab_size=7, tgt_vocab_size=7, n_layers=1, d_model=16, n_heads=2,
-                                          d_ff=32, dropout=0.0)).eval()
+    model = Transformer(
+        TransformerConfig(src_vocab_size=7, tgt_vocab_size=7, n_layers=1, d_model=16, n_heads=2, d_ff=32, dropout=0.0)
+    ).eval()
     src, tgt = _ids(SRC), _ids(TGT)
     m = batch_masks(tgt, 0, src)
-    names = ["encoder.layers.0.self_attn.hook_mask", "decoder.layers.0.self_attn.hook_mask",
-             "decoder.layers.0.cross_attn.hook_mask"]
+    names = [
+        "encoder.layers.0.self_attn.hook_mask",
+        "decoder.layers.0.self_attn.hook_mask",
+        "decoder.layers.0.cross_attn.hook_mask",
+    ]
     with torch.no_grad(), capture(model, names) as cache:
         model(src, tgt)
     for name, mask in zip(names, (m.encoder_self, m.decoder_self, m.cross), strict=True):

@@ -124,7 +124,6 @@ GOLDEN_ENCODER_DECODER_POST = [
 ]
 
 
-
 def _config(**changes) -> TransformerConfig:
     base = {"src_vocab_size": 20, "tgt_vocab_size": 20, "n_layers": 2, "d_model": 32, "n_heads": 4, "d_ff": 64, "dropout": 0.0}
     return TransformerConfig(**{**base, **changes})
@@ -180,12 +179,14 @@ def test_pre_norm_adds_final_norms() -> None:
 
 
 def test_unknown_names_raise_key_error(model: Transformer) -> None:
-    with pytest.raises(KeyError, match=r"encoder\.layers\.9\.self_attn\.hook_pattern"), capture(
-        model, names=["encoder.layers.9.self_attn.hook_pattern"]
+    with (
+        pytest.raises(KeyError, match=r"encoder\.layers\.9\.self_attn\.hook_pattern"),
+        capture(model, names=["encoder.layers.9.self_attn.hook_pattern"]),
     ):
         pass
-    with pytest.raises(KeyError, match="hook_patern"), capture(
-        model, interventions={"decoder.layers.0.self_attn.hook_patern": zero_head(0)}
+    with (
+        pytest.raises(KeyError, match="hook_patern"),
+        capture(model, interventions={"decoder.layers.0.self_attn.hook_patern": zero_head(0)}),
     ):
         pass
     with pytest.raises(KeyError, match="nope"), intervene(model, {"nope": zero_head(0)}):

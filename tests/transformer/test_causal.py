@@ -27,6 +27,7 @@ def test_generation_is_mostly_unchanged_without_the_mask(bundle) -> None:
     the tokens written after them once the mask is lifted."""
     lifted = build_interventions(no_causal_specs(bundle.config.n_layers))
     examples = get_task(bundle.card["task"]).examples(20, "heldout", seed=0)
+
     def output(text: str, interventions=None) -> str:
         return trace_text(bundle, text, names=(), interventions=interventions).output_text
 

@@ -24,7 +24,6 @@ SRC = torch.tensor([[4, 5, 6, 2], [7, 8, 2, 0]])
 TGT = torch.tensor([[1, 9, 10], [1, 11, 0]])
 
 
-
 def _logits(bundle) -> torch.Tensor:
     with torch.no_grad():
         return bundle.model(SRC if bundle.config.is_encoder_decoder else None, TGT)

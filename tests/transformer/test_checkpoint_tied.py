@@ -13,8 +13,9 @@ from transformer.tokenizer import CharTokenizer
 
 def test_shared_embeddings_are_stored_once_and_reload_exactly(tmp_path):
     tok = CharTokenizer("abcdefgh")
-    config = TransformerConfig(n_layers=1, d_model=16, n_heads=2, d_ff=32, src_vocab_size=len(tok), tgt_vocab_size=len(tok),
-                               share_embeddings=True)
+    config = TransformerConfig(
+        n_layers=1, d_model=16, n_heads=2, d_ff=32, src_vocab_size=len(tok), tgt_vocab_size=len(tok), share_embeddings=True
+    )
     torch.manual_seed(0)
     model = Transformer(config).eval()
     save_checkpoint(ModelBundle(model, tok, tok, {}, "tied"), tmp_path)

@@ -18,7 +18,6 @@ REPO = Path(__file__).resolve().parents[2]
 TEXT = "Hi 你好 <b>x</b>"
 
 
-
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("cli") / "sub" / "trace.npz"
@@ -55,9 +54,7 @@ def test_trace_tokens_and_output_match_a_direct_trace(traced: dict[str, np.ndarr
     assert traced["tokens.tgt"].tolist() == trace.tgt_tokens
     assert traced["tokens.next"].tolist() == trace.next_tokens  # what each decoder row writes
     assert trace.src_tokens[-1] == "<eos>" and trace.tgt_tokens[0] == "<bos>"
-    assert "".join(trace.src_tokens[:-1]).replace("<unk>", "?") == "".join(
-        "?" if c in trace.unknown else c for c in TEXT
-    )
+    assert "".join(trace.src_tokens[:-1]).replace("<unk>", "?") == "".join("?" if c in trace.unknown else c for c in TEXT)
     assert traced["output"].shape == () and str(traced["output"]) == trace.output_text
     assert str(traced["text"]) == TEXT
     name = "decoder.layers.1.cross_attn.hook_pattern"

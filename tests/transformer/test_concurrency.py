@@ -20,8 +20,11 @@ from transformer.registry import random_bundle
 
 N_THREADS = 10
 REPEATS = 15
-PATTERNS = [f"{p}.layers.{i}.{a}.hook_pattern" for p, a in (("encoder", "self_attn"), ("decoder", "self_attn"),
-                                                             ("decoder", "cross_attn")) for i in range(2)]
+PATTERNS = [
+    f"{p}.layers.{i}.{a}.hook_pattern"
+    for p, a in (("encoder", "self_attn"), ("decoder", "self_attn"), ("decoder", "cross_attn"))
+    for i in range(2)
+]
 NAMES = [*PATTERNS, "generator.hook_logits"]
 
 
@@ -40,8 +43,10 @@ def _job(i: int) -> tuple[torch.Tensor, torch.Tensor, dict | None]:
     if i % 3 == 1:
         interventions = {"encoder.layers.0.self_attn.hook_pattern": zero_head(i % 4)}
     elif i % 3 == 2:
-        interventions = {"decoder.layers.1.self_attn.hook_mask": edit_mask(causal=False),
-                         "decoder.layers.0.cross_attn.hook_mask": edit_mask(blocked_keys=[0])}
+        interventions = {
+            "decoder.layers.1.self_attn.hook_mask": edit_mask(causal=False),
+            "decoder.layers.0.cross_attn.hook_mask": edit_mask(blocked_keys=[0]),
+        }
     return src, tgt, interventions
 
 

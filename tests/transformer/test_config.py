@@ -91,8 +91,16 @@ def test_from_dict_validates_values() -> None:
 
 
 def test_to_dict_from_dict_round_trip() -> None:
-    c = TransformerConfig(architecture="decoder-only", n_layers=3, d_model=48, n_heads=6, norm_position="pre",
-                          positional="learned", dropout=0.2, max_len=77)
+    c = TransformerConfig(
+        architecture="decoder-only",
+        n_layers=3,
+        d_model=48,
+        n_heads=6,
+        norm_position="pre",
+        positional="learned",
+        dropout=0.2,
+        max_len=77,
+    )
     assert TransformerConfig.from_dict(c.to_dict()) == c
     assert c.replace(n_layers=1).n_layers == 1
     with pytest.raises(ValueError, match="n_heads"):

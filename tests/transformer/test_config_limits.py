@@ -72,8 +72,17 @@ VARIANTS = (["encoder-decoder", "decoder-only"], ["post", "pre"], ["sinusoidal",
 )
 def test_estimated_parameters_equal_the_built_model(architecture: str, norm_position: str, positional: str, share: bool) -> None:
     config = TransformerConfig(
-        architecture=architecture, norm_position=norm_position, positional=positional, share_embeddings=share,  # type: ignore[arg-type]
-        src_vocab_size=30 if share else 21, tgt_vocab_size=30, n_layers=3, d_model=8, n_heads=2, d_ff=12, max_len=17,
+        architecture=architecture,
+        norm_position=norm_position,
+        positional=positional,
+        share_embeddings=share,  # type: ignore[arg-type]
+        src_vocab_size=30 if share else 21,
+        tgt_vocab_size=30,
+        n_layers=3,
+        d_model=8,
+        n_heads=2,
+        d_ff=12,
+        max_len=17,
     )
     model = Transformer(config)
     assert config.estimated_parameters() == model.num_parameters()

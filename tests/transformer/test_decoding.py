@@ -40,8 +40,9 @@ def trained() -> ModelBundle:
     """A tiny encoder-decoder that has memorized PAIRS (seeded; well under a few seconds)."""
     tok = CharTokenizer("abcde")
     torch.manual_seed(0)
-    config = TransformerConfig(src_vocab_size=len(tok), tgt_vocab_size=len(tok), n_layers=2, d_model=32, n_heads=4,
-                               d_ff=64, dropout=0.0, max_len=16)
+    config = TransformerConfig(
+        src_vocab_size=len(tok), tgt_vocab_size=len(tok), n_layers=2, d_model=32, n_heads=4, d_ff=64, dropout=0.0, max_len=16
+    )
     model = Transformer(config)
     src = _pad([tok.encode(s, eos=True) for s, _ in PAIRS])
     tgt_in = _pad([tok.encode(t, bos=True) for _, t in PAIRS])

@@ -33,7 +33,7 @@ def test_the_nearest_sentence_is_in_the_grammar_and_no_farther_than_a_one_word_c
     for e in task.examples(40, "heldout", seed=4):
         words = e.source.split()
         i = rng.randrange(len(words))
-        broken = words[:i] + words[i + 1 :] if rng.random() < 0.5 else [*words[:i], rng.choice(vocabulary), *words[i + 1:]]
+        broken = words[:i] + words[i + 1 :] if rng.random() < 0.5 else [*words[:i], rng.choice(vocabulary), *words[i + 1 :]]
         d = diagnose(task, " ".join(broken))
         if d is None:  # the change made another sentence of the grammar
             continue
@@ -48,14 +48,24 @@ def test_the_nearest_sentence_is_in_the_grammar_and_no_farther_than_a_one_word_c
     [
         ("translate-en-zh", "i eat red apples", "adjective_noun", {"adjective": "red", "noun": "apples"}, None),
         ("translate-en-zh", "i read apples", "verb_object", {"verb": "read", "noun": "apples"}, None),
-        ("translate-en-zh", "i drink a bowl of tea", "container_mass", {"container": "bowl", "noun": "tea"},
-         "i drink a cup of tea"),
+        (
+            "translate-en-zh",
+            "i drink a bowl of tea",
+            "container_mass",
+            {"container": "bowl", "noun": "tea"},
+            "i drink a cup of tea",
+        ),
         ("translate-en-zh", "he read a book", "word_form", {"typed": "read", "expected": "reads"}, "he reads a book"),
         ("translate-en-zh", "i eat a apple", "word_form", {"typed": "a", "expected": "an"}, "i eat an apple"),
         ("translate-en-zh", "i read a book today in the library", "word_order", {}, "i read a book in the library today"),
         ("translate-en-zh", "i read", "missing_role", {"role": "object"}, "i read a book"),
-        ("translate-en-fr", "the girl reads a red book in the garden", "adjective_noun", {"adjective": "red", "noun": "book"},
-         "the girl reads a book in the garden"),
+        (
+            "translate-en-fr",
+            "the girl reads a red book in the garden",
+            "adjective_noun",
+            {"adjective": "red", "noun": "book"},
+            "the girl reads a book in the garden",
+        ),
         ("translate-zh-en", "我吃红色的苹果", "adjective_noun", {"adjective": "红色", "noun": "苹果"}, None),
         ("translate-zh-en", "我喝一碗茶", "container_mass", {"container": "碗", "noun": "茶"}, "我 喝 一 杯 茶"),
         ("translate-zh-en", "我读一个书", "word_form", {"typed": "个", "expected": "本"}, "我 读 一 本 书"),

@@ -35,7 +35,12 @@ def _pair(norm_position: str, seed: int) -> tuple[EncoderLayer, nn.TransformerEn
         for p in ours.parameters():
             p.copy_(torch.randn_like(p) * (0.3 if p.dim() > 1 else 0.5) + (1.0 if p.dim() == 1 else 0.0) * 0.1)
     ref = nn.TransformerEncoderLayer(
-        D_MODEL, N_HEADS, dim_feedforward=D_FF, dropout=0.0, activation="relu", batch_first=True,
+        D_MODEL,
+        N_HEADS,
+        dim_feedforward=D_FF,
+        dropout=0.0,
+        activation="relu",
+        batch_first=True,
         norm_first=norm_position == "pre",
     ).eval()
     a = ours.self_attn

@@ -13,8 +13,9 @@ from transformer.train import TrainSettings, train
 
 TASK = ReverseTask(min_len=2, max_len=5, chinese_heavy_fraction=0.0)
 CONFIG = {"n_layers": 2, "d_model": 16, "n_heads": 2, "d_ff": 32, "dropout": 0.1}
-SETTINGS = TrainSettings(task="reverse", steps=24, config=CONFIG, batch_size=16, warmup=10, eval_every=8, eval_n=10,
-                         target_exact=2.0)
+SETTINGS = TrainSettings(
+    task="reverse", steps=24, config=CONFIG, batch_size=16, warmup=10, eval_every=8, eval_n=10, target_exact=2.0
+)
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +71,12 @@ def test_film_round_trips_through_npz(recorded, tmp_path):
     film, _, _ = recorded
     path = film.save(tmp_path / "film.npz")
     loaded = Film.load(path)
-    assert (loaded.source, loaded.target, loaded.src_tokens, loaded.tgt_tokens) == (film.source, film.target,
-                                                                                   film.src_tokens, film.tgt_tokens)
+    assert (loaded.source, loaded.target, loaded.src_tokens, loaded.tgt_tokens) == (
+        film.source,
+        film.target,
+        film.src_tokens,
+        film.tgt_tokens,
+    )
     for kind in film.patterns:
         np.testing.assert_array_equal(loaded.patterns[kind], film.patterns[kind])
     for name in film.curves:

@@ -34,9 +34,32 @@ def _check_film_matches(folder: Path) -> Film:
 @pytest.mark.slow
 def test_train_command_records_a_film(tmp_path):
     out = tmp_path / "tiny"
-    command = [sys.executable, "-m", "transformer", "train", "--task", "reverse", "--out", str(out), "--steps", "12",
-               "--config", "n_layers=1", "--config", "d_model=16", "--config", "n_heads=2", "--config", "d_ff=32",
-               "--eval-every", "4", "--eval-n", "10", "--batch-size", "8"]
+    command = [
+        sys.executable,
+        "-m",
+        "transformer",
+        "train",
+        "--task",
+        "reverse",
+        "--out",
+        str(out),
+        "--steps",
+        "12",
+        "--config",
+        "n_layers=1",
+        "--config",
+        "d_model=16",
+        "--config",
+        "n_heads=2",
+        "--config",
+        "d_ff=32",
+        "--eval-every",
+        "4",
+        "--eval-n",
+        "10",
+        "--batch-size",
+        "8",
+    ]
     subprocess.run(command, cwd=ROOT, check=True, capture_output=True, timeout=600, env={"OMP_NUM_THREADS": "1", "PATH": ""})
     film = _check_film_matches(out)
     assert film.source == "hello 世界" and film.target == "界世 olleh"

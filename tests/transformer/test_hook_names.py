@@ -18,8 +18,17 @@ from transformer.model import Transformer
 
 
 def _model(**overrides) -> Transformer:
-    settings = {"src_vocab_size": 11, "tgt_vocab_size": 11, "d_model": 16, "n_heads": 2, "d_ff": 32, "n_layers": 2,
-                "max_len": 16, "dropout": 0.0, **overrides}
+    settings = {
+        "src_vocab_size": 11,
+        "tgt_vocab_size": 11,
+        "d_model": 16,
+        "n_heads": 2,
+        "d_ff": 32,
+        "n_layers": 2,
+        "max_len": 16,
+        "dropout": 0.0,
+        **overrides,
+    }
     return Transformer(TransformerConfig(**settings))
 
 
@@ -36,15 +45,24 @@ def test_every_model_name_parses_and_rebuilds_to_itself(overrides):
 def test_builders_spell_the_models_names():
     names = set(_model(norm_position="pre").hook_names)
     built = [
-        act_name("encoder", 1, "pattern"), act_name("decoder", 0, "hook_mask"), act_name("cross", 1, "z"),
-        hook_name(sublayer_module("decoder", 1, 2), "resid"), hook_name(norm_module("encoder", 0, 1), "in"),
-        hook_name(norm_module("decoder", None), "out"), hook_name(embed_module("encoder"), "tokens"),
+        act_name("encoder", 1, "pattern"),
+        act_name("decoder", 0, "hook_mask"),
+        act_name("cross", 1, "z"),
+        hook_name(sublayer_module("decoder", 1, 2), "resid"),
+        hook_name(norm_module("encoder", 0, 1), "in"),
+        hook_name(norm_module("decoder", None), "out"),
+        hook_name(embed_module("encoder"), "tokens"),
         hook_name(pos_module("decoder"), "pe"),
     ]
     assert built == [
-        "encoder.layers.1.self_attn.hook_pattern", "decoder.layers.0.self_attn.hook_mask",
-        "decoder.layers.1.cross_attn.hook_z", "decoder.layers.1.sublayer.2.hook_resid",
-        "encoder.layers.0.sublayer.1.norm.hook_in", "decoder.norm.hook_out", "src_embed.hook_tokens", "tgt_pos.hook_pe",
+        "encoder.layers.1.self_attn.hook_pattern",
+        "decoder.layers.0.self_attn.hook_mask",
+        "decoder.layers.1.cross_attn.hook_z",
+        "decoder.layers.1.sublayer.2.hook_resid",
+        "encoder.layers.0.sublayer.1.norm.hook_in",
+        "decoder.norm.hook_out",
+        "src_embed.hook_tokens",
+        "tgt_pos.hook_pe",
     ]
     assert set(built) <= names
 

@@ -49,7 +49,8 @@ def test_every_shipped_model_has_a_current_table(name: str) -> None:
     config = bundle.config
     assert len(result.heads) == 3 * config.n_layers * config.n_heads
     assert {(s.kind, s.layer, s.head) for s in result.heads} == {
-        (k, layer, h) for k in ("encoder", "decoder", "cross") for layer in range(config.n_layers) for h in range(config.n_heads)}
+        (k, layer, h) for k in ("encoder", "decoder", "cross") for layer in range(config.n_layers) for h in range(config.n_heads)
+    }
     assert all((s.alignment is not None) == (s.kind == "cross") for s in result.heads)
     assert result.important(), "a trained model has at least one head that matters"
 

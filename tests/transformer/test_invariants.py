@@ -28,8 +28,15 @@ VARIANTS = {
 def _model(variant: str) -> Transformer:
     torch.manual_seed(0)
     config = TransformerConfig(
-        src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, n_layers=2, d_model=32, n_heads=4, d_ff=64, dropout=0.0,
-        max_len=32, **VARIANTS[variant],
+        src_vocab_size=VOCAB,
+        tgt_vocab_size=VOCAB,
+        n_layers=2,
+        d_model=32,
+        n_heads=4,
+        d_ff=64,
+        dropout=0.0,
+        max_len=32,
+        **VARIANTS[variant],
     )
     return Transformer(config).eval()
 
@@ -112,8 +119,10 @@ def test_sentence_alone_equals_sentence_padded_in_batch(variant: str) -> None:
         assert alone_logits.shape[1] == tt
         assert torch.allclose(alone_logits[0], batch_logits[b, :tt], atol=1e-5)
         for prefix in _attn_prefixes(model):
-            tq, tk = (tt, tt) if prefix.startswith("decoder") and "self_attn" in prefix else (
-                (tt, ts) if "cross" in prefix else (ts, ts)
+            tq, tk = (
+                (tt, tt)
+                if prefix.startswith("decoder") and "self_attn" in prefix
+                else ((tt, ts) if "cross" in prefix else (ts, ts))
             )
             alone = alone_cache[f"{prefix}.hook_pattern"][0]
             batched = batch_cache[f"{prefix}.hook_pattern"][b, :, :tq, :tk]

@@ -21,7 +21,12 @@ EVAL_N = 200
 TOLERANCE = 0.02  # the card's accuracy is on 1000 examples; a 200-example sample may fall a little below
 ALIGNMENT_THRESHOLD = {"reverse": 0.9, "copy": 0.9, "translate-en-zh": 0.8, "translate-en-fr": 0.8, "translate-zh-en": 0.7}
 REQUIRED_ACCURACY = {
-    "reverse": 0.99, "copy": 0.99, "sort": 0.99, "translate-en-zh": 0.95, "translate-en-fr": 0.95, "translate-zh-en": 0.95,
+    "reverse": 0.99,
+    "copy": 0.99,
+    "sort": 0.99,
+    "translate-en-zh": 0.95,
+    "translate-en-fr": 0.95,
+    "translate-zh-en": 0.95,
     "gpt-translate-en-zh": 0.95,
 }
 SIZE_BUDGET = 25 * 1024 * 1024

@@ -49,7 +49,14 @@ def word_samples() -> dict[str, list[Example]]:
 
 def test_registry_has_the_tasks_under_their_names():
     assert list(TASKS) == [
-        "copy", "reverse", "sort", "translate-en-zh", "translate-en-fr", "translate-zh-en", "gpt-translate-en-zh", "induction",
+        "copy",
+        "reverse",
+        "sort",
+        "translate-en-zh",
+        "translate-en-fr",
+        "translate-zh-en",
+        "gpt-translate-en-zh",
+        "induction",
     ]
     for name, task in TASKS.items():
         assert task.name == name

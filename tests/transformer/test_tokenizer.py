@@ -14,8 +14,31 @@ from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK, UNK_ID,
 # Pieces of text: ASCII, Chinese, emoji (one with a skin-tone modifier: two code points), accents
 # precomposed and as base + combining mark (which NFC composes into the precomposed letter).
 PIECES = [
-    "a", "b", "Z", "q", "0", "7", " ", ".", "!", "<", ">", "&", "中", "文", "你", "好", "。",
-    "😀", "👍🏽", "é", "e\u0301", "ü", "u\u0308", "ñ", "Å",
+    "a",
+    "b",
+    "Z",
+    "q",
+    "0",
+    "7",
+    " ",
+    ".",
+    "!",
+    "<",
+    ">",
+    "&",
+    "中",
+    "文",
+    "你",
+    "好",
+    "。",
+    "😀",
+    "👍🏽",
+    "é",
+    "e\u0301",
+    "ü",
+    "u\u0308",
+    "ñ",
+    "Å",
 ]
 NFC_CHARS = sorted({c for p in PIECES for c in unicodedata.normalize("NFC", p)})
 OOV_PIECES = ["x", "猫", "🚀", "ç", "c\u0327"]  # never in the vocabulary below

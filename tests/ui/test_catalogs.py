@@ -72,6 +72,7 @@ def test_every_key_family_the_code_builds_has_keys_in_both_catalogs():
     assert families, "the pattern no longer finds the code's f-string keys"
     for lang in ("en", "zh"):
         keys = _all_keys(lang)
-        missing = sorted(f"{family}… ({where})" for family, where in families.items()
-                         if not any(key.startswith(family) for key in keys))
+        missing = sorted(
+            f"{family}… ({where})" for family, where in families.items() if not any(key.startswith(family) for key in keys)
+        )
         assert not missing, f"{lang}: {missing}"

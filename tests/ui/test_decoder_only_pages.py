@@ -7,8 +7,11 @@ from streamlit.testing.v1 import AppTest
 from tests.ui.conftest import APP, assert_no_exception, figures, open_page
 
 PAGES = ["heads", "masks", "positional", "layernorm", "step_by_step", "output", "feed_forward"]
-MODELS = {"gpt": {"model": "gpt-translate-en-zh"}, "induction": {"model": "induction"},
-          "random": {"model": "random", "r_arch": "decoder-only"}}
+MODELS = {
+    "gpt": {"model": "gpt-translate-en-zh"},
+    "induction": {"model": "induction"},
+    "random": {"model": "random", "r_arch": "decoder-only"},
+}
 SAYS_NO_ENCODER = ("no encoder", "no cross-attention")
 
 

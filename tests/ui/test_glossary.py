@@ -28,14 +28,50 @@ ZH_FILES = sorted((CATALOGS / "zh").glob("*.json"))
 
 CODE_NAMES = {
     # config fields and shapes
-    "d_model", "d_k", "d_v", "d_ff", "n_layers", "n_heads", "max_len", "M_k", "PE", "pos", "L2",
+    "d_model",
+    "d_k",
+    "d_v",
+    "d_ff",
+    "n_layers",
+    "n_heads",
+    "max_len",
+    "M_k",
+    "PE",
+    "pos",
+    "L2",
     # functions and operations written as in the formulas
-    "softmax", "Softmax", "ReLU", "Concat", "Var", "sin", "cos", "exp", "log", "argmax", "max",
+    "softmax",
+    "Softmax",
+    "ReLU",
+    "Concat",
+    "Var",
+    "sin",
+    "cos",
+    "exp",
+    "log",
+    "argmax",
+    "max",
     # modules, models, libraries, formats
-    "LayerNorm", "BatchNorm", "Transformer", "NumPy", "PyTorch", "plotly", "js", "HTML", "PNG", "SVG", "CSV", "JSON", "npz",
-    "ASCII", "URL", "CPU", "GPU",
+    "LayerNorm",
+    "BatchNorm",
+    "Transformer",
+    "NumPy",
+    "PyTorch",
+    "plotly",
+    "js",
+    "HTML",
+    "PNG",
+    "SVG",
+    "CSV",
+    "JSON",
+    "npz",
+    "ASCII",
+    "URL",
+    "CPU",
+    "GPU",
     # proper names (authors of a cited method)
-    "Abnar", "Zuidema",
+    "Abnar",
+    "Zuidema",
 }
 SCRIPTS = "ᵢⱼₖₕₙ₀₁₂₃₄₅₆₇₈₉ᵀᴼᵗᵏ"  # sub/superscripts that make a word part of a formula
 _CODE = re.compile(r"\{[^{}]*\}|`[^`]*`|\$[^$]*\$|<[a-z]+>")
@@ -58,12 +94,14 @@ STRINGS = _strings()
 
 def _glosses_removed(text: str, where: str) -> str:
     """Drop well-formed glosses, checking that a glossary term's gloss follows that term's Chinese word."""
+
     def check(match: re.Match[str]) -> str:
         english = match["en"].strip()
         term = _EN_VARIANTS.get(english)
         before = match["zh"] or match["inner"]
         assert term is None or before.endswith(term["zh"]), f"{where}: gloss ({english}) follows {before!r}, not {term['zh']}"
         return f"{match['zh']}（）" if match["zh"] else f"（{match['inner']}）"
+
     return _GLOSS.sub(check, text)
 
 

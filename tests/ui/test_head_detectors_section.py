@@ -19,8 +19,7 @@ def test_translator_has_grids_for_every_kind(lang):
     table = detector_table(load_bundle(ModelRef.parse("translate-en-zh")))
     cross = charts["detectors_cross"]
     assert len(cross["data"]) == len(table.scores["cross"].names)
-    np.testing.assert_allclose(plotly_array(cross["data"][-1]["z"]), table.scores["cross"].score("source_alignment"),
-                               atol=1e-6)
+    np.testing.assert_allclose(plotly_array(cross["data"][-1]["z"]), table.scores["cross"].score("source_alignment"), atol=1e-6)
     text = np.array(cross["data"][-1]["text"])
     assert sum("★" in cell for cell in text.ravel()) >= 1  # the source-aligned head is marked
     meanings = " ".join(m.value for m in at.markdown)

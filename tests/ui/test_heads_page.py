@@ -128,9 +128,8 @@ def test_exports_work_offline_and_load_without_pickle():
     from ui.export import html_bytes, npz_bytes, safe_name
 
     page = html_bytes(go.Figure(go.Heatmap(z=[[0.0, 1.0]]))).decode("utf-8")
-    assert "<script src=\"https://cdn.plot.ly" not in page and len(page) > 1_000_000  # plotly.js is embedded
-    data = npz_bytes({"encoder.layers.0.self_attn.hook_pattern": np.eye(2)[None, None]},
-                     src_tokens=("<b>", "好"), text="<b>好")
+    assert '<script src="https://cdn.plot.ly' not in page and len(page) > 1_000_000  # plotly.js is embedded
+    data = npz_bytes({"encoder.layers.0.self_attn.hook_pattern": np.eye(2)[None, None]}, src_tokens=("<b>", "好"), text="<b>好")
     with np.load(io.BytesIO(data), allow_pickle=False) as saved:
         assert saved["src_tokens"].tolist() == ["<b>", "好"] and str(saved["text"]) == "<b>好"
         assert saved["encoder.layers.0.self_attn.hook_pattern"].shape == (1, 1, 2, 2)

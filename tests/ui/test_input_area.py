@@ -46,6 +46,7 @@ def _strip(template: str) -> str:
 
 # ---- issue 10 §4: inputs a teacher types, and a grammar they can see ---------------------------------
 
+
 def test_punctuation_a_teacher_types_keeps_the_verdict():
     at = _page(model="translate-en-zh", text="I read a book in the library today.")
     assert catalog("en")["input.correct"] in _messages(at)
@@ -104,8 +105,12 @@ def test_what_can_i_type_lists_patterns_and_words_by_category(lang, model):
 def test_input_help_says_what_the_model_reads_and_promises_no_emoji(model):
     at = _page(model=model)
     captions = [c.value for c in at.caption]
-    key = {"translate-en-zh": "reads_word", "translate-zh-en": "reads_chinese_word", "reverse": "reads_character",
-           "random": "reads_untrained"}[model]
+    key = {
+        "translate-en-zh": "reads_word",
+        "translate-zh-en": "reads_chinese_word",
+        "reverse": "reads_character",
+        "random": "reads_untrained",
+    }[model]
     line = next((c for c in captions if c.startswith(_strip(catalog("en")[f"grammar.{key}"]))), None)
     assert line is not None, captions
     help_text = at.text_input(key="text").help
@@ -136,6 +141,7 @@ def test_the_chinese_translator_is_offered_and_reads_chinese():
 
 # ---- issue 14: text and URLs -------------------------------------------------------------------------
 
+
 def test_a_link_with_100000_characters_reopens_in_seconds_with_a_notice():
     began = time.perf_counter()
     at = _page(model="reverse", text="ab" * 50_000)
@@ -153,15 +159,18 @@ def test_the_truncation_notice_counts_the_whole_input():
     assert catalog("en")["input.truncated"].format(kept=max_tokens, total=2000) in _messages(at)
 
 
-@pytest.mark.parametrize(("page", "params"), [
-    ("step_by_step", {"dk_seed": "9" * 10_000}),
-    ("step_by_step", {"dk_seed": "-5", "query": "1e999"}),
-    ("heads", {"model": "random", "r_seed": "9" * 5000, "r_layers": "100000", "r_heads": "0"}),
-    ("heads", {"layer": "9" * 400, "head": "-1"}),
-    ("masks", {"row": "99999999999999999999999999999999999"}),
-    ("positional", {"pe_pos": "1" + "0" * 3000, "pe_k": "x"}),
-    ("layernorm", {"ln_pair_layers": "9" * 100}),
-])
+@pytest.mark.parametrize(
+    ("page", "params"),
+    [
+        ("step_by_step", {"dk_seed": "9" * 10_000}),
+        ("step_by_step", {"dk_seed": "-5", "query": "1e999"}),
+        ("heads", {"model": "random", "r_seed": "9" * 5000, "r_layers": "100000", "r_heads": "0"}),
+        ("heads", {"layer": "9" * 400, "head": "-1"}),
+        ("masks", {"row": "99999999999999999999999999999999999"}),
+        ("positional", {"pe_pos": "1" + "0" * 3000, "pe_k": "x"}),
+        ("layernorm", {"ln_pair_layers": "9" * 100}),
+    ],
+)
 def test_every_url_number_is_range_checked(page, params):
     at = _page(page, **params)
     notice = next((m for m in _messages(at) if m.startswith(_strip(catalog("en")["input.url_numbers_dropped"]))), None)
@@ -179,6 +188,7 @@ def test_long_token_lists_stay_one_line_with_the_full_list_folded():
 
 
 # ---- the sidebar: language codes, model warnings and load errors -------------------------------------
+
 
 def test_lang_code_in_the_url_is_accepted_and_written():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
@@ -241,8 +251,9 @@ def _picker_with_failing_load(message: str) -> None:
 
 
 def test_a_model_that_cannot_load_gets_a_translated_lead_line_and_the_one_liner():
-    at = AppTest.from_function(_picker_with_failing_load, args=("config.json: n_layers = 1000000 exceeds the limit 24",),
-                               default_timeout=TIMEOUT)
+    at = AppTest.from_function(
+        _picker_with_failing_load, args=("config.json: n_layers = 1000000 exceeds the limit 24",), default_timeout=TIMEOUT
+    )
     at.run()
     assert_no_exception(at)
     lead = _strip(catalog("zh")["sidebar.load_failed"])
@@ -251,6 +262,7 @@ def test_a_model_that_cannot_load_gets_a_translated_lead_line_and_the_one_liner(
 
 
 # ---- LayerNorm's batch of sentences: numbered from 2, every problem announced ------------------------
+
 
 def test_layernorm_numbers_extra_sentences_from_2_and_announces_each_problem():
     at = AppTest.from_file(page_path("layernorm"), default_timeout=TIMEOUT)

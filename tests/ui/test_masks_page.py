@@ -144,8 +144,7 @@ def test_causal_experiment_shows_both_truths_with_the_right_numbers():
     table = at.dataframe[0].value
     assert list(table["should write"]) == [p.expected for p in expected.positions]
     assert list(table["predicts with the mask"]) == [f"{p.with_mask} · {p.p_with_mask:.0%}" for p in expected.positions]
-    assert list(table["predicts without the mask"]) == [f"{p.without_mask} · {p.p_without_mask:.0%}"
-                                                        for p in expected.positions]
+    assert list(table["predicts without the mask"]) == [f"{p.without_mask} · {p.p_without_mask:.0%}" for p in expected.positions]
     np.testing.assert_allclose(table["weight on later tokens"], [p.future_weight for p in expected.positions], atol=1e-6)
     n = len(expected.positions)
     summary = next(m.value for m in at.markdown if "predictions change" in m.value)
@@ -165,10 +164,17 @@ def test_ablation_defaults_to_a_head_that_changes_the_output():
     assert any("changed the model's output" in w.value for w in at.warning)
     # the named head, ablated independently, changes the output too
     bundle = load_bundle(ModelRef.parse(ZH))
-    catalog = {**json.loads((ROOT / "assets/i18n/en/heads.json").read_text()),
-               **json.loads((ROOT / "assets/i18n/en/masks.json").read_text())}
-    named = [(k, i, h) for k in ("encoder", "decoder", "cross") for i in range(2) for h in range(4)
-             if catalog["ablate_which"].format(kind=catalog[f"kind_{k}"], layer=i, head=h) in found]
+    catalog = {
+        **json.loads((ROOT / "assets/i18n/en/heads.json").read_text()),
+        **json.loads((ROOT / "assets/i18n/en/masks.json").read_text()),
+    }
+    named = [
+        (k, i, h)
+        for k in ("encoder", "decoder", "cross")
+        for i in range(2)
+        for h in range(4)
+        if catalog["ablate_which"].format(kind=catalog[f"kind_{k}"], layer=i, head=h) in found
+    ]
     assert len(named) == 1
     kind, layer, head = named[0]
     text = "i read a book in the library today"

@@ -32,8 +32,7 @@ def _ok(at: AppTest) -> None:
     assert len(at.success) == 2 and all(s.value.startswith("✓") for s in at.success), [s.value for s in at.success]
 
 
-EXPECTED = {"step_qkv", "step_scores", "step_sum", "step_variance", "step_softmax",
-            "step_multihead"}
+EXPECTED = {"step_qkv", "step_scores", "step_sum", "step_variance", "step_softmax", "step_multihead"}
 
 
 @pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])

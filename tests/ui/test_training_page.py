@@ -148,8 +148,14 @@ def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
 
     task = ReverseTask(min_len=2, max_len=5, chinese_heavy_fraction=0.0)
     recorder = FilmRecorder(task, every=4, probe="abc")
-    settings = TrainSettings(task="reverse", steps=12, batch_size=8, warmup=4, eval_every=0,
-                             config={"n_layers": 1, "d_model": 16, "n_heads": 2, "d_ff": 32, "dropout": 0.0})
+    settings = TrainSettings(
+        task="reverse",
+        steps=12,
+        batch_size=8,
+        warmup=4,
+        eval_every=0,
+        config={"n_layers": 1, "d_model": 16, "n_heads": 2, "d_ff": 32, "dropout": 0.0},
+    )
     result = train(settings, recorder, task=task)
     folder = save_checkpoint(result.bundle, tmp_path / "tiny")
     recorder.film().save(folder / FILM)

@@ -14,8 +14,10 @@ from benchmarks.browser import streamlit_server
 from benchmarks.classroom import Student
 from transformer.registry import DEFAULT_MODEL, MODELS_DIR
 
-SHIPPED_SUMMARY = {name: json.loads((MODELS_DIR / name / "card.json").read_text(encoding="utf-8"))["summary"]
-                   for name in ("reverse", DEFAULT_MODEL)}
+SHIPPED_SUMMARY = {
+    name: json.loads((MODELS_DIR / name / "card.json").read_text(encoding="utf-8"))["summary"]
+    for name in ("reverse", DEFAULT_MODEL)
+}
 
 
 async def _sidebar_text(port: int, query: str) -> str:
@@ -26,8 +28,11 @@ async def _sidebar_text(port: int, query: str) -> str:
         _, messages = await student.rerun()
     finally:
         await student.close()
-    return "\n".join(m.delta.new_element.markdown.body for m in messages
-                     if m.WhichOneof("type") == "delta" and m.delta.new_element.WhichOneof("type") == "markdown")
+    return "\n".join(
+        m.delta.new_element.markdown.body
+        for m in messages
+        if m.WhichOneof("type") == "delta" and m.delta.new_element.WhichOneof("type") == "markdown"
+    )
 
 
 @pytest.mark.slow

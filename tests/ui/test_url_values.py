@@ -26,8 +26,16 @@ def test_text_is_capped_and_its_length_reported():
 
 
 def test_sanitize_drops_bad_numbers_caps_texts_and_keeps_the_rest():
-    params = {"dk_seed": "9" * 10_000, "r_layers": "3", "layer": "-1", "head": "1e3", "text": "x" * 100_000,
-              "more": "short", "model": "reverse", "kind": "cross"}
+    params = {
+        "dk_seed": "9" * 10_000,
+        "r_layers": "3",
+        "layer": "-1",
+        "head": "1e3",
+        "text": "x" * 100_000,
+        "more": "short",
+        "model": "reverse",
+        "kind": "cross",
+    }
     repair = sanitize_query_params(params)
     assert set(repair.dropped) == {"dk_seed", "layer", "head"} and repair.cut == (("text", 100_000),)
     assert params == {"r_layers": "3", "text": "x" * MAX_URL_TEXT_CHARS, "more": "short", "model": "reverse", "kind": "cross"}
@@ -49,7 +57,7 @@ def test_every_number_a_page_binds_to_the_url_is_guarded():
         text = path.read_text(encoding="utf-8")
         for bind in re.finditer(r'bind="query-params"', text):
             calls = list(call.finditer(text, 0, bind.start()))
-            key = re.search(r'key="([a-z_]+)"', text[calls[-1].start():bind.start()]) if calls else None
+            key = re.search(r'key="([a-z_]+)"', text[calls[-1].start() : bind.start()]) if calls else None
             if key and calls[-1].group(1) in numeric:
                 found.add(key.group(1))
     assert {"dk_seed", "r_seed", "row"} <= found, found  # the pattern sees the widgets it is about

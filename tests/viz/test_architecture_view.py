@@ -23,19 +23,57 @@ def test_encoder_decoder_post_norm_is_figure_1():
     stacks = architecture_boxes(True, "post")
     assert list(stacks) == ["encoder", "decoder"]
     assert _components(stacks["encoder"]) == [
-        "tokens", "embedding", "positional", "self_attn", "add_norm", "feed_forward", "add_norm"]
+        "tokens",
+        "embedding",
+        "positional",
+        "self_attn",
+        "add_norm",
+        "feed_forward",
+        "add_norm",
+    ]
     assert _components(stacks["decoder"]) == [
-        "tokens", "embedding", "positional", "masked_self_attn", "add_norm", "cross_attn", "add_norm",
-        "feed_forward", "add_norm", "linear", "softmax"]
+        "tokens",
+        "embedding",
+        "positional",
+        "masked_self_attn",
+        "add_norm",
+        "cross_attn",
+        "add_norm",
+        "feed_forward",
+        "add_norm",
+        "linear",
+        "softmax",
+    ]
 
 
 def test_pre_norm_moves_the_norms_before_each_sublayer_and_adds_a_final_one():
     stacks = architecture_boxes(True, "pre")
     assert _components(stacks["encoder"]) == [
-        "tokens", "embedding", "positional", "norm", "self_attn", "add", "norm", "feed_forward", "add", "final_norm"]
+        "tokens",
+        "embedding",
+        "positional",
+        "norm",
+        "self_attn",
+        "add",
+        "norm",
+        "feed_forward",
+        "add",
+        "final_norm",
+    ]
     assert _components(stacks["decoder"])[3:] == [
-        "norm", "masked_self_attn", "add", "norm", "cross_attn", "add", "norm", "feed_forward", "add",
-        "final_norm", "linear", "softmax"]
+        "norm",
+        "masked_self_attn",
+        "add",
+        "norm",
+        "cross_attn",
+        "add",
+        "norm",
+        "feed_forward",
+        "add",
+        "final_norm",
+        "linear",
+        "softmax",
+    ]
 
 
 @pytest.mark.parametrize("norm", ["post", "pre"])
@@ -93,11 +131,23 @@ def test_every_component_links_only_to_known_pages():
 def test_figure_draws_every_box_with_escaped_labels_and_shapes():
     stacks = architecture_boxes(True, "post", {"src_embed.hook_tokens": (1, 7, 64)})
     labels = {c: f"<i>{c}</i>" for c in COMPONENT_PAGES}
-    text = {"n_layers": "N={n}", "encoder": "E", "decoder": "D", "probabilities": "P", "memory": "M", "see": "see",
-            **{f"detail.{c}": c for c in COMPONENT_PAGES}}
-    fig = architecture_figure(stacks, labels, text, 6, {p: p for p in COMPONENT_PAGES["masked_self_attn"]} |
-                              {"positional": "positional", "layernorm": "layernorm", "feed_forward": "feed_forward",
-                               "output": "output"})
+    text = {
+        "n_layers": "N={n}",
+        "encoder": "E",
+        "decoder": "D",
+        "probabilities": "P",
+        "memory": "M",
+        "see": "see",
+        **{f"detail.{c}": c for c in COMPONENT_PAGES},
+    }
+    fig = architecture_figure(
+        stacks,
+        labels,
+        text,
+        6,
+        {p: p for p in COMPONENT_PAGES["masked_self_attn"]}
+        | {"positional": "positional", "layernorm": "layernorm", "feed_forward": "feed_forward", "output": "output"},
+    )
     n_boxes = sum(len(b) for b in stacks.values())
     rects = [s for s in fig.layout.shapes if s.type == "rect"]
     assert len(rects) == n_boxes + 2  # every box, plus one "N ×" frame per stack

@@ -116,10 +116,12 @@ def test_head_scores_places_each_score_at_its_layer_and_head():
     tokens = repeated_tokens(n)
     t = len(tokens)
     induction = at([q if q <= n else q - n + 1 for q in range(t)], t)
-    patterns = np.stack([
-        np.stack([np.eye(t), at([0, *range(t - 1)], t)]),  # layer 0: diagonal head, previous-token head
-        np.stack([causal_uniform(t), induction]),  # layer 1: uniform head, induction head
-    ])  # (2, 2, T, T)
+    patterns = np.stack(
+        [
+            np.stack([np.eye(t), at([0, *range(t - 1)], t)]),  # layer 0: diagonal head, previous-token head
+            np.stack([causal_uniform(t), induction]),  # layer 1: uniform head, induction head
+        ]
+    )  # (2, 2, T, T)
     table = head_scores(patterns, tokens)
     assert table.names == tuple(n for n in SCORE_NAMES if n != SOURCE_ALIGNMENT)
     assert table.scores.shape == (len(table.names), 2, 2)

@@ -51,7 +51,7 @@ def test_each_tile_holds_its_own_head():
     for layer in range(2):
         for head in range(3):
             r, c = geometry.origin(layer, head)
-            tile = image[r:r + height:geometry.zoom, c:c + width:geometry.zoom]
+            tile = image[r : r + height : geometry.zoom, c : c + width : geometry.zoom]
             assert np.array_equal(tile, quantize(patterns[layer, head])), (layer, head)
 
 
@@ -104,7 +104,7 @@ def _tile(fig, geometry, row: int, head: int) -> np.ndarray:
     image = decode_palette_png(base64.b64decode(fig.data[0].source.split(",", 1)[1]))
     r, c = geometry.origin(row, head)
     height, width = geometry.tile
-    return image[r:r + height:geometry.zoom, c:c + width:geometry.zoom]
+    return image[r : r + height : geometry.zoom, c : c + width : geometry.zoom]
 
 
 def test_stretch_scales_each_tile_to_its_own_peak():

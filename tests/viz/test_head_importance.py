@@ -27,8 +27,7 @@ def test_shapes_must_agree():
 
 
 def test_figure_prints_both_numbers_and_outlines_important_heads():
-    fig = importance_figure(HeadImportance(CHANGED, DROP), titles=("输出改变", "<b>drop</b>"), layer_label="层",
-                            head_label="头")
+    fig = importance_figure(HeadImportance(CHANGED, DROP), titles=("输出改变", "<b>drop</b>"), layer_label="层", head_label="头")
     spec = json.loads(fig.to_json())
     changed, drop = spec["data"]
     assert changed["texttemplate"] == "%{z:.0%}" and changed["zmax"] == 1.0

@@ -18,8 +18,16 @@ PAD, BOS, EOS = 0, 1, 2
 
 def _model(**overrides) -> Transformer:
     torch.manual_seed(0)
-    settings = {"src_vocab_size": 30, "tgt_vocab_size": 30, "d_model": 32, "n_heads": 4, "d_ff": 64, "n_layers": 2,
-                "dropout": 0.0, "max_len": 40}
+    settings = {
+        "src_vocab_size": 30,
+        "tgt_vocab_size": 30,
+        "d_model": 32,
+        "n_heads": 4,
+        "d_ff": 64,
+        "n_layers": 2,
+        "dropout": 0.0,
+        "max_len": 40,
+    }
     config = TransformerConfig(**{**settings, **overrides})
     return Transformer(config).eval()
 
@@ -39,10 +47,17 @@ def test_norm_sites_follow_the_layers():
     kinds = lambda sites: [(s.stack, s.layer, s.kind) for s in sites]  # noqa: E731
     post = _model()
     assert kinds(norm_sites(post.hook_names)) == [
-        ("encoder", 0, "self_attn"), ("encoder", 0, "feed_forward"), ("encoder", 1, "self_attn"),
-        ("encoder", 1, "feed_forward"), ("decoder", 0, "self_attn"), ("decoder", 0, "cross_attn"),
-        ("decoder", 0, "feed_forward"), ("decoder", 1, "self_attn"), ("decoder", 1, "cross_attn"),
-        ("decoder", 1, "feed_forward")]
+        ("encoder", 0, "self_attn"),
+        ("encoder", 0, "feed_forward"),
+        ("encoder", 1, "self_attn"),
+        ("encoder", 1, "feed_forward"),
+        ("decoder", 0, "self_attn"),
+        ("decoder", 0, "cross_attn"),
+        ("decoder", 0, "feed_forward"),
+        ("decoder", 1, "self_attn"),
+        ("decoder", 1, "cross_attn"),
+        ("decoder", 1, "feed_forward"),
+    ]
     pre = _model(norm_position="pre")
     assert kinds(norm_sites(pre.hook_names, "encoder"))[-1] == ("encoder", None, "final")
     decoder_only = _model(architecture="decoder-only")
@@ -132,8 +147,7 @@ def test_figures_label_sites_and_escape_tokens():
     arrays = _run(model, [[4, 5, EOS]], capture_names(model.hook_names))
     stats = StackStats.compute(arrays, model.hook_names, "encoder")
     labels = [f"site {i}" for i in range(len(stats.sites))]
-    fig = stats_overview_figure(stats, ["<b>", "a", "<eos>"], labels, ["1", "2", "3", "4"],
-                                mean_label="m", std_label="s")
+    fig = stats_overview_figure(stats, ["<b>", "a", "<eos>"], labels, ["1", "2", "3", "4"], mean_label="m", std_label="s")
     assert list(fig.data[0].y) == labels and fig.layout.yaxis.type == "category"
     assert list(fig.data[0].x) == ["0: &lt;b&gt;", "1: a", "2: &lt;eos&gt;"]  # unique: repeated tokens stay apart
     assert "&lt;b&gt;" in fig.layout.xaxis3.ticktext and isinstance(fig.to_plotly_json()["layout"]["xaxis3"]["tickvals"], list)

@@ -48,8 +48,9 @@ def test_padded_tokens_lengths_and_the_most_padded_sentence():
 
 def _steps_from_model():
     torch.manual_seed(1)
-    model = Transformer(TransformerConfig(architecture="decoder-only", tgt_vocab_size=7, n_layers=1, d_model=16,
-                                          n_heads=2, d_ff=32, dropout=0.0)).eval()
+    model = Transformer(
+        TransformerConfig(architecture="decoder-only", tgt_vocab_size=7, n_layers=1, d_model=16, n_heads=2, d_ff=32, dropout=0.0)
+    ).eval()
     hooks = ["hook_scores", "hook_mask", "hook_masked_scores", "hook_pattern"]
     names = [f"decoder.layers.0.self_attn.{h}" for h in hooks]
     with torch.no_grad(), capture(model, names) as cache:
@@ -82,8 +83,17 @@ def _z(trace) -> np.ndarray:
 def test_steps_figure_reads_minus_infinity_then_exact_zero():
     steps = _steps_from_model()
     tokens = ["<bos>", "a", "b", "c", "a"]
-    fig = steps_figure(steps, row_tokens=tokens, col_tokens=tokens, titles=("1", "2", "3"), x_title="key",
-                       y_title="query", score_label="score", weight_label="weight", blocked_label="masked")
+    fig = steps_figure(
+        steps,
+        row_tokens=tokens,
+        col_tokens=tokens,
+        titles=("1", "2", "3"),
+        x_title="key",
+        y_title="query",
+        score_label="score",
+        weight_label="weight",
+        blocked_label="masked",
+    )
     scores, masked, overlay, pattern = fig.data
     assert overlay.xaxis == "x2" and pattern.xaxis == "x3"
     assert np.abs(_z(scores)).max() < 1e3 and masked.zmin == scores.zmin  # one scale, no -3.4e38 in it
@@ -93,15 +103,23 @@ def test_steps_figure_reads_minus_infinity_then_exact_zero():
     pattern_text = np.array(pattern.text, dtype=object)
     assert (pattern_text[blocked] == "0").all() and (_z(pattern)[blocked] == 0).all()
     assert list(pattern.y)[1::3] == ["1: a", "4: a"]  # unique "position: token" names: repeated "a" stays distinct
-    single = pattern_figure(steps.pattern, row_tokens=tokens, col_tokens=tokens, title="t", x_title="k",
-                            y_title="q", weight_label="w")
+    single = pattern_figure(
+        steps.pattern, row_tokens=tokens, col_tokens=tokens, title="t", x_title="k", y_title="q", weight_label="w"
+    )
     assert (np.array(single.data[0].text, dtype=object)[blocked] == "0").all()
 
 
 def test_binary_heatmap_cells_and_escaped_labels():
     allowed = np.array([[True, False], [True, True]])
-    fig = binary_heatmap(allowed, row_tokens=["<b>x</b>", "a"], col_tokens=["<b>x</b>", "a"], title="<i>t</i>",
-                         x_title="key", y_title="query", legend=("1 = may attend", "0 = blocked"))
+    fig = binary_heatmap(
+        allowed,
+        row_tokens=["<b>x</b>", "a"],
+        col_tokens=["<b>x</b>", "a"],
+        title="<i>t</i>",
+        x_title="key",
+        y_title="query",
+        legend=("1 = may attend", "0 = blocked"),
+    )
     trace = fig.data[0]
     assert np.array_equal(np.asarray(trace.z), allowed.astype(np.uint8))
     assert trace.texttemplate == "%{z}"
@@ -112,16 +130,24 @@ def test_binary_heatmap_cells_and_escaped_labels():
 
 def test_long_masks_drop_cell_text_but_keep_values():
     n = 120
-    fig = binary_heatmap(np.tril(np.ones((n, n), bool)), row_tokens=["x"] * n, col_tokens=["x"] * n, title="",
-                         x_title="", y_title="", legend=("1", "0"))
+    fig = binary_heatmap(
+        np.tril(np.ones((n, n), bool)),
+        row_tokens=["x"] * n,
+        col_tokens=["x"] * n,
+        title="",
+        x_title="",
+        y_title="",
+        legend=("1", "0"),
+    )
     assert fig.data[0].texttemplate is None
     assert len(fig.to_json()) < 60_000  # uint8 z: about 1.3 bytes a cell, no per-cell strings
 
 
 def test_batch_heatmap_greys_out_padding():
     view = _batch()
-    fig = batch_heatmap(view.src_tokens, view.src_padding, row_labels=["1", "2", "3"], title="t", x_title="pos",
-                        legend=("token", "<pad>"))
+    fig = batch_heatmap(
+        view.src_tokens, view.src_padding, row_labels=["1", "2", "3"], title="t", x_title="pos", legend=("token", "<pad>")
+    )
     trace = fig.data[0]
     assert np.asarray(trace.z).tolist() == view.src_padding.astype(int).tolist()
     assert trace.text[1][3] == "&lt;pad&gt;"
@@ -135,6 +161,13 @@ def test_decoder_rows_of_a_batch_are_named_by_what_they_write():
     named = MaskBatch(**{**view.__dict__, "tgt_next": written})
     axis = named.query_labels(1)
     assert axis.tokens == ("a", "b", "c", "<eos>") and axis.reads == ("<bos>", "a", "b", "c")
-    fig = binary_heatmap(named.decoder_self[1], row_tokens=axis, col_tokens=named.tgt_tokens[1], title="t",
-                         x_title="k", y_title="q", legend=("1", "0"))
+    fig = binary_heatmap(
+        named.decoder_self[1],
+        row_tokens=axis,
+        col_tokens=named.tgt_tokens[1],
+        title="t",
+        x_title="k",
+        y_title="q",
+        legend=("1", "0"),
+    )
     assert list(fig.data[0].y) == ["0: &lt;bos&gt; → a", "1: a → b", "2: b → c", "3: c → &lt;eos&gt;"]

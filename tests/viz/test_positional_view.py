@@ -63,8 +63,11 @@ def test_heatmap_shows_the_table_and_thins_positions_past_the_budget():
     assert position_stride(100, 64) == 1
     k = position_stride(1024, 1024)
     assert k > 1 and -(-1024 // k) * 1024 <= MAX_HEATMAP_CELLS
-    z = _decode(pe_heatmap(sinusoidal_encoding(1024, 1024).numpy(), x_title="d", y_title="p", value="v",
-                           stride=k).to_plotly_json()["data"][0]["z"])
+    z = _decode(
+        pe_heatmap(sinusoidal_encoding(1024, 1024).numpy(), x_title="d", y_title="p", value="v", stride=k).to_plotly_json()[
+            "data"
+        ][0]["z"]
+    )
     assert z.shape[1] == 1024 and z.size <= MAX_HEATMAP_CELLS  # every dimension kept: sines and cosines
 
 
@@ -118,16 +121,27 @@ def test_relative_position_check_can_fail():
 
 def test_relative_figure_crops_to_the_requested_dimensions():
     check = RelativeCheck.compute(sinusoidal_encoding(64, 128).numpy(), 3)
-    data = relative_figure(check, 32, closed_title="a", fitted_title="b", row_title="r", col_title="c",
-                           value="v").to_plotly_json()["data"]
+    data = relative_figure(
+        check, 32, closed_title="a", fitted_title="b", row_title="r", col_title="c", value="v"
+    ).to_plotly_json()["data"]
     assert [_decode(tr["z"]).shape for tr in data] == [(32, 32), (32, 32)]
     assert np.allclose(_decode(data[0]["z"]), check.closed[:32, :32], atol=1e-7)
 
 
 def _model_arrays(positional: str, architecture: str = "encoder-decoder") -> tuple[dict, int]:
     torch.manual_seed(0)
-    config = TransformerConfig(src_vocab_size=30, tgt_vocab_size=30, d_model=32, n_heads=4, d_ff=64, n_layers=1,
-                               dropout=0.0, max_len=40, positional=positional, architecture=architecture)
+    config = TransformerConfig(
+        src_vocab_size=30,
+        tgt_vocab_size=30,
+        d_model=32,
+        n_heads=4,
+        d_ff=64,
+        n_layers=1,
+        dropout=0.0,
+        max_len=40,
+        positional=positional,
+        architecture=architecture,
+    )
     model = Transformer(config).eval()
     ids = torch.tensor([[5, 6, 7, 5, 6, 2]])
     stack = "encoder" if config.is_encoder_decoder else "decoder"
@@ -164,8 +178,9 @@ def test_token_figures_escape_labels_and_crop_dimensions():
     fig = before_after_figure(scale, 8, ["s", "p", "t"], x_title="d", y_title="tok", value="v")
     assert [_decode(tr["z"]).shape for tr in fig.to_plotly_json()["data"]] == [(6, 8)] * 3
     assert "&lt;b&gt;x&lt;/b&gt;" in fig.layout.yaxis.ticktext
-    bars = norms_figure(scale, {"raw": "r", "scaled": "s", "pe": "p", "total": "t"}, x_title="tok", y_title="n",
-                        reference_label="ref")
+    bars = norms_figure(
+        scale, {"raw": "r", "scaled": "s", "pe": "p", "total": "t"}, x_title="tok", y_title="n", reference_label="ref"
+    )
     assert "<b>" not in str(bars.layout.xaxis.ticktext)
 
 
@@ -174,7 +189,8 @@ def test_learned_figure_puts_both_tables_and_their_similarities_side_by_side():
     learned = rng.normal(0, 0.02, (20, 16)).astype(np.float32)
     sim = cosine_similarity(learned)
     assert np.allclose(np.diag(sim), 1) and np.abs(sim - np.eye(20)).max() < 0.9
-    fig = learned_figure(learned, sinusoidal_encoding(20, 16).numpy(), ["a", "b", "c", "d"], x_title="d",
-                         y_title="p", sim_title="cos")
+    fig = learned_figure(
+        learned, sinusoidal_encoding(20, 16).numpy(), ["a", "b", "c", "d"], x_title="d", y_title="p", sim_title="cos"
+    )
     shapes = [_decode(tr["z"]).shape for tr in fig.to_plotly_json()["data"]]
     assert shapes == [(20, 16), (20, 20), (20, 16), (20, 20)]

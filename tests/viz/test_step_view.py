@@ -144,15 +144,21 @@ def test_figures_escape_tokens_and_print_numbers(bundle):
     view = build_step_view(trace.arrays, "encoder", 0, 0, 1, trace.src_tokens, trace.src_tokens)
     text = {k: k for k in ("q", "k", "v", "dim", "dot", "scale", "mask", "softmax", "key", "other", "z", "captured")}
     figures = [qkv_figure(view, text), scores_figure(view, text), weighted_sum_figure(view, text)]
-    ticks = [str(label) for f in figures for ax in f.layout if ax.startswith("yaxis") or ax.startswith("xaxis")
-             for label in (f.layout[ax].ticktext or ())]
+    ticks = [
+        str(label)
+        for f in figures
+        for ax in f.layout
+        if ax.startswith("yaxis") or ax.startswith("xaxis")
+        for label in (f.layout[ax].ticktext or ())
+    ]
     assert not any("<" in label for label in ticks)  # character tokens "<", "b", ">": escaped, never markup
     assert any("&lt;" in label for label in ticks) and any("&gt;" in label for label in ticks)
     assert all(trace_.texttemplate for f in figures for trace_ in f.data)
     w_o, b_o = _w_o(bundle, "encoder", 0)
     mv = build_multihead_view(trace.arrays, "encoder", 0, 0, trace.src_tokens, w_o, b_o)
-    fig = multihead_figure(mv, {"concat": "c", "per_head": "p", "out": "o", "head": "h{h}", "sum": "s",
-                                "captured": "m", "dim": "d"})
+    fig = multihead_figure(
+        mv, {"concat": "c", "per_head": "p", "out": "o", "head": "h{h}", "sum": "s", "captured": "m", "dim": "d"}
+    )
     assert len(fig.data) == 3
 
 

@@ -44,8 +44,14 @@ from transformer.tasks.words import Grammar, NotInGrammar, WordTask
 TASKS: dict[str, Task] = {
     task.name: task
     for task in (
-        CopyTask(), ReverseTask(), SortTask(), EnglishToChinese(), EnglishToFrench(), ChineseToEnglish(),
-        GptEnglishToChinese(), InductionTask(),
+        CopyTask(),
+        ReverseTask(),
+        SortTask(),
+        EnglishToChinese(),
+        EnglishToFrench(),
+        ChineseToEnglish(),
+        GptEnglishToChinese(),
+        InductionTask(),
     )
 }
 

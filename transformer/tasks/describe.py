@@ -74,10 +74,15 @@ def describe_grammar(task: WordTask) -> GrammarDescription:
 
         by_category["measure"] = tuple(dict.fromkeys(n.measure for n in lexicon_zh.NOUNS))
     goes_with = {
-        "verb": {word_for["verb", v]: tuple(word_for.get(("noun", o)) or word_for["mass", o] for o in grammar.objects[v])
-                 for v in grammar.verbs},
-        "noun": {word_for["noun", n]: tuple(word_for["adjective", a] for a in adjs)
-                 for n, adjs in grammar.adjectives.items() if adjs and ("noun", n) in word_for},
+        "verb": {
+            word_for["verb", v]: tuple(word_for.get(("noun", o)) or word_for["mass", o] for o in grammar.objects[v])
+            for v in grammar.verbs
+        },
+        "noun": {
+            word_for["noun", n]: tuple(word_for["adjective", a] for a in adjs)
+            for n, adjs in grammar.adjectives.items()
+            if adjs and ("noun", n) in word_for
+        },
         "mass": {word_for["mass", m]: tuple(word_for["container", c] for c in cs) for m, cs in grammar.containers.items()},
     }
     ordered = {name: by_category[name] for name in CATEGORY_NAMES if name in by_category}
@@ -162,8 +167,14 @@ def model_input_description(bundle: Any) -> InputDescription:
         reader = bundle.source_tokenizer or bundle.target_tokenizer
         unit: Literal["word", "character"] = "word" if reader.level == "word" else "character"
         symbols = tuple(reader.vocab[4:])  # after the four specials
-        return InputDescription(unit, symbols, bundle.config.max_len - 1, getattr(reader, "ignored", ""),
-                                bool(getattr(reader, "lowercase", False)), None)
+        return InputDescription(
+            unit,
+            symbols,
+            bundle.config.max_len - 1,
+            getattr(reader, "ignored", ""),
+            bool(getattr(reader, "lowercase", False)),
+            None,
+        )
 
 
 def trained_max_len(card: Mapping[str, Any]) -> int | None:

@@ -126,18 +126,29 @@ def _literal_problem(task: WordTask, readings: Sequence[Reading]) -> tuple[Probl
     plural = next((p for p in (thing[1], container and container[1], determiner and determiner[1]) if p is not None), False)
     is_mass = _first(readings, "noun") is None
     sentence = Sentence(
-        subject=subject[0], verb=verb[0], determiner=determiner[0] if determiner else _grammar(task).determiners[plural][0],
-        noun=thing[0], plural=plural, adjective=adjective[0] if adjective else None,
+        subject=subject[0],
+        verb=verb[0],
+        determiner=determiner[0] if determiner else _grammar(task).determiners[plural][0],
+        noun=thing[0],
+        plural=plural,
+        adjective=adjective[0] if adjective else None,
         container=(container[0] if container else _grammar(task).containers.get(thing[0], ("",))[0]) if is_mass else None,
-        place=(_first(readings, "place") or (None,))[0], time=(_first(readings, "time") or (None,))[0],
+        place=(_first(readings, "place") or (None,))[0],
+        time=(_first(readings, "time") or (None,))[0],
     )
     try:
         return None, task.render(sentence).source
     except NotInGrammar as error:
         if error.kind == "not_in_lexicon":
             return None, None
-        typed = {"subject": subject, "verb": verb, "determiner": determiner, "noun": thing, "adjective": adjective,
-                 "container": container}
+        typed = {
+            "subject": subject,
+            "verb": verb,
+            "determiner": determiner,
+            "noun": thing,
+            "adjective": adjective,
+            "container": container,
+        }
         params = {role: typed[role][2] for role in error.roles if typed.get(role)}
         return Problem(error.kind, tuple(params.values()), params), None
 
@@ -168,8 +179,12 @@ def _nearest(task: WordTask, words: Sequence[str], readings: Sequence[Reading]) 
     sentence, source, distance = scored(_candidates(grammar, readings))
     if sentence is None:
         return None, 0
-    slots = (("subject", grammar.subjects), ("adjective", grammar.adjectives.get(sentence.noun, ())),
-             ("place", grammar.places), ("time", grammar.times))
+    slots = (
+        ("subject", grammar.subjects),
+        ("adjective", grammar.adjectives.get(sentence.noun, ())),
+        ("place", grammar.places),
+        ("time", grammar.times),
+    )
     for field_name, options in slots:
         alternatives = (dataclasses.replace(sentence, **{field_name: o}) for o in (getattr(sentence, field_name), None, *options))
         better, better_source, better_distance = scored(alternatives)

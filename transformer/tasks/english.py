@@ -94,7 +94,6 @@ class Sentence:
     time: str | None = None
 
 
-
 @dataclass(frozen=True)
 class Shares:
     """How often a sampled sentence has each optional part (each a probability)."""
@@ -139,6 +138,7 @@ def choose_sentence(
         place=rng.choice(places) if rng.random() < shares.place else None,
         time=rng.choice(times) if rng.random() < shares.time else None,
     )
+
 
 @dataclass(frozen=True)
 class EnglishLexicon:

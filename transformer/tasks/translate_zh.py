@@ -116,8 +116,15 @@ class EnglishToChinese(WordTask):
 
     def choose(self, rng: random.Random) -> Sentence:
         return choose_sentence(
-            rng, subjects=_SUBJECT_WORDS, verbs=_VERB_WORDS, objects=_OBJECTS, adjectives=_ADJECTIVES,
-            determiners=_DETERMINER_WORDS, places=_PLACE_WORDS, times=_TIME_WORDS, shares=SHARES,
+            rng,
+            subjects=_SUBJECT_WORDS,
+            verbs=_VERB_WORDS,
+            objects=_OBJECTS,
+            adjectives=_ADJECTIVES,
+            determiners=_DETERMINER_WORDS,
+            places=_PLACE_WORDS,
+            times=_TIME_WORDS,
+            shares=SHARES,
         )
 
     def render(self, sentence: Sentence) -> Phrase:
