@@ -17,6 +17,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
-ruff check .
-ruff format --check .
+python -m ruff check .
+python -m ruff format --check .
 python -m pytest "$@"
