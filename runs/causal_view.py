@@ -56,7 +56,12 @@ def causal_target(bundle: ModelBundle, trace: TraceData) -> CausalTarget | None:
         return CausalTarget(check.expected, "reference")
     if not read.strip():
         return None
-    why = "out_of_grammar" if check is not None else "no_task" if model_task(bundle) is None else "unknown"
+    if model_task(bundle) is None:
+        why = "no_task"
+    elif trace.unknown:  # symbols the model does not know: it read <unk>, so no answer is judged
+        why = "unknown"
+    else:
+        why = "out_of_grammar"
     return CausalTarget(read, "own_output", why)
 
 

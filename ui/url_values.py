@@ -42,6 +42,17 @@ def bounded_int(raw: str | None, low: int, high: int) -> int | None:
     return value if low <= value <= high else None
 
 
+def bounded_float(raw: str | None, low: float, high: float) -> float | None:
+    """`raw` as a finite float in [low, high], or None (absent, not a short plain number, out of range)."""
+    if raw is None or len(raw) > _MAX_DIGITS:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    return value if low <= value <= high else None  # NaN and ±inf fail the comparison
+
+
 # Every number a page binds to the URL, with bounds at least as wide as its widget's (the widget keeps its own
 # exact range and options; this guard only stops values no widget could hold: 10 kB of digits, "1e999", -5).
 URL_NUMBERS: dict[str, tuple[int, int]] = {
@@ -59,7 +70,11 @@ URL_NUMBERS: dict[str, tuple[int, int]] = {
     "pe_d": (2, 4096),
     "pe_pos": (1, 4096),
     "pe_k": (1, 4096),  # LayerNorm, positions
+    "ffn_layer": (0, 63),  # feed-forward
+    "seed": (0, 1_000_000),
+    "topk": (1, 100),  # output distribution
 }
+URL_FLOATS: dict[str, tuple[float, float]] = {"temp": (0.0, 2.0)}  # output distribution: temperature
 URL_TEXTS = ("text", "more")  # the shared text box and the "more sentences" area
 
 
@@ -75,7 +90,7 @@ class UrlRepair:
 
 
 def sanitize_query_params(params: MutableMapping[str, str]) -> UrlRepair:
-    """Range-check every URL number (`URL_NUMBERS`) and cap every URL text (`URL_TEXTS`) in place.
+    """Range-check every URL number (`URL_NUMBERS`, `URL_FLOATS`) and cap every URL text (`URL_TEXTS`) in place.
 
     `params` is `st.query_params` (or any mapping of one value per key). A bad number is removed, so its
     widget falls back to its default; a long text is cut to MAX_URL_TEXT_CHARS. Never raises.
@@ -84,6 +99,11 @@ def sanitize_query_params(params: MutableMapping[str, str]) -> UrlRepair:
     for key, (low, high) in URL_NUMBERS.items():
         raw = params.get(key)
         if raw is not None and bounded_int(str(raw), low, high) is None:
+            del params[key]
+            dropped.append(key)
+    for key, (low, high) in URL_FLOATS.items():
+        raw = params.get(key)
+        if raw is not None and bounded_float(str(raw), low, high) is None:
             del params[key]
             dropped.append(key)
     cut = []

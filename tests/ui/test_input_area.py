@@ -191,7 +191,7 @@ def test_long_token_lists_stay_one_line_with_the_full_list_folded():
 
 
 def test_lang_code_in_the_url_is_accepted_and_written():
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).switch_page("views/heads.py")  # the lesson is the home page
     at.query_params["lang"] = "zh"
     at.run()
     assert_no_exception(at)
@@ -205,7 +205,7 @@ def test_lang_code_in_the_url_is_accepted_and_written():
 
 @pytest.mark.parametrize("raw", ["简体中文", "ZH", "zh-CN"])
 def test_old_links_with_the_label_or_a_region_still_open_in_chinese(raw):
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).switch_page("views/heads.py")  # the lesson is the home page
     at.query_params["lang"] = raw
     at.run()
     assert at.title[0].value == catalog("zh")["heads.title"]

@@ -2,7 +2,15 @@
 
 import time
 
-from ui.url_values import MAX_URL_TEXT_CHARS, URL_NUMBERS, bounded_int, capped_text, sanitize_query_params
+from ui.url_values import (
+    MAX_URL_TEXT_CHARS,
+    URL_FLOATS,
+    URL_NUMBERS,
+    bounded_float,
+    bounded_int,
+    capped_text,
+    sanitize_query_params,
+)
 
 
 def test_numbers_in_range_pass_and_everything_else_is_dropped():
@@ -51,7 +59,14 @@ def test_every_number_a_page_binds_to_the_url_is_guarded():
     widgets = "number_input|slider|select_slider|selectbox|multiselect|text_input|text_area|toggle|segmented_control"
     call = re.compile(rf"\.({widgets})\(")
     numeric = {"number_input", "slider", "select_slider", "selectbox"}
-    not_numbers = {"model", "r_arch", "r_norm", "r_pos", "kind"}  # selectboxes of names (Streamlit checks the option)
+    not_numbers = {
+        "model",
+        "r_arch",
+        "r_norm",
+        "r_pos",
+        "kind",
+        "tr_film_model",
+    }  # selectboxes of names (Streamlit checks the option)
     found = set()
     for path in [*root.glob("ui/*.py"), *root.glob("views/*.py")]:
         text = path.read_text(encoding="utf-8")
@@ -61,4 +76,14 @@ def test_every_number_a_page_binds_to_the_url_is_guarded():
             if key and calls[-1].group(1) in numeric:
                 found.add(key.group(1))
     assert {"dk_seed", "r_seed", "row"} <= found, found  # the pattern sees the widgets it is about
-    assert found - not_numbers <= set(URL_NUMBERS), sorted(found - not_numbers - set(URL_NUMBERS))
+    guarded = set(URL_NUMBERS) | set(URL_FLOATS)
+    assert found - not_numbers <= guarded, sorted(found - not_numbers - guarded)
+
+
+def test_a_float_in_the_url_is_bounded_and_finite():
+    assert bounded_float("0.8", 0.0, 2.0) == 0.8
+    for raw in ("nan", "inf", "-0.1", "2.5", "1e999", "9" * 40, "abc", ""):
+        assert bounded_float(raw, 0.0, 2.0) is None, raw
+    params = {"temp": "inf", "topk": "7"}
+    assert sanitize_query_params(params).dropped == ("temp",) and params == {"topk": "7"}
+    assert set(URL_FLOATS) == {"temp"}
