@@ -16,7 +16,7 @@ def _grid_text(page, kind: str) -> list[str]:
 
 def test_detector_grids_in_both_languages(app_page, app_url, browser_tools):
     page, tools = app_page, browser_tools
-    page.goto(f"{app_url}/?model=gpt-translate-en-zh&text=i+read+a+book")
+    page.goto(f"{app_url}/heads?model=gpt-translate-en-zh&text=i+read+a+book")
     tools.wait_idle(page, 120_000)
     drawn = _grid_text(page, "decoder")
     assert "previous token" in drawn and "induction" in drawn

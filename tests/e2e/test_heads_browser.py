@@ -74,7 +74,7 @@ def test_the_page_opens_on_the_translators_alignment_head(app_page, app_url, bro
     "reads → writes", the right alignment outlined; the grid's tab and stretch go into the URL."""
     page, tools = app_page, browser_tools
     page.set_viewport_size({"width": 1280, "height": 720})
-    page.goto(f"{app_url}/?lang=en")
+    page.goto(f"{app_url}/heads?lang=en")
     page.locator(TICKS).first.wait_for(timeout=180_000)
     tools.wait_idle(page)
     assert "Cross-attention (decoder → encoder), layer 1, head 3" in page.locator(".st-key-head_fig .gtitle").text_content()
@@ -108,7 +108,7 @@ def test_the_page_opens_on_the_translators_alignment_head(app_page, app_url, bro
 
 def test_english_sentence_ticks_are_its_tokens(app_page, app_url, browser_tools):
     page, tools = app_page, browser_tools
-    page.goto(f"{app_url}/?lang=en&kind=encoder")  # the translator opens on cross-attention; these tests read the encoder
+    page.goto(f"{app_url}/heads?lang=en&kind=encoder")  # the translator opens on cross-attention; these tests read the encoder
     page.get_by_role("heading", name="Every layer × head").wait_for(timeout=180_000)
     tools.wait_idle(page)
     _submit(page, tools, ENGLISH)

@@ -43,7 +43,7 @@ def _in_view(page, locator) -> bool:
 @pytest.mark.parametrize(("lang", "model", "text"), CASES)
 def test_the_input_area_at_projector_size(projector_tab, app_url, browser_tools, lang, model, text):
     page, tools, strings = projector_tab, browser_tools, catalog(lang)
-    page.goto(f"{app_url}/?lang={lang}&model={model}&text={quote(text)}")
+    page.goto(f"{app_url}/heads?lang={lang}&model={model}&text={quote(text)}")
     page.get_by_role("heading", name=strings["heads.title"]).wait_for(timeout=180_000)
     tools.wait_idle(page)
     assert f"lang={lang}" in page.url or lang == "en"
@@ -73,7 +73,7 @@ def test_the_input_area_at_projector_size(projector_tab, app_url, browser_tools,
 
 def test_switching_language_writes_the_code_and_survives_a_page_change(projector_tab, app_url, browser_tools):
     page, tools = projector_tab, browser_tools
-    page.goto(f"{app_url}/?model=translate-en-zh")
+    page.goto(f"{app_url}/heads?model=translate-en-zh")
     page.get_by_role("heading", name=catalog("en")["heads.title"]).wait_for(timeout=180_000)
     tools.wait_idle(page)
     page.locator(".st-key-lang button", has_text="简体中文").click()
