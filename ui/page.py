@@ -74,14 +74,17 @@ def show_diagnosis(diagnosis: Diagnosis | None) -> None:
         st.markdown(f"**{t('grammar.nearest')}**")
         cols = st.columns([3, 2], vertical_alignment="center")
         cols[0].code(diagnosis.nearest, language=None, wrap_lines=True)
-        cols[1].button(
+        if cols[1].button(
             t("grammar.use_it"),
             key="use_nearest",
             on_click=use_text,
             args=(diagnosis.nearest,),
             icon=":material/arrow_upward:",
             width="stretch",
-        )
+        ):
+            # the verdict may sit in a fragment (the heads page's inspector), whose rerun would leave the
+            # text box above it showing the old sentence: rerun the whole page with the new one
+            st.rerun(scope="app")
 
 
 def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
