@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import statistics
 
-from benchmarks.browser import MARK_CHARTS, chromium_page, streamlit_server, wait_painted
+from benchmarks.browser import MARK_CHARTS, PER_MODEL_CHARTS, chromium_page, streamlit_server, wait_painted
 from benchmarks.common import BASE_QUERY, arguments, header, ms, print_table, random_text, size
 
 # Record each websocket message's arrival (page clock) and size before Streamlit handles it.
@@ -60,7 +60,10 @@ def message_kind(payload: bytes | str) -> str:
 def submit(page, frames: list, text: str) -> dict[str, float]:
     """Type `text`, press Enter, wait until painted; the phases in seconds and the bytes received."""
     page.evaluate(MARK_CHARTS)
-    n_charts = page.locator("[data-testid=stPlotlyChart]").count()
+    charts = "[...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
+    n_charts = page.evaluate(f"{charts}.filter(b => !b.closest('{PER_MODEL_CHARTS}')).length")  # the text's charts
+        f"[...document.querySelectorAll('[data-testid=stPlotlyChart]')].filter(b => !b.closest('{PER_MODEL_CHARTS}')).length"
+    )
     box = page.locator(".st-key-text input")
     box.fill(text)
     page.evaluate(ARM_ENTER)
