@@ -62,8 +62,6 @@ def submit(page, frames: list, text: str) -> dict[str, float]:
     page.evaluate(MARK_CHARTS)
     charts = "[...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
     n_charts = page.evaluate(f"{charts}.filter(b => !b.closest('{PER_MODEL_CHARTS}')).length")  # the text's charts
-        f"[...document.querySelectorAll('[data-testid=stPlotlyChart]')].filter(b => !b.closest('{PER_MODEL_CHARTS}')).length"
-    )
     box = page.locator(".st-key-text input")
     box.fill(text)
     page.evaluate(ARM_ENTER)
