@@ -22,7 +22,7 @@ HEADS_CHARTS = 6  # encoder, decoder and cross grids, the enlarged head, the met
 
 def cold_start() -> dict[str, float]:
     with chromium_page() as page, streamlit_server() as server:
-        page.goto(server.page_url())
+        page.goto(server.page_url("heads"))  # the attention-heads page (the lesson is the home page)
         wait_painted(page, HEADS_CHARTS)
         total = time.monotonic() - server.started
         return {"total": total, "server": server.healthy_after, "page": total - server.healthy_after}
