@@ -12,7 +12,7 @@ from runs.causal_view import run_causal
 from runs.experiments import AblationDefault, ablation_candidates, telling_head
 from runs.text_run import attention_kinds
 from transformer.causal import CausalExperiment
-from transformer.importance import HeadImportance, load_importance
+from ui.head_importance import stored_table
 from ui.models import get_bundle, get_trace
 from viz.trace import TraceData
 
@@ -23,14 +23,8 @@ def get_causal(model_key: str, text: str, target: str, layers: tuple[int, ...] |
     return run_causal(get_bundle(model_key), text, target, layers)
 
 
-@byte_cached(shared_cache())
-def get_importance(model_key: str) -> HeadImportance | None:
-    """The model's stored head-importance table (None for random models or a stale table)."""
-    return load_importance(get_bundle(model_key))
-
-
 def ablation_default(model_key: str, text: str, baseline: TraceData) -> AblationDefault:
     """The head whose removal changes this text's output, among the few the importance table ranks first."""
     bundle = get_bundle(model_key)
-    candidates = ablation_candidates(get_importance(model_key), attention_kinds(bundle))
+    candidates = ablation_candidates(stored_table(model_key), attention_kinds(bundle))
     return telling_head(candidates, baseline, lambda spec: get_trace(model_key, text, names=(), interventions=(spec,)))
