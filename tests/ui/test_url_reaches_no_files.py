@@ -7,6 +7,7 @@ the sidebar's model picker, bound to `?model=`. AppTest ignores URL binding, so 
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -35,14 +36,21 @@ async def _sidebar_text(port: int, query: str) -> str:
     )
 
 
+def _sidebar_text_now(port: int, query: str) -> str:
+    """Run `_sidebar_text` on a thread of its own: pytest-playwright's sync API keeps an event loop
+    running on the main thread once an e2e test has used it, and `asyncio.run` refuses to nest."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, _sidebar_text(port, query)).result()
+
+
 @pytest.mark.slow
 def test_a_path_in_the_url_loads_the_default_model_not_the_folder():
     reverse = MODELS_DIR / "reverse"
     with streamlit_server() as server:
         port = int(server.url.rsplit(":", 1)[1])
-        named = asyncio.run(_sidebar_text(port, "lang=en&model=reverse"))
+        named = _sidebar_text_now(port, "lang=en&model=reverse")
         assert SHIPPED_SUMMARY["reverse"] in named  # the door works for a shipped name
         for path in (str(reverse), "../assets/models/reverse", "assets/models/reverse", "/etc"):
-            shown = asyncio.run(_sidebar_text(port, f"lang=en&model={path}"))
+            shown = _sidebar_text_now(port, f"lang=en&model={path}")
             assert SHIPPED_SUMMARY["reverse"] not in shown, path
             assert SHIPPED_SUMMARY[DEFAULT_MODEL] in shown, path
