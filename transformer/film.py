@@ -134,6 +134,49 @@ class Film:
         """Frame `index` of `kind` as float weights in [0, 1]: (L, H, Tq, Tk)."""
         return self.patterns[kind][index].astype(np.float32) / QUANT
 
+    def continues(self, earlier: Film) -> bool:
+        """Whether this film can follow `earlier` as one run: the same probe and the same model shape."""
+        same_probe = (self.source, self.target, self.src_tokens, self.tgt_tokens) == (
+            earlier.source,
+            earlier.target,
+            earlier.src_tokens,
+            earlier.tgt_tokens,
+        )
+        return same_probe and dict(self.config) == dict(earlier.config) and set(self.patterns) == set(earlier.patterns)
+
+    def after(self, earlier: Film) -> Film:
+        """`earlier` then this film, as one run: a training that continued a checkpoint (`--init-from`)
+        continues its film, so a model trained in stages ships the film of all its stages.
+
+        This film's steps and elapsed time are shifted to start where `earlier` ended; a joined film
+        longer than MAX_FRAMES keeps the first frame and every other one after it.
+        Raises ValueError if the probe or the model shape differ (`continues`).
+        """
+        if not self.continues(earlier):
+            raise ValueError("a film can only continue a film of the same probe and model shape")
+        steps, elapsed = float(earlier.curves["step"][-1]), float(earlier.curves["elapsed"][-1])
+        shift = {"step": steps, "elapsed": elapsed}
+        curves = {
+            name: np.concatenate([earlier.curves[name], self.curves[name] + shift.get(name, 0.0)]).astype(np.float32)
+            for name in CURVES
+        }
+        keep = np.arange(earlier.n_frames + self.n_frames)
+        while len(keep) > MAX_FRAMES:
+            keep = np.concatenate([keep[:1], keep[2::2]])
+        return Film(
+            self.source,
+            self.target,
+            self.src_tokens,
+            self.tgt_tokens,
+            np.concatenate([earlier.frame_steps, self.frame_steps + int(steps)]).astype(np.int32)[keep],
+            np.concatenate([earlier.frame_loss, self.frame_loss]).astype(np.float32)[keep],
+            np.concatenate([earlier.frame_heldout, self.frame_heldout]).astype(np.float32)[keep],
+            {kind: np.concatenate([earlier.patterns[kind], self.patterns[kind]])[keep] for kind in self.patterns},
+            curves,
+            np.concatenate([earlier.checks, self.checks + np.array([steps, 0.0], dtype=np.float32)]).astype(np.float32),
+            dict(self.config),
+        )
+
     def save(self, path: str | Path) -> Path:
         """Write the film as one compressed .npz (no pickles: plain arrays and one JSON string)."""
         import json

@@ -17,7 +17,7 @@ import torch
 from transformer.checkpoint import ModelBundle, save_checkpoint
 from transformer.config import config_overrides
 from transformer.evaluate import EvalResult, best_head, cross_attention_alignment, is_reordered
-from transformer.film import FILM, FilmRecorder
+from transformer.film import FILM, Film, FilmRecorder
 from transformer.registry import load_model
 from transformer.train import TrainProgress, TrainResult, TrainSettings, heldout_metrics, task_with_options, train
 
@@ -150,6 +150,25 @@ def _example_text(task: Any, name: str) -> str:
     if text and task.is_valid_source(text) and task.reference(text) is not None:
         return text
     return task.examples(1, split="heldout", seed=0)[0].source
+
+
+def _continued_film(film: Film, init_from: str | None) -> Film:
+    """`film` after the film of the checkpoint it continued, when there is one of the same probe and shape.
+
+    A model trained in stages (`--init-from`) then ships the film of its whole training, not of its last stage.
+    """
+    earlier_path = None if init_from is None else Path(init_from) / FILM
+    if earlier_path is None or not earlier_path.is_file():
+        return film
+    try:
+        earlier = Film.load(earlier_path)
+    except (OSError, ValueError, KeyError) as error:
+        print(f"note: {earlier_path} is not a readable film ({error}); the film covers this run only", file=sys.stderr)
+        return film
+    if not film.continues(earlier):
+        print(f"note: {earlier_path} films another probe or model shape; the film covers this run only", file=sys.stderr)
+        return film
+    return film.after(earlier)
 
 
 def command_for(settings: TrainSettings, out: str) -> str:
@@ -361,7 +380,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     film.finish()
     recorded = film.film()
     if recorded is not None:  # the training film the page plays (a few % of training per frame)
-        recorded.save(Path(args.out) / FILM)
+        _continued_film(recorded, settings.init_from).save(Path(args.out) / FILM)
     m = card["metrics"]
     print(f"{result.stop_reason} after {result.steps} steps in {result.training_seconds:.0f}s; {card['parameters']:,} parameters")
     exact, tokens = 100 * m["heldout_exact_match"], 100 * m["heldout_token_accuracy"]

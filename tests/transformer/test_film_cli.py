@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +24,12 @@ def _check_film_matches(folder: Path) -> Film:
     n_layers, n_heads = bundle.config.n_layers, bundle.config.n_heads
     for frames in film.patterns.values():
         assert frames.dtype == np.uint8 and frames.shape[:3] == (film.n_frames, n_layers, n_heads)
-    assert len(film.curves["step"]) == bundle.card["steps"] and film.frame_steps[-1] == bundle.card["steps"]
+    # One value per step taken, the last frame on the last step; a model trained in stages (`--init-from`)
+    # carries the film of every stage, so its film may be longer than its last stage (`card["steps"]`).
+    steps = film.curves["step"]
+    np.testing.assert_array_equal(steps, np.arange(1, len(steps) + 1))
+    assert len(steps) >= bundle.card["steps"] and film.frame_steps[-1] == steps[-1]
+    assert np.all(np.diff(film.frame_steps) > 0)
     # The last frame is the shipped model's own attention on the probe.
     final = probe_patterns(bundle, film.source, film.target)
     for kind in final:
@@ -31,10 +37,8 @@ def _check_film_matches(folder: Path) -> Film:
     return film
 
 
-@pytest.mark.slow
-def test_train_command_records_a_film(tmp_path):
-    out = tmp_path / "tiny"
-    command = [
+def _tiny_training(out: Path, steps: int, *extra: str) -> list[str]:
+    return [
         sys.executable,
         "-m",
         "transformer",
@@ -44,7 +48,7 @@ def test_train_command_records_a_film(tmp_path):
         "--out",
         str(out),
         "--steps",
-        "12",
+        str(steps),
         "--config",
         "n_layers=1",
         "--config",
@@ -59,8 +63,21 @@ def test_train_command_records_a_film(tmp_path):
         "10",
         "--batch-size",
         "8",
+        *extra,
     ]
-    subprocess.run(command, cwd=ROOT, check=True, capture_output=True, timeout=600, env={"OMP_NUM_THREADS": "1", "PATH": ""})
+
+
+def _run(command: list[str]) -> str:
+    done = subprocess.run(
+        command, cwd=ROOT, check=True, capture_output=True, timeout=600, env={"OMP_NUM_THREADS": "1", "PATH": ""}
+    )
+    return done.stderr.decode()
+
+
+@pytest.mark.slow
+def test_train_command_records_a_film(tmp_path):
+    out = tmp_path / "tiny"
+    _run(_tiny_training(out, 12))
     film = _check_film_matches(out)
     assert film.source == "hello 世界" and film.target == "界世 olleh"
     assert list(film.checks[:, 0]) == [4, 8, 12] and film.n_frames == 12  # 12 steps // 50 frames → every step
@@ -76,3 +93,30 @@ def test_shipped_films_load_and_match_their_models(name):
 def test_all_films_together_stay_small():
     total = sum((info.path / FILM).stat().st_size for info in list_models() if (info.path / FILM).is_file())
     assert total <= MAX_FILMS_BYTES
+
+
+@pytest.mark.slow
+def test_a_continued_training_continues_its_film(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    _run(_tiny_training(first, 8))
+    _run(_tiny_training(second, 6, "--init-from", str(first), "--seed", "1"))
+    earlier, film = Film.load(first / FILM), _check_film_matches(second)
+    assert len(film.curves["step"]) == 8 + 6 and film.frame_steps[-1] == 14
+    n = earlier.n_frames
+    np.testing.assert_array_equal(film.frame_steps[:n], earlier.frame_steps)  # the first stage, unchanged
+    for kind, frames in earlier.patterns.items():
+        np.testing.assert_array_equal(film.patterns[kind][:n], frames)
+    np.testing.assert_array_equal(film.curves["loss"][:8], earlier.curves["loss"])
+    assert film.curves["elapsed"][8] >= earlier.curves["elapsed"][-1]  # the clock runs on across stages
+    assert list(film.checks[:, 0]) == [4, 8, 12]
+
+
+@pytest.mark.slow
+def test_a_continued_training_with_another_probe_films_itself_only(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    _run(_tiny_training(first, 8))
+    earlier = Film.load(first / FILM)
+    dataclasses.replace(earlier, source="another probe").save(first / FILM)
+    note = _run(_tiny_training(second, 6, "--init-from", str(first)))
+    film = _check_film_matches(second)
+    assert len(film.curves["step"]) == 6 and "covers this run only" in note
