@@ -16,7 +16,7 @@ from transformer.registry import DEFAULT_MODEL, RANDOM
 from transformer.untrusted_files import one_line
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, language_code, t
 from ui.models import get_bundle
-from ui.training_panel import trained_model_keys
+from ui.training_panel import trained_label, trained_model_keys
 
 ARCHITECTURES = ["encoder-decoder", "decoder-only"]
 POSITIONALS = ["sinusoidal", "learned", "none"]
@@ -117,6 +117,7 @@ def model_picker() -> ModelChoice | None:
         key="model",
         bind="query-params",
         help=f"`{RANDOM}`: {t('sidebar.random_model')}",
+        format_func=trained_label,  # "Trained here: reverse · step 1,200 · 14:02"; shipped names and `random` as they are
     )
     key = ModelRef.random(**_random_settings()).key if name == RANDOM else name
     try:

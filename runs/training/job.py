@@ -79,6 +79,7 @@ class TrainingJob:
         self.task = task if task is not None else get_task(options.task)
         self.recorder = FilmRecorder(self.task, options.frame_every, options.probe_text, self.settings.eval_every)
         self.created = time.time()
+        self.ended: float | None = None  # when the worker ended (the model picker names a trained model by it)
         self.state = RUNNING
         self.error: str | None = None
         self.result: TrainResult | None = None
@@ -159,7 +160,7 @@ class TrainingJob:
         try:
             result = train(self.settings, self._callback, task=self.task)
             self.recorder.finish()
-            result.bundle.card = self._card(result)
+            result.bundle.card = {**result.bundle.card, **self._card(result)}  # keeps a decoder-only model's prompt format
             result.bundle.name = f"trained-{self.id}"
             self.result = result
             self.state = STOPPED if result.stop_reason == "stopped" else FINISHED
@@ -167,5 +168,6 @@ class TrainingJob:
             self.error = one_line(f"{type(err).__name__}: {err}")
             self.state = FAILED
         finally:
+            self.ended = time.time()
             if self._on_end is not None:
                 self._on_end(self)
