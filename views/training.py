@@ -64,7 +64,7 @@ def _settings() -> JobOptions:
     _fill(experiment_options(st.session_state["tr_experiment"] or "default", st.session_state["tr_task"]), keep=True)
     for key, options in (("tr_task", TASKS), ("tr_experiment", list(EXPERIMENTS)), ("tr_norm", NORMS), ("tr_pos", POSITIONALS)):
         keep_valid(key, options)  # redrawn in the current language
-    cols = st.columns([2, 3])
+    cols = st.columns([3, 2])  # room for the longest task name
     cols[0].selectbox(
         t("training.task"),
         TASKS,
