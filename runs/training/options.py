@@ -133,6 +133,9 @@ LESSON_MAX_LEN = {"reverse": 12, "copy": 12}
 # of up to 24 symbols). A lesson's are smaller: two layers of 64, and for induction halves of up to 8 symbols after a
 # lead-in of up to 4 (still at varying offsets, so only the textbook previous-token + induction circuit works).
 # The architecture, pre-norm, shared embeddings and learned positions stay the command line's (PRESETS).
+# Measured on the 2-core machine under load (one thread, these presets, batch 64): gpt-translate-en-zh reached 97 %
+# held-out at step 250 and 99 % (the early stop) at step 500, in 140 s; induction 80 % at step 500, 98 % at 1,500
+# (191 s).
 LESSON_PRESETS: dict[str, dict[str, Any]] = {
     "gpt-translate-en-zh": {"steps": 2000, "config": {"n_layers": 2, "d_model": 64}},
     "induction": {"steps": 1500},
