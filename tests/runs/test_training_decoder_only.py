@@ -102,3 +102,16 @@ def test_a_trained_decoder_only_model_opens_elsewhere_and_saves_with_its_prompt_
         assert not loaded.config.is_encoder_decoder and loaded.source_tokenizer is None
         assert PromptFormat.from_dict(loaded.card[CARD_KEY]) == fmt
         assert list(Film.load(folder / FILM).patterns) == ["decoder"]
+
+
+def test_a_probe_the_task_cannot_answer_falls_back_to_an_example_of_the_lessons_task():
+    options = _tiny("induction").replace(steps=2, eval_every=0, probe="no repeat here")
+    job = registry().start(options, "session-probe")
+    try:
+        assert job.wait(240)
+    finally:
+        end(job)
+    film = job.view().film
+    task = task_with_options(get_task("induction"), options.settings().task_options)
+    assert film.source != options.probe and task.reference(film.source).target == film.target
+    assert len(film.source) <= task.max_lead + task.max_half + 1  # a lesson-sized repeat, not one of up to 24 + 10
