@@ -25,12 +25,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from transformer.batch import Batch, source_row
+from transformer.batch import Batch
 from transformer.checkpoint import ModelBundle
-from transformer.evaluate import target_ids
+from transformer.evaluate import make_batch
 from transformer.hook_names import act_name
 from transformer.hooks import capture
-from transformer.tokenizer import PAD_ID
+from transformer.tasks.base import Example
 
 FILM = "film.npz"  # beside model.safetensors in a checkpoint folder
 CURVES = ("step", "loss", "token_accuracy", "learning_rate", "elapsed")  # one value per training step
@@ -69,9 +69,7 @@ def probe_patterns(bundle: ModelBundle, source: str, target: str) -> dict[str, n
     (L, H, Tt, Tt), cross (L, H, Tt, Ts), with Ts = source + <eos>, Tt = <bos> + target.
     """
     model, kinds = bundle.model, kinds_of(bundle)
-    tokenizer = bundle.source_tokenizer or bundle.target_tokenizer
-    sources = [tokenizer.encode(source)] if bundle.config.is_encoder_decoder else None
-    batch = Batch.from_pairs(sources, [target_ids(bundle.target_tokenizer, target)], PAD_ID)
+    batch = probe_batch(bundle, source, target)
     names = {kind: [act_name(kind, layer, "pattern") for layer in range(bundle.config.n_layers)] for kind in kinds}
     was_training = model.training
     model.eval()
@@ -86,13 +84,23 @@ def probe_patterns(bundle: ModelBundle, source: str, target: str) -> dict[str, n
     }
 
 
+def probe_batch(bundle: ModelBundle, source: str, target: str) -> Batch:
+    """The probe as the model reads it in training: encoder-decoder, source + <eos> and <bos> + target;
+    decoder-only, one sequence <bos> prompt [suffix] target (`transformer.prompt`), so its frames show the
+    completion reading the prompt through self-attention."""
+    return make_batch(bundle, [Example(source, target, None)])
+
+
 def probe_tokens(bundle: ModelBundle, source: str, target: str) -> tuple[list[str], list[str]]:
-    """Axis labels of the probe's frames: (source tokens + <eos>, <bos> + target tokens)."""
-    tokenizer = bundle.source_tokenizer or bundle.target_tokenizer
-    src = [tokenizer.vocab[i] for i in source_row(tokenizer.encode(source))] if bundle.config.is_encoder_decoder else []
+    """Axis labels of the probe's frames: (source tokens + <eos>, the decoder's input tokens).
+
+    The decoder's input is <bos> + target (encoder-decoder) or <bos> + prompt + suffix + target (decoder-only,
+    whose source tokens are then empty: it has no encoder)."""
+    batch = probe_batch(bundle, source, target)
+    src_vocab = (bundle.source_tokenizer or bundle.target_tokenizer).vocab
+    src = [src_vocab[i] for i in batch.src[0].tolist()] if batch.src is not None else []
     tgt_vocab = bundle.target_tokenizer.vocab
-    tgt = [tgt_vocab[i] for i in Batch.from_pairs(None, [target_ids(bundle.target_tokenizer, target)], PAD_ID).tgt_in[0].tolist()]
-    return src, tgt
+    return src, [tgt_vocab[i] for i in batch.tgt_in[0].tolist()]
 
 
 @dataclass(frozen=True)

@@ -102,16 +102,6 @@ SUMMARIES: dict[str, tuple[str, str, str]] = {
         "把玩具语法的中文翻译成英语（空格可有可无；时间和地点移到句末）。",
         "我今天在图书馆读一本书",
     ),
-}
-
-# How each translator's gold word alignment (`Example.alignment`, what the alignment match is measured against) is made.
-GOLD_ALIGNMENT: dict[str, str] = {
-    "translate-en-zh": "each Chinese word → the English word it translates; measure words and 的 → none",
-    "translate-en-fr": "each French word → the English word it translates; French words with no English counterpart → none",
-    "translate-zh-en": (
-        "each English word → the first Chinese word aligned to it by translate-en-zh read backwards; "
-        "English words with no Chinese counterpart (the, of, every) → none"
-    ),
     "gpt-translate-en-zh": (
         "A GPT-style decoder-only model that completes 'english =' with the Chinese translation (toy grammar).",
         "GPT 式纯解码器模型：在“english =”之后续写中文翻译（玩具语法）。",
@@ -121,6 +111,16 @@ GOLD_ALIGNMENT: dict[str, str] = {
         "A two-layer decoder-only model that continues a repeated random sequence with an induction head.",
         "两层纯解码器模型：用归纳头续写重复的随机序列。",
         "aKq7xbN3aKq",
+    ),
+}
+
+# How each translator's gold word alignment (`Example.alignment`, what the alignment match is measured against) is made.
+GOLD_ALIGNMENT: dict[str, str] = {
+    "translate-en-zh": "each Chinese word → the English word it translates; measure words and 的 → none",
+    "translate-en-fr": "each French word → the English word it translates; French words with no English counterpart → none",
+    "translate-zh-en": (
+        "each English word → the first Chinese word aligned to it by translate-en-zh read backwards; "
+        "English words with no Chinese counterpart (the, of, every) → none"
     ),
 }
 

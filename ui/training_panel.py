@@ -7,6 +7,7 @@ without rerunning the page, and reruns the page once when the job ends so the st
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -43,11 +44,13 @@ def trained_model_keys() -> list[str]:
 
 
 def trained_label(key: str) -> str:
-    """How the model picker names a trained model: "trained: reverse, 1,200 steps"."""
-    job = registry().get(key.removeprefix(TRAINED_PREFIX))
+    """How the model picker names a trained model: "Trained here: reverse · step 1,200 · 14:02" (the time it ended,
+    the server's clock), so two runs of one task tell apart. Any other key is its own label."""
+    job = registry().get(key.removeprefix(TRAINED_PREFIX)) if key.startswith(TRAINED_PREFIX) else None
     if job is None or job.result is None:
         return key
-    return t("training.model_label", task=job.options.task, steps=f"{job.result.steps:,}")
+    ended = time.strftime("%H:%M", time.localtime(job.ended or job.created))
+    return t("training.model_label", task=job.options.task, steps=f"{job.result.steps:,}", time=ended)
 
 
 def _curve_text() -> CurveText:
@@ -108,8 +111,25 @@ def _frame_index(film: Any) -> int:
     return int(index)
 
 
-def film_view(film: Any, *, total_steps: int, schedule: tuple[list[int], list[float]] | None, name: str) -> None:
-    """The probe's attention for one head at one frame, beside the frame slider, the curves and the schedule."""
+def next_tokens(film: Any, ends_with_eos: bool = True) -> list[str]:
+    """What each decoder position writes: the next input token, and after the last one <eos>, or for a decoder-only
+    task trained without an end (induction: an endless continuation) the probe's last symbol."""
+    if ends_with_eos or not film.target:
+        return [*film.tgt_tokens[1:], EOS]
+    return [*film.tgt_tokens[1:], film.target[-1]]  # a character-level continuation (induction)
+
+
+def film_view(
+    film: Any,
+    *,
+    total_steps: int,
+    schedule: tuple[list[int], list[float]] | None,
+    name: str,
+    ends_with_eos: bool = True,
+) -> None:
+    """The probe's attention for one head at one frame, beside the frame slider, the curves and the schedule.
+
+    A decoder-only model's film has decoder self-attention only (`ends_with_eos`: see `next_tokens`)."""
     cols = st.columns([5, 6])
     with cols[1]:
         index = _frame_index(film)
@@ -140,8 +160,7 @@ def film_view(film: Any, *, total_steps: int, schedule: tuple[list[int], list[fl
     with cols[0]:
         kind, layer, head = _pickers(film)
         pattern = film.patterns[kind][index, layer, head].astype(np.float32) / 255.0  # (Tq, Tk)
-        next_tokens = [*film.tgt_tokens[1:], EOS]
-        query_axis, key_axis = attention_axes(kind, film.src_tokens, film.tgt_tokens, next_tokens)
+        query_axis, key_axis = attention_axes(kind, film.src_tokens, film.tgt_tokens, next_tokens(film, ends_with_eos))
         fig = head_figure(
             pattern,
             query_axis,
@@ -162,6 +181,18 @@ def film_view(film: Any, *, total_steps: int, schedule: tuple[list[int], list[fl
         fig.update_layout(width=None, height=360)
         show_figure(fig, f"{name}_attention", key="tr_attention", html=False)
         st.text(t("training.probe", source=film.source, target=film.target))  # plain text: the probe may be the user's
+
+
+def ends_with_eos(task_name: str) -> bool:
+    """Whether task `task_name`'s decoder writes <eos> after its last symbol (every task but a decoder-only endless
+    one, induction); True for a name that is no task (a film of a model named otherwise)."""
+    from transformer.tasks import get_task
+
+    try:
+        task = get_task(task_name)
+    except (KeyError, ValueError):
+        return True
+    return getattr(getattr(task, "prompt_format", None), "end_with_eos", True)
 
 
 def _progress(view: JobView) -> None:
@@ -263,6 +294,7 @@ def job_panel(job_id: str, owner: str) -> None:
             st.rerun()  # play switched: redraw the page so the fragment polls at the new pace
         # While training the x axis spans the whole budget (the curves grow into it); after, the steps taken.
         span = view.total_steps if view.live else max(view.step, 1)
-        film_view(view.film, total_steps=span, schedule=view.options.schedule(), name="training")
+        eos = ends_with_eos(view.options.task)
+        film_view(view.film, total_steps=span, schedule=view.options.schedule(), name="training", ends_with_eos=eos)
 
     panel()

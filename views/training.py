@@ -12,6 +12,7 @@ import streamlit as st
 from runs.training.films import load_film, shipped_films
 from runs.training.options import (
     D_MODEL_CHOICES,
+    DECODER_ONLY_TASKS,
     EXPERIMENTS,
     HEAD_CHOICES,
     LAYER_CHOICES,
@@ -21,11 +22,13 @@ from runs.training.options import (
     experiment_options,
 )
 from runs.training.registry import SlotsTaken, registry
+from runs.training.watch import slot_view
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
-from ui.training_panel import film_view, job_panel, session_owner
+from ui.training_panel import ends_with_eos, film_view, job_panel, session_owner
 
 JOB_KEY = "tr_job"  # session state: the id of the job this session started last
+WATCHED_KEY = "tr_watched"  # session state: the id of another session's job this session watched while it trained
 NORMS, POSITIONALS = ("pre", "post"), ("sinusoidal", "learned", "none")
 # session-state key → JobOptions field, for the settings widgets an experiment fills in
 FIELDS = {
@@ -61,7 +64,7 @@ def _settings() -> JobOptions:
     _fill(experiment_options(st.session_state["tr_experiment"] or "default", st.session_state["tr_task"]), keep=True)
     for key, options in (("tr_task", TASKS), ("tr_experiment", list(EXPERIMENTS)), ("tr_norm", NORMS), ("tr_pos", POSITIONALS)):
         keep_valid(key, options)  # redrawn in the current language
-    cols = st.columns([2, 3])
+    cols = st.columns([3, 2])  # room for the longest task name
     cols[0].selectbox(
         t("training.task"),
         TASKS,
@@ -77,6 +80,8 @@ def _settings() -> JobOptions:
         format_func=labels_of({name: t(f"training.experiment_{name}") for name in EXPERIMENTS}),
     )
     st.caption(t(f"training.experiment_{experiment or 'default'}_text"))
+    if st.session_state["tr_task"] in DECODER_ONLY_TASKS:
+        st.caption(t("training.decoder_only_note"))
     with st.expander(t("training.settings"), expanded=False):
         cols = st.columns(4)
         cols[0].select_slider(t("training.n_layers"), LAYER_CHOICES, key="tr_layers")
@@ -122,24 +127,40 @@ def _start(options: JobOptions, owner: str) -> None:
         st.code(str(err), language=None, wrap_lines=True)
         return
     st.session_state[JOB_KEY] = job.id
+    st.session_state.pop(WATCHED_KEY, None)
     st.session_state.pop("tr_frame", None)
     st.session_state["tr_follow"] = True
     st.rerun()
 
 
 def live_mode() -> None:
+    """Settings and the start button, then the panel of this session's job, or of the job it watches.
+
+    A session that watched another's job is told, once that job has ended, that it may start its own: the watched
+    panel's fragment reruns the page when the job ends, so the message and the enabled button come without a reload.
+    """
     owner, jobs = session_owner(), registry()
     mine = jobs.get(st.session_state.get(JOB_KEY, ""))
-    others = [job for job in jobs.running() if job.owner != owner]
+    slots = slot_view(jobs, owner, st.session_state.get(WATCHED_KEY))
     training_now = mine is not None and mine.live
     if not training_now:
+        if slots.others and not slots.can_start:
+            st.session_state[WATCHED_KEY] = slots.others[0].id
         options = _settings()
-        can_start = jobs.can_start()
-        if not can_start:
-            st.info(t("training.busy", n=len(others)), icon=":material/hourglass:")
-        if st.button(t("training.start"), key="tr_start", type="primary", icon=":material/play_arrow:", disabled=not can_start):
+        if slots.freed:
+            st.success(t("training.slot_free"), icon=":material/lock_open:")
+        elif not slots.can_start:
+            st.info(t("training.busy", n=len(slots.others)), icon=":material/hourglass:")
+        if st.button(
+            t("training.start"), key="tr_start", type="primary", icon=":material/play_arrow:", disabled=not slots.can_start
+        ):
             _start(options, owner)
-    shown = mine if mine is not None and (training_now or not others) else (others[0] if others else mine)
+    if training_now:
+        shown = mine
+    elif slots.others:
+        shown = slots.others[0]
+    else:  # the newer of this session's last job and the one it watched (its final state, read-only)
+        shown = max((job for job in (mine, slots.watched) if job is not None), key=lambda job: job.created, default=None)
     if shown is not None:
         st.divider()
         job_panel(shown.id, owner)
@@ -157,7 +178,9 @@ def film_mode() -> None:
 
     @st.fragment(run_every=0.4 if st.session_state.get("tr_play") else None)
     def player() -> None:
-        film_view(film, total_steps=int(film.curves["step"][-1]), schedule=None, name=f"film_{name}")
+        film_view(
+            film, total_steps=int(film.curves["step"][-1]), schedule=None, name=f"film_{name}", ends_with_eos=ends_with_eos(name)
+        )
 
     player()
 

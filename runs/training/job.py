@@ -20,7 +20,7 @@ import torch
 from runs.training.options import JobOptions
 from transformer.checkpoint import ModelBundle
 from transformer.film import Film, FilmRecorder
-from transformer.train import TrainProgress, TrainResult, train
+from transformer.train import TrainProgress, TrainResult, task_with_options, train
 from transformer.untrusted_files import one_line
 
 RUNNING, STOPPING, FINISHED, STOPPED, FAILED = "running", "stopping", "finished", "stopped", "failed"
@@ -76,9 +76,11 @@ class TrainingJob:
         self.id = f"{options.task}-{uuid.uuid4().hex[:8]}"  # readable in the model picker: "trained:reverse-1a2b3c4d"
         self.owner, self.options = owner, options
         self.settings = options.settings()  # raises ValueError before any thread starts
-        self.task = task if task is not None else get_task(options.task)
+        # The lesson's task (shorter strings, shorter repeats): a probe the task cannot answer falls back to its example.
+        self.task = task if task is not None else task_with_options(get_task(options.task), self.settings.task_options)
         self.recorder = FilmRecorder(self.task, options.frame_every, options.probe_text, self.settings.eval_every)
         self.created = time.time()
+        self.ended: float | None = None  # when the worker ended (the model picker names a trained model by it)
         self.state = RUNNING
         self.error: str | None = None
         self.result: TrainResult | None = None
@@ -159,7 +161,7 @@ class TrainingJob:
         try:
             result = train(self.settings, self._callback, task=self.task)
             self.recorder.finish()
-            result.bundle.card = self._card(result)
+            result.bundle.card = {**result.bundle.card, **self._card(result)}  # keeps a decoder-only model's prompt format
             result.bundle.name = f"trained-{self.id}"
             self.result = result
             self.state = STOPPED if result.stop_reason == "stopped" else FINISHED
@@ -167,5 +169,6 @@ class TrainingJob:
             self.error = one_line(f"{type(err).__name__}: {err}")
             self.state = FAILED
         finally:
+            self.ended = time.time()
             if self._on_end is not None:
                 self._on_end(self)

@@ -9,8 +9,10 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from runs.training.options import DECODER_ONLY_TASKS, TASKS, default_options
 from runs.training.registry import registry
 from tests.ui.conftest import assert_no_exception, figure, open_page, plotly_array
+from ui.i18n import catalog
 
 TINY = {"tr_layers": 1, "tr_heads": 2, "tr_dmodel": 16}
 
@@ -121,22 +123,71 @@ def _picker_script() -> None:
 
 
 @pytest.mark.slow
-def test_the_model_picker_lists_the_sessions_trained_model():
+def test_the_model_picker_lists_the_sessions_trained_model_by_a_readable_name():
     _end_all()
     at = AppTest.from_function(_picker_script, default_timeout=300)
     at.run()
     assert_no_exception(at)
-    key = f"trained:{at.session_state['job']}"
+    job = registry().get(at.session_state["job"])
+    key = f"trained:{job.id}"
     picker = at.sidebar.selectbox(key="model")
-    assert key in picker.options
+    ended = time.strftime("%H:%M", time.localtime(job.ended))
+    label = f"Trained here: reverse · step 5 · {ended}"
+    assert label in picker.options and key not in picker.options  # the value stays the key; the label is readable
+    assert "translate-en-zh" in picker.options and "random" in picker.options  # the others keep their names
     picker.set_value(key).run()
     assert_no_exception(at)
+    assert at.sidebar.selectbox(key="model").value == key
     assert any("Trained on the training page" in c.value for c in at.sidebar.caption)
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert_no_exception(at)
+    assert f"在此训练：reverse · 第 5 步 · {ended}" in at.sidebar.selectbox(key="model").options
+    assert at.sidebar.selectbox(key="model").value == key  # the choice survives the language switch
     other = AppTest.from_function(_picker_script, default_timeout=300)
     other.session_state["job"] = "none"
     other.run()
-    assert key not in other.sidebar.selectbox(key="model").options  # another session's model is not listed
+    assert label not in other.sidebar.selectbox(key="model").options  # another session's model is not listed
     json.dumps(at.session_state["job"])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("task", DECODER_ONLY_TASKS)
+def test_a_decoder_only_task_is_offered_with_a_small_decoder_only_preset(task, lang):
+    at = open_page("training", lang=lang)
+    at.selectbox(key="tr_task").set_value(task).run()
+    assert_no_exception(at)
+    assert at.selectbox(key="tr_task").value == task
+    assert at.selectbox(key="tr_task").options[TASKS.index(task)] == catalog(lang)[f"training.task_{task.replace('-', '_')}"]
+    expected = default_options(task)
+    assert at.session_state["tr_layers"] == expected.n_layers == 2 and at.session_state["tr_dmodel"] == expected.d_model == 64
+    assert at.session_state["tr_norm"] == "pre" and at.session_state["tr_pos"] == expected.positional
+    assert catalog(lang)["training.decoder_only_note"] in [c.value for c in at.caption]
+    at.selectbox(key="tr_task").set_value("reverse").run()
+    assert catalog(lang)["training.decoder_only_note"] not in [c.value for c in at.caption]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", DECODER_ONLY_TASKS)
+def test_a_decoder_only_job_trains_on_the_page_with_decoder_self_attention_only(task):
+    _end_all()
+    at = open_page("training", tr_task=task, tr_steps=24, **TINY)
+    at.button(key="tr_start").click().run()
+    assert_no_exception(at)
+    _poll(at, lambda a: a.success)
+    job = registry().get(at.session_state["tr_job"])
+    film = job.view().film
+    kinds = at.selectbox(key="tr_kind")
+    assert kinds.options == ["decoder self-attention"] and kinds.value == "decoder"  # no encoder, no cross-attention
+    z = plotly_array(figure(at, "tr_attention")["data"][0]["z"])
+    assert z.shape == (len(film.tgt_tokens),) * 2  # <bos> prompt [=] completion, each reading the ones before
+    assert film.tgt_tokens[1 : 1 + len(film.source.split())] == tuple(film.source.split()) or task == "induction"
+    frames = at.slider(key="tr_frame")
+    frames.set_value(0).run()
+    assert "step 1." in " ".join(c.value for c in at.caption)  # the scrubber
+    assert any("Trained here:" in i.value for i in at.info)  # "open in other pages": the picker's name for it
+    at.button(key="tr_zip_prepare").click().run()
+    assert at.get("download_button")  # "save as checkpoint"
 
 
 def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
