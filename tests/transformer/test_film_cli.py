@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +121,15 @@ def test_a_continued_training_with_another_probe_films_itself_only(tmp_path):
     note = _run(_tiny_training(second, 6, "--init-from", str(first)))
     film = _check_film_matches(second)
     assert len(film.curves["step"]) == 6 and "covers this run only" in note
+
+
+@pytest.mark.parametrize("name", [info.name for info in list_models()])
+def test_the_card_writer_knows_every_shipped_task(name):
+    """A retrained shipped model gets its own summary, example (the film's probe) and, for a translator,
+    a gold alignment that is a sentence (the decoder-only summaries once sat in the wrong table)."""
+    from transformer.train_cli import GOLD_ALIGNMENT, SUMMARIES
+
+    task = json.loads((MODELS_DIR / name / "card.json").read_text(encoding="utf-8"))["task"]
+    summary, summary_zh, example = SUMMARIES[task]
+    assert summary and summary_zh and example
+    assert all(isinstance(how, str) for how in GOLD_ALIGNMENT.values())
