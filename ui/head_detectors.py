@@ -7,6 +7,7 @@ sentences for source alignment), cached once per model: they do not depend on th
 
 from __future__ import annotations
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from transformer.head_detectors import SCORE_NAMES, HeadScores
@@ -15,6 +16,19 @@ from ui.charts import show_figure
 from ui.head_picker import kind_name
 from ui.i18n import t
 from viz.detector_figure import detector_figure, marked_heads
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _scores_figure(
+    model_key: str, kind: str, titles: tuple[tuple[str, str], ...], layer_label: str, head_label: str
+) -> go.Figure:
+    """The scores figure of one model and kind in one language, built once and shared by every session.
+
+    It depends on the model only, yet the page reruns on every sentence a student types: rebuilt each
+    time (a subplot per score), it was a third of a 10-student classroom's server CPU (benchmarks §8).
+    The figure is only read afterwards (`show_figure` enlarges a copy in projector mode).
+    """
+    return detector_figure(get_detectors(model_key).scores[kind], dict(titles), layer_label, head_label)
 
 
 def _meanings(scores: HeadScores) -> None:
@@ -69,7 +83,7 @@ def head_detectors(model_key: str) -> None:
     for tab, kind in zip(st.tabs([kind_name(k) for k in kinds]), kinds, strict=True):
         scores = table.scores[kind]
         with tab:
-            fig = detector_figure(scores, titles, t("heads.layer"), t("heads.head"))
+            fig = _scores_figure(model_key, kind, tuple(titles.items()), t("heads.layer"), t("heads.head"))
             show_figure(fig, f"head-detectors-{kind}", key=f"detectors_{kind}", html=False)
             _top_heads(scores)
             if kind == "cross":

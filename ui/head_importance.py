@@ -7,6 +7,7 @@ in the session, keyed by the model key, so the grid can mark its heads afterward
 
 from __future__ import annotations
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from runs import head_importance
@@ -30,6 +31,17 @@ def stored_table(model_key: str) -> HeadImportance | None:
 def current_table(model_key: str) -> HeadImportance | None:
     """The stored table, else one measured in this session, else None."""
     return stored_table(model_key) or st.session_state.get(_MEASURED_KEY, {}).get(model_key)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _stored_figure(
+    model_key: str, kind: str, n_layers: int, n_heads: int, titles: tuple[str, str], layer_label: str, head_label: str
+) -> go.Figure:
+    """A shipped model's importance figure for one kind in one language, built once and shared by every
+    session: it does not depend on the sentence, and a classroom reruns the page on every sentence typed
+    (benchmarks §8). A table measured in a session is drawn directly: it is the session's own."""
+    view = head_importance.kind_importance(stored_table(model_key), kind, n_layers, n_heads)
+    return importance_figure(view, titles=titles, layer_label=layer_label, head_label=head_label)
 
 
 def _measure(model_key: str) -> None:
@@ -72,10 +84,9 @@ def importance_section(model_key: str, shapes: dict[str, tuple[int, int]], *, un
         with tab:
             if not view.important.any():
                 st.info(t("heads.importance_none"))
-            fig = importance_figure(
-                view,
-                titles=(t("heads.importance_changed"), t("heads.importance_drop")),
-                layer_label=t("heads.layer"),
-                head_label=t("heads.head"),
-            )
+            labels = ((t("heads.importance_changed"), t("heads.importance_drop")), t("heads.layer"), t("heads.head"))
+            if table is stored_table(model_key):
+                fig = _stored_figure(model_key, kind, n_layers, n_heads, *labels)
+            else:
+                fig = importance_figure(view, titles=labels[0], layer_label=labels[1], head_label=labels[2])
             show_figure(fig, f"importance-{kind}", key=f"heads_importance_{kind}", html=False)
