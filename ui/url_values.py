@@ -64,8 +64,9 @@ URL_NUMBERS: dict[str, tuple[int, int]] = {
     "r_seed": (0, 10_000),  # random model
     "layer": (0, 63),
     "head": (0, 63),
-    "row": (0, 63),
-    "query": (0, 4095),  # head pickers, masks, step by step
+    # (not "row" (masks) nor "query" (step by step): those selectboxes show labels such as "3: 我 → 今天", the URL holds
+    # the label, and Streamlit itself drops a value that is not one of the options; guarded as numbers, every shared
+    # link lost its sentence or query row)
     "ln_pair_layers": (1, 24),
     "pe_d": (2, 4096),
     "pe_pos": (1, 4096),

@@ -66,7 +66,9 @@ def test_every_number_a_page_binds_to_the_url_is_guarded():
         "r_pos",
         "kind",
         "tr_film_model",
-    }  # selectboxes of names (Streamlit checks the option)
+        "row",
+        "query",
+    }  # selectboxes of names or labels (the URL holds the label; Streamlit checks it is an option)
     found = set()
     for path in [*root.glob("ui/*.py"), *root.glob("views/*.py")]:
         text = path.read_text(encoding="utf-8")
@@ -87,3 +89,10 @@ def test_a_float_in_the_url_is_bounded_and_finite():
     params = {"temp": "inf", "topk": "7"}
     assert sanitize_query_params(params).dropped == ("temp",) and params == {"topk": "7"}
     assert set(URL_FLOATS) == {"temp"}
+
+
+def test_a_labelled_choice_in_the_url_is_left_to_its_selectbox():
+    """The masks page's sentence and the step page's query row travel as their labels ("2: he eats an apple",
+    "3: 我 → 今天"): the guard must keep them, or a shared link opens on another sentence or row."""
+    params = {"row": "2: he eats an apple", "query": "3: 我 → 今天", "layer": "1"}
+    assert not sanitize_query_params(params) and params == {"row": "2: he eats an apple", "query": "3: 我 → 今天", "layer": "1"}
