@@ -82,6 +82,23 @@ def test_every_step_on_a_projector(projector_tab, app_url, browser_tools, lang):
     assert f"step={len(STEPS) - 1}" in tab.url
 
 
+def test_lesson_answers_at_its_own_path(projector_tab, app_url, browser_tools):
+    """`/lesson` (the address a teacher writes on the board) opens the lesson with its query, as `/` does,
+    and the navigation lists the lesson once, first."""
+    tab = projector_tab
+    tab.goto(f"{app_url}/lesson?step=3&lang=zh")
+    browser_tools.wait_idle(tab)
+    assert tab.get_by_text("Page not found").count() == 0, "Streamlit answered /lesson with its page-not-found dialog"
+    assert "/lesson?" in tab.url and "step=3" in tab.url and "lang=zh" in tab.url, tab.url
+    assert catalog("zh")[f"lesson.{STEPS[2]}_title"] in tab.locator("[data-testid=stMain] h1").first.inner_text()
+    tab.goto(f"{app_url}/?step=2")
+    browser_tools.wait_idle(tab)
+    assert tab.get_by_text("Page not found").count() == 0
+    assert catalog("en")[f"lesson.{STEPS[1]}_title"] in tab.locator("[data-testid=stMain] h1").first.inner_text()
+    nav = [link.split("\n")[-1].strip() for link in tab.locator("[data-testid=stSidebarNav] a").all_inner_texts()]  # icon, name
+    assert nav.count(catalog("en")["nav.lesson"]) == 1 and nav[0] == catalog("en")["nav.lesson"], nav
+
+
 def test_handout_opens_offline(projector_tab, app_url, browser_tools, chromium, tmp_path):
     tab = projector_tab
     tab.goto(f"{app_url}/?step=3")
