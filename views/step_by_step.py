@@ -35,7 +35,12 @@ MULTIHEAD = (
 
 def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int, ctx: PageContext) -> None:
     view = build_step_view(trace.arrays, kind, layer, head, query, *axes_of(trace, kind))
-    st.subheader(t("step.step_qkv"))
+    st.markdown(f"**{t('step.step_qkv')}**")  # one line, not a subheader: the figure starts the first screen
+    show_figure(
+        qkv_figure(view, {"q": t("step.fig_q"), "k": t("step.fig_k"), "v": t("step.fig_v"), "dim": t("step.axis_dim")}),
+        "step_qkv",
+    )
+    # what the figure leaves out, under it: the figure itself belongs on the first 1280 × 720 screen
     if view.keys_clipped:
         st.info(
             t(
@@ -49,11 +54,8 @@ def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int, ctx: 
         )
     if view.dims_clipped:
         st.info(t("step.dims_clipped", d_k=view.d_k, shown=view.dims))
-    show_figure(
-        qkv_figure(view, {"q": t("step.fig_q"), "k": t("step.fig_k"), "v": t("step.fig_v"), "dim": t("step.axis_dim")}),
-        "step_qkv",
-    )
-    st.header(t("step.section_steps"))
+    if kind != "encoder":
+        st.caption(t("heads.rows_write"))
     st.latex(ATTENTION)
     prose(t("step.explain_steps"))
     show_run(trace, ctx.bundle)
@@ -176,6 +178,7 @@ if ctx is not None and ctx.text is not None:
     # pages), then step 1's figure: the first 1280 × 720 screen shows it. The formula, what it means and
     # the run's output follow it.
     relabel_when_changed((ctx.text, st.session_state.get("kind")), ("query",))
+    st.header(t("step.section_steps"))
     cols = st.columns([3, 1, 1, 3], vertical_alignment="bottom")
     kind = kind_picker(cols[0], attention_kinds(ctx.bundle), default="decoder", section="masks")
     layer, head = layer_head_picker(cols[1:3], config.n_layers, config.n_heads, section="masks")
@@ -189,8 +192,6 @@ if ctx is not None and ctx.text is not None:
         bind="query-params",
         format_func=queries.option_label,
     )
-    if kind != "encoder":
-        st.caption(t("heads.rows_write"))
     _steps(trace, kind, layer, head, int(query), ctx)
     _scaling(config.d_k if config.d_k in D_K_OPTIONS else 64)
     _multihead(trace, ctx, kind, layer, int(query))

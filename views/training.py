@@ -23,6 +23,7 @@ from runs.training.options import (
 from runs.training.registry import SlotsTaken, registry
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
+from ui.prose import prose
 from ui.training_panel import film_view, job_panel, session_owner
 
 JOB_KEY = "tr_job"  # session state: the id of the job this session started last
@@ -163,7 +164,7 @@ def film_mode() -> None:
 
 
 st.title(t("training.title"))
-st.markdown(t("training.intro"))
+prose(t("training.intro"))
 MODES = ("live", "film")
 keep_valid("tr_mode", MODES)
 mode = st.sidebar.segmented_control(

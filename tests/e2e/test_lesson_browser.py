@@ -35,9 +35,20 @@ def _reveal(tab, step: str, wait_idle) -> None:
     tab.wait_for_selector(f".st-key-lesson_reveal_{step}, .st-key-lesson_hide_{step}", timeout=60_000)
     button = tab.locator(f".st-key-lesson_reveal_{step} button")
     if button.count():
-        button.click()  # Playwright scrolls the button into view first (step 1's open text box pushes it down)
+        _question_on_first_screen(tab, step, button)
+        button.click()
         wait_idle(tab)
     tab.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
+
+
+def _question_on_first_screen(tab, step: str, button) -> None:
+    """The class reads the question and the teacher clicks Reveal without scrolling (step 1's open
+    sentence box used to push Reveal below the fold)."""
+    tab.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
+    question = tab.locator("[data-testid=stMain] [data-testid=stAlertContentInfo]").first.bounding_box()
+    box = button.bounding_box()
+    assert question and question["y"] >= 0, (step, question)
+    assert box and box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT, (step, "Reveal below the fold", box)
 
 
 def _check_projector_step(tab, step: str) -> None:
