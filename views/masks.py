@@ -37,7 +37,7 @@ config = ctx.bundle.config
 traces = [get_trace(ctx.model.key, sentence, names=()) for sentence in batch.sentences]
 view = mask_batch(ctx.bundle, traces)
 with area:  # under the text area; the batch itself beside it, on the first screen
-    st.subheader(t("masks.batch_header"))
+    st.header(t("masks.batch_header"))
     prose(t("masks.batch_explain" if view.has_source else "masks.batch_explain_decoder"))
 with beside:
     show_batch(view)

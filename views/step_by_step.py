@@ -35,11 +35,11 @@ MULTIHEAD = (
 
 def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int, ctx: PageContext) -> None:
     view = build_step_view(trace.arrays, kind, layer, head, query, *axes_of(trace, kind))
-    st.markdown(f"**{t('step.step_qkv')}**")  # one line, not a subheader: the figure starts the first screen
     show_figure(
         qkv_figure(view, {"q": t("step.fig_q"), "k": t("step.fig_k"), "v": t("step.fig_v"), "dim": t("step.axis_dim")}),
         "step_qkv",
     )
+    st.markdown(f"**{t('step.step_qkv')}**")  # under its figure, as its caption: the figure starts the first screen
     # what the figure leaves out, under it: the figure itself belongs on the first 1280 × 720 screen
     if view.keys_clipped:
         st.info(
@@ -179,7 +179,7 @@ if ctx is not None and ctx.text is not None:
     # the run's output follow it.
     relabel_when_changed((ctx.text, st.session_state.get("kind")), ("query",))
     st.header(t("step.section_steps"))
-    cols = st.columns([3, 1, 1, 3], vertical_alignment="bottom")
+    cols = st.columns([3, 1.4, 1.4, 3], vertical_alignment="bottom")
     kind = kind_picker(cols[0], attention_kinds(ctx.bundle), default="decoder", section="masks")
     layer, head = layer_head_picker(cols[1:3], config.n_layers, config.n_heads, section="masks")
     trace = get_trace(ctx.model.key, ctx.text, step_hook_names(kind, layer))
