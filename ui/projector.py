@@ -32,6 +32,9 @@ STYLESHEET = f"""<style>
 .stApp [data-testid="stCaptionContainer"], .stApp [data-testid="stCaptionContainer"] p {{
   font-size: {BODY_PX}px !important; color: {CAPTION_COLOR} !important; opacity: 1 !important;
 }}
+.stApp [data-testid="stMetricValue"], .stApp [data-testid="stMetricValue"] p {{
+  font-size: 44px !important; line-height: 1.2 !important;
+}}
 .stApp h1 {{ font-size: 30px !important; padding: 0 !important; line-height: 1.2 !important; }}
 .stApp h2 {{ font-size: 30px !important; }}
 .stApp h3 {{ font-size: 26px !important; }}

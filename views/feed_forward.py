@@ -32,19 +32,17 @@ def _parameters(run: FeedForwardRun) -> None:
     params = run.parameters
     names = {part: t(f"feed_forward.part_{part}") for part in PARTS}
     share = params.share("feed_forward")
-    number, chart = st.columns([1, 4], vertical_alignment="center")  # the share beside the chart: it starts the first screen
-    number.metric(
+    show_figure(
+        parameter_figure(params.counts, names, t("feed_forward.param_title", total=f"{params.total:,}")),
+        "ffn-parameters",
+        key="ffn_params",
+        html=False,
+    )
+    st.metric(  # under the chart, not above it: the chart starts the first 1280 × 720 screen
         t("feed_forward.param_metric"),
         f"{100 * share:.0f}%",
         help=t("feed_forward.param_help", ffn=f"{params.counts['feed_forward']:,}", total=f"{params.total:,}"),
     )
-    with chart:
-        show_figure(
-            parameter_figure(params.counts, names, t("feed_forward.param_title", total=f"{params.total:,}")),
-            "ffn-parameters",
-            key="ffn_params",
-            html=False,
-        )
     st.caption(
         t(
             "feed_forward.param_caption",
