@@ -117,8 +117,7 @@ if choice is not None:
     go_to(n)  # a malformed or out-of-range ?step= is rewritten to the step shown
     step = STEPS[n - 1]
     top = st.container()  # the step's title and Previous / Next, filled once the sentence is known
-    # The figure column starts right under the title on every step (the 1280 × 720 first screen);
-    # the sentence sits above the step's text, open on step 1 where the class types it.
+    # The figure column starts right under the title on every step (the 1280 × 720 first screen).
     left, right = st.columns([2, 3], gap="medium")
     figure = right.container()  # the step's figure, at the top of the right column
     # Step 1 (where the class types its sentence) opens the sentence box in the wide right column, under
