@@ -45,10 +45,14 @@ st.set_page_config(
 language_switch()
 projector_toggle()
 apply_projector_mode()
-# The default page answers at "/" (its own url_path is ignored), so the lab pages, none of them
-# default any more, all open at their paths (`/heads` used to show "Page not found").
+# Streamlit serves the default page at "/" only: its url_path never answers (`/lesson` said "Page not
+# found"). So the lesson is listed once, first, at "/", and a hidden second page on the same script
+# answers at `/lesson` (query kept), the address a teacher writes on the board. Links and
+# switch_page by file resolve to the first page on a script: the listed one.
+HOME_ALIAS = PAGES[0][0]
 pages = [
-    st.Page(ROOT / "views" / f"{name}.py", title=t(f"nav.{name}"), icon=icon, url_path=name, default=(i == 0))
+    st.Page(ROOT / "views" / f"{name}.py", title=t(f"nav.{name}"), icon=icon, url_path="" if i == 0 else name, default=(i == 0))
     for i, (name, icon) in enumerate(PAGES)
 ]
+pages.append(st.Page(ROOT / "views" / f"{HOME_ALIAS}.py", title=t(f"nav.{HOME_ALIAS}"), url_path=HOME_ALIAS, visibility="hidden"))
 st.navigation(pages).run()

@@ -7,6 +7,7 @@ The checking, padding and masks are in `runs.sentence_batch`; this file only dra
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from runs.reference import model_task
 from runs.sentence_batch import MAX_SENTENCES, MIN_SENTENCES, BatchCheck, check_batch, default_more
@@ -30,12 +31,17 @@ def more_sentences(bundle: ModelBundle, first: str | None, label: str, help_text
     return check_batch(first, more or "", reader, bundle.config.max_len - 1)
 
 
-def sentence_batch(bundle: ModelBundle) -> BatchCheck:
-    """Render sentence 1 (the shared text box) and the text area of more sentences; report problems."""
+def sentence_batch(bundle: ModelBundle) -> tuple[BatchCheck, DeltaGenerator, DeltaGenerator]:
+    """Render sentence 1 (the shared text box) and, in a narrow left column, the text area of more
+    sentences; report problems. Returns the batch, the left column (for what explains the batch) and
+    the empty right column beside the text area, where the page draws the padded batch: typing and
+    seeing the padding side by side keeps that figure on the first 1280 × 720 screen."""
     first = text_box(bundle)
-    batch = more_sentences(bundle, first.text, t("masks.more_label"), t("masks.more_help"), 110)
-    _report(batch)
-    return batch
+    area, beside = st.columns([2, 3], gap="medium")
+    with area:
+        batch = more_sentences(bundle, first.text, t("masks.more_label"), t("masks.more_help"), 110)
+        _report(batch)
+    return batch, area, beside
 
 
 def _report(batch: BatchCheck) -> None:

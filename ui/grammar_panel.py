@@ -51,11 +51,14 @@ def _slot(slot: str, optional: bool) -> str:
     return f"[{word}]" if optional else word
 
 
-def grammar_panel(bundle: ModelBundle) -> None:
-    """The "what can I type?" expander (closed: one line high): patterns, lexicon by category and what goes
-    with what for a translator; the character set for a character model."""
+def grammar_panel(bundle: ModelBundle, reads: str | None = None) -> None:
+    """The "what can I type?" expander (closed: one line high): `reads` (what the model reads, also the text
+    box's help), then patterns, lexicon by category and what goes with what for a translator; the character
+    set for a character model."""
     task = model_task(bundle)
     with st.expander(t("grammar.what_can_i_type"), icon=":material/help:"):
+        if reads:
+            st.caption(reads)
         if isinstance(task, WordTask):
             _word_panel(_grammar(task))
         else:

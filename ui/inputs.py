@@ -52,8 +52,10 @@ def text_box(bundle: ModelBundle) -> TextCheck:
     if TEXT_KEY not in st.session_state and not st.query_params.get(TEXT_KEY):
         st.session_state[TEXT_KEY] = example
     reads = reads_line(bundle)
-    cols = st.columns([5, 1, 1.6] if task is not None else [6, 1], vertical_alignment="bottom")
-    raw = cols[0].text_input(
+    # one row whose buttons keep their words' width and the box takes the rest (fixed column shares
+    # cut "Random sentence" to "Rand…" in a narrow column at projector type sizes)
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    raw = row.text_input(
         t("input.label"),
         key=TEXT_KEY,
         bind="query-params",
@@ -61,19 +63,18 @@ def text_box(bundle: ModelBundle) -> TextCheck:
         max_chars=MAX_URL_TEXT_CHARS,
         help=f"{t('input.help', max=MAX_URL_TEXT_CHARS)}\n\n{reads}",
     )
-    cols[1].button(t("input.example"), key="use_example", on_click=use_text, args=(example,), width="stretch")
+    row.button(t("input.example"), key="use_example", on_click=use_text, args=(example,), width="content")
     if task is not None:
-        cols[2].button(
+        row.button(
             t("grammar.random"),
             key="random_sentence",
             on_click=_use_random,
             args=(bundle,),
-            width="stretch",
+            width="content",
             help=t("grammar.random_help"),
             icon=":material/casino:",
         )
-    st.caption(reads)
-    grammar_panel(bundle)
+    grammar_panel(bundle, reads)  # the line on what the model reads opens the panel: one line less above every chart
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     check = check_text(raw or "", reader, bundle.config.max_len - 1, task.suggest if task else None)
     _report(check)

@@ -15,6 +15,7 @@ from ui.grammar_panel import role_name
 from ui.i18n import t
 from ui.inputs import text_box, use_text
 from ui.model_parts import missing_parts_note
+from ui.prose import prose
 from ui.safe import md_literal
 from ui.sidebar import ModelChoice, model_picker
 from ui.url_guard import guard_query_params
@@ -97,7 +98,7 @@ def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
     st.title(t(f"{section}.title"))
     intro = t(f"{section}.intro")
     if intro != f"{section}.intro":
-        st.markdown(intro)
+        prose(intro)  # folded on a projector: the page's first chart belongs on the first screen
     _report_url(repair)
     choice = model_picker()
     if choice is None:

@@ -11,6 +11,7 @@ from ui.charts import show_figure
 from ui.i18n import t
 from ui.models import get_trace
 from ui.page import show_run, start_page
+from ui.prose import prose
 from viz.architecture import (
     COMPONENT_PAGES,
     Box,
@@ -82,7 +83,7 @@ def _links(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
 
 def _parameters(bundle: ModelBundle) -> None:
     st.subheader(t("architecture.params"))
-    st.markdown(t("architecture.params_explain"))
+    prose(t("architecture.params_explain"))
     groups = parameter_groups(parameter_sizes(bundle))
     total = sum(n for _, n in groups) or 1
     st.table(
@@ -98,14 +99,12 @@ def _parameters(bundle: ModelBundle) -> None:
 ctx = start_page("architecture")
 if ctx is not None and ctx.text is not None:
     config = ctx.bundle.config
-    st.markdown(t("architecture.explain_encoder_decoder" if config.is_encoder_decoder else "architecture.explain_decoder_only"))
-    st.latex(NORM[config.norm_position])
-    st.markdown(t(f"architecture.explain_{config.norm_position}"))
     trace = get_trace(ctx.model.key, ctx.text, architecture_hook_names(config.is_encoder_decoder, config.norm_position))
-    show_run(trace, ctx.bundle)
     stacks = architecture_boxes(
         config.is_encoder_decoder, config.norm_position, {name: a.shape for name, a in trace.arrays.items()}
     )
+    # The diagram first (the 1280 × 720 first screen shows it); what it means and the run's output under it.
+    _diagram(stacks, config)
     src = t("architecture.shapes_src", n=len(trace.src_tokens)) if trace.src_tokens else ""
     st.caption(
         t(
@@ -118,6 +117,9 @@ if ctx is not None and ctx.text is not None:
             n=config.n_layers,
         )
     )
-    _diagram(stacks, config)
+    prose(t("architecture.explain_encoder_decoder" if config.is_encoder_decoder else "architecture.explain_decoder_only"))
+    st.latex(NORM[config.norm_position])
+    prose(t(f"architecture.explain_{config.norm_position}"))
+    show_run(trace, ctx.bundle)
     _links(stacks, config)
     _parameters(ctx.bundle)

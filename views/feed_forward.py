@@ -16,6 +16,7 @@ from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.page import show_run, start_page
+from ui.prose import prose
 from ui.url_choice import seed_choice, write_choice
 from viz.ffn_figures import contributions_figure, expansion_figure, firing_figure, parameter_figure
 from viz.tokens import visible_token
@@ -31,16 +32,16 @@ def _parameters(run: FeedForwardRun) -> None:
     params = run.parameters
     names = {part: t(f"feed_forward.part_{part}") for part in PARTS}
     share = params.share("feed_forward")
-    st.metric(
-        t("feed_forward.param_metric"),
-        f"{100 * share:.0f}%",
-        help=t("feed_forward.param_help", ffn=f"{params.counts['feed_forward']:,}", total=f"{params.total:,}"),
-    )
     show_figure(
         parameter_figure(params.counts, names, t("feed_forward.param_title", total=f"{params.total:,}")),
         "ffn-parameters",
         key="ffn_params",
         html=False,
+    )
+    st.metric(  # under the chart, not above it: the chart starts the first 1280 × 720 screen
+        t("feed_forward.param_metric"),
+        f"{100 * share:.0f}%",
+        help=t("feed_forward.param_help", ffn=f"{params.counts['feed_forward']:,}", total=f"{params.total:,}"),
     )
     st.caption(
         t(
@@ -85,7 +86,7 @@ def _expansion(run: FeedForwardRun, stack: str, layer: int, token: int) -> None:
     view = run.views[stack][layer]
     st.header(t("feed_forward.expansion_header"))
     st.latex(FFN)
-    st.markdown(t("feed_forward.expansion_text", d_model=view.d_model, d_ff=view.d_ff, ratio=f"{view.expansion:g}"))
+    prose(t("feed_forward.expansion_text", d_model=view.d_model, d_ff=view.d_ff, ratio=f"{view.expansion:g}"))
     x = run.inputs[stack][layer, token]
     titles = (
         t("feed_forward.strip_x", n=view.d_model),
@@ -112,7 +113,7 @@ def _expansion(run: FeedForwardRun, stack: str, layer: int, token: int) -> None:
 def _firing(run: FeedForwardRun, stack: str, layer: int) -> None:
     view = run.views[stack][layer]
     st.header(t("feed_forward.firing_header"))
-    st.markdown(t("feed_forward.firing_text"))
+    prose(t("feed_forward.firing_text"))
     fig = firing_figure(
         view,
         t("feed_forward.firing_title", stack=t(f"feed_forward.stack_{stack}"), layer=layer),
@@ -133,7 +134,7 @@ def _firing(run: FeedForwardRun, stack: str, layer: int) -> None:
 
 def _contributions(run: FeedForwardRun, stack: str, token: int) -> None:
     st.header(t("feed_forward.residual_header"))
-    st.markdown(t("feed_forward.residual_text"))
+    prose(t("feed_forward.residual_text"))
     tokens = run.tokens(stack)
     every = st.toggle(t("feed_forward.all_tokens"), value=True, key="ffn_all_tokens")
     contributions = run.contributions[stack]

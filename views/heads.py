@@ -37,6 +37,7 @@ from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.models import Run, get_grid_figure, get_head_summary, get_rollout, get_trace
 from ui.page import show_run, start_page
+from ui.prose import prose
 from viz.head_summary import HeadSummary, metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
 from viz.trace import TraceData
@@ -188,23 +189,30 @@ def _inspector(
     opening: tuple[str, int, int],
     alignment: tuple[int | None, ...] | None,
 ) -> None:
-    """Pick one head and see it large, the run's output beside it; only this fragment reruns when the choice changes."""
+    """Pick one head and see it large, the run's output beside it; only this fragment reruns when the choice changes.
+
+    The pickers sit in the right column, beside the head: the head starts right under the header, on the
+    first 1280 × 720 screen (above it, a row of pickers pushed it to the fold).
+    """
     st.header(t("heads.inspect_header"))
-    cols = st.columns([3, 1, 1, 2, 3], vertical_alignment="bottom")
-    kind = kind_picker(cols[0], kinds, default=opening[0], drop_default=True)
-    layer, head = layer_head_picker(cols[1:3], trace.n_layers(kind), trace.pattern(kind, 0).shape[0])
-    if (kind, layer, head) == opening != (kinds[0], 0, 0):  # not the fallback: a head chosen for a reason
-        st.caption(t("heads.opened_alignment" if kind == "cross" else "heads.opened_important"))
-    stretch = cols[3].toggle(t("heads.stretch"), key="heads_stretch", bind="query-params", help=t("heads.stretch_help"))
-    outline = None
-    if (
-        kind == "cross"
-        and alignment is not None
-        and cols[4].toggle(
-            t("heads.alignment_toggle"), value=True, key="heads_alignment", bind="query-params", help=t("heads.alignment_help")
-        )
-    ):
-        outline = alignment
+    left, right = st.columns([3, 2])
+    with right:
+        kind = kind_picker(st, kinds, default=opening[0], drop_default=True)
+        layer, head = layer_head_picker(st.columns(2), trace.n_layers(kind), trace.pattern(kind, 0).shape[0])
+        stretch = st.toggle(t("heads.stretch"), key="heads_stretch", bind="query-params", help=t("heads.stretch_help"))
+        outline = None
+        if (
+            kind == "cross"
+            and alignment is not None
+            and st.toggle(
+                t("heads.alignment_toggle"),
+                value=True,
+                key="heads_alignment",
+                bind="query-params",
+                help=t("heads.alignment_help"),
+            )
+        ):
+            outline = alignment
     text = HeatmapText(
         title=t("heads.head_title", kind=kind_name(kind), layer=layer, head=head),
         x_title=t("heads.axis_key"),
@@ -214,9 +222,10 @@ def _inspector(
     )
     queries, keys = axes_of(trace, kind)
     fig = head_figure(trace.pattern(kind, layer)[head], queries, keys, text, stretch=bool(stretch), alignment=outline)
-    left, right = st.columns([3, 2])
     with left:
         show_figure(fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig", width="content")
+        if (kind, layer, head) == opening != (kinds[0], 0, 0):  # not the fallback: a head chosen for a reason
+            st.caption(t("heads.opened_alignment" if kind == "cross" else "heads.opened_important"))  # under it: the head first
         if kind != "encoder":
             st.caption(t("heads.rows_write"))
         if kind == "cross" and alignment is None and not is_untrained(bundle):
@@ -232,7 +241,7 @@ def _inspector(
 def _rollout(run: Run, trace: TraceData, kinds: list[str]) -> None:
     self_kinds = self_attention_kinds(kinds)
     st.header(t("heads.rollout_header"))
-    st.markdown(t("heads.rollout_intro"))
+    prose(t("heads.rollout_intro"))
     cols = st.columns(2)
     kind = kind_picker(cols[0], self_kinds, key="rollout_kind", url=False)
     rolled = get_rollout(run, kind, trace)  # (L, T, T)

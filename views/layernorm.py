@@ -14,6 +14,7 @@ from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.models import get_bundle, get_padded_batch, get_trace
 from ui.page import PageContext, start_page
+from ui.prose import prose
 from viz.batchnorm_contrast import Contrast, batch_mean_figure, sentence_one_figure
 from viz.layernorm import STACK_INPUT, NormSite, StackStats, capture_names, norm_sites, stacks
 from viz.layernorm_figures import (
@@ -25,6 +26,10 @@ from viz.layernorm_figures import (
 from viz.norm_diagram import sublayer_diagram
 
 FEATURES_SHOWN = 24  # features in the batch-mean chart: enough to see the shifts, few enough to read
+LAYERNORM = (
+    r"\mathrm{LayerNorm}(x) = g \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + b, \quad "
+    r"\mu = \frac{1}{d_{model}} \sum_{j} x_j, \quad \sigma^2 = \frac{1}{d_{model}} \sum_{j} (x_j - \mu)^2"
+)
 
 
 def site_label(site: NormSite) -> str:
@@ -71,7 +76,6 @@ def _stack_run(ctx: PageContext, stack: str, names: tuple[str, ...]) -> tuple[di
 def network_section(ctx: PageContext) -> None:
     """Statistics at every LayerNorm for the user's text, one norm in detail, the residual stream."""
     st.subheader(t("layernorm.network_title"))
-    st.markdown(t("layernorm.network_text"))
     names = list(ctx.bundle.model.hook_names)
     stack = _stack_choice(names, "ln_stack")
     arrays, tokens = _stack_run(ctx, stack, capture_names(names, stack))
@@ -82,6 +86,10 @@ def network_section(ctx: PageContext) -> None:
         stats_overview_figure(stats, tokens, labels, titles, mean_label=t("layernorm.mean"), std_label=t("layernorm.std")),
         "ln_overview",
     )
+    # the statistics first (the 1280 × 720 first screen shows them), then the formula and what it means
+    st.latex(LAYERNORM)
+    prose(t("layernorm.why"))
+    prose(t("layernorm.network_text"))
 
     keep_valid(f"ln_site_{stack}", list(range(len(stats.sites))))
     chosen = st.selectbox(
@@ -101,7 +109,7 @@ def network_section(ctx: PageContext) -> None:
         "ln_site",
     )
     gain, bias = layernorm_affine(ctx.bundle, stats.sites[chosen].prefix)
-    st.markdown(t("layernorm.affine_text"))
+    prose(t("layernorm.affine_text"))
     show_figure(
         gain_bias_figure(
             gain, bias, gain_label=t("layernorm.gain"), bias_label=t("layernorm.bias"), x_title=t("layernorm.feature")
@@ -109,7 +117,7 @@ def network_section(ctx: PageContext) -> None:
         "ln_affine",
     )
 
-    st.markdown(t("layernorm.stream_text"))
+    prose(t("layernorm.stream_text"))
     d = ctx.bundle.config.d_model
     series = {t(f"layernorm.norm_{ctx.bundle.config.norm_position}"): (stream_labels(stats), stats.stream_norm)}
     show_figure(
@@ -124,7 +132,7 @@ def network_section(ctx: PageContext) -> None:
 def position_section(ctx: PageContext) -> None:
     """Post-norm vs pre-norm: where the norm sits, and two random models with the same seed compared."""
     st.subheader(t("layernorm.position_title"))
-    st.markdown(t("layernorm.position_text"))
+    prose(t("layernorm.position_text"))
     box = {k: t(f"layernorm.box_{k}") for k in ("x", "sublayer", "norm", "add", "out")}
     cols = st.columns(2)
     cols[0].latex(r"\mathrm{LayerNorm}(x + \mathrm{Sublayer}(x))")
@@ -164,14 +172,14 @@ def position_section(ctx: PageContext) -> None:
     cols = st.columns(2)
     cols[0].metric(t("layernorm.last_post"), f"{finals['post']:.1f}")
     cols[1].metric(t("layernorm.last_pre"), f"{finals['pre']:.1f}")
-    st.markdown(t("layernorm.pair_text"))
+    prose(t("layernorm.pair_text"))
 
 
 @st.fragment
 def batch_section(ctx: PageContext) -> None:
     """LayerNorm vs BatchNorm on a padded batch of the user's sentences (real activations of one run)."""
     st.subheader(t("layernorm.batch_title"))
-    st.markdown(t("layernorm.batch_text"))
+    prose(t("layernorm.batch_text"))
     st.latex(
         r"\text{BatchNorm: } \mu_j = \tfrac{1}{N}\sum_{b,t} x_{b,t,j} \qquad "
         r"\text{LayerNorm: } \mu_{b,t} = \tfrac{1}{d_{model}}\sum_{j} x_{b,t,j}"
@@ -204,17 +212,11 @@ def batch_section(ctx: PageContext) -> None:
     feature = c.most_shifted_feature()
     titles = [t("layernorm.s1_bn", feature=feature), t("layernorm.s1_ln")]
     show_figure(sentence_one_figure(c, feature, [small, large], titles, token_title=t("layernorm.token")), "ln_s1")
-    st.markdown(t("layernorm.batch_conclusion"))
+    prose(t("layernorm.batch_conclusion"))
 
 
 ctx = start_page("layernorm")
-if ctx is not None:
-    st.latex(
-        r"\mathrm{LayerNorm}(x) = g \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + b, \quad "
-        r"\mu = \frac{1}{d_{model}} \sum_{j} x_j, \quad \sigma^2 = \frac{1}{d_{model}} \sum_{j} (x_j - \mu)^2"
-    )
-    st.markdown(t("layernorm.why"))
-    if ctx.text is not None:
-        network_section(ctx)
-        position_section(ctx)
-        batch_section(ctx)
+if ctx is not None and ctx.text is not None:
+    network_section(ctx)
+    position_section(ctx)
+    batch_section(ctx)

@@ -117,12 +117,15 @@ if choice is not None:
     go_to(n)  # a malformed or out-of-range ?step= is rewritten to the step shown
     step = STEPS[n - 1]
     top = st.container()  # the step's title and Previous / Next, filled once the sentence is known
-    # The figure column starts right under the title on every step (the 1280 × 720 first screen);
-    # the sentence sits above the step's text, open on step 1 where the class types it.
+    # The figure column starts right under the title on every step (the 1280 × 720 first screen).
     left, right = st.columns([2, 3], gap="medium")
+    figure = right.container()  # the step's figure, at the top of the right column
+    # Step 1 (where the class types its sentence) opens the sentence box in the wide right column, under
+    # the figure Reveal shows: in the narrow left one, on a projector, it squeezed its buttons and pushed
+    # the question and Reveal below the fold. Elsewhere it sits closed above the step's text.
     current = st.session_state.get(TEXT_KEY, st.query_params.get(TEXT_KEY, example_text(choice.bundle)))
     label = t("lesson.sentence", text=md_literal(current)) if current else t("lesson.sentence_hint")
-    with left, st.expander(label, expanded=n == 1 or not current, icon=":material/edit:"):
+    with right if n == 1 else left, st.expander(label, expanded=n == 1 or not current, icon=":material/edit:"):
         check = text_box(choice.bundle)
         st.caption(t("lesson.sentence_hint") + " " + t("lesson.keys"))
     if check.text is None:
@@ -134,7 +137,7 @@ if choice is not None:
         content = build_step(step, ls)
         with top:
             header(n, content.title)
-        show_step(content, (step, choice.key, check.text), check.text, left, right)
+        show_step(content, (step, choice.key, check.text), check.text, left, figure)
         left.download_button(
             t("lesson.handout"),
             data=deferred_handout(ls),

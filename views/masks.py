@@ -18,12 +18,13 @@ from ui.mask_runs import ablation_default, get_causal
 from ui.mask_view import compare_patterns, mask_matrices, rows_note, show_batch, show_causal, show_outputs, show_steps
 from ui.models import get_batch_row, get_trace
 from ui.page import start_page
+from ui.prose import prose
 from viz.masked_scores import score_hook_names
 
 ctx = start_page("masks", needs_text=False)
 if ctx is None:
     st.stop()
-batch = sentence_batch(ctx.bundle)
+batch, area, beside = sentence_batch(ctx.bundle)
 if not batch.ok:
     if not batch.sentences:
         st.info(t("masks.need_text"))
@@ -35,13 +36,15 @@ config = ctx.bundle.config
 # 1. The padded batch: every sentence's real run (decoding only: no activations are kept).
 traces = [get_trace(ctx.model.key, sentence, names=()) for sentence in batch.sentences]
 view = mask_batch(ctx.bundle, traces)
-st.header(t("masks.batch_header"))
-st.markdown(t("masks.batch_explain" if view.has_source else "masks.batch_explain_decoder"))
-show_batch(view)
+with area:  # under the text area; the batch itself beside it, on the first screen
+    st.header(t("masks.batch_header"))
+    prose(t("masks.batch_explain" if view.has_source else "masks.batch_explain_decoder"))
+with beside:
+    show_batch(view)
 
 # 2. The masks of one sentence.
 st.header(t("masks.masks_header"))
-st.markdown(t("masks.masks_explain"))
+prose(t("masks.masks_explain"))
 row = st.selectbox(
     t("masks.row"),
     list(range(view.size)),
@@ -55,7 +58,7 @@ mask_matrices(view, row)
 
 # 3. One head: scores → masked scores → softmax, for the chosen sentence as the padded batch runs it.
 st.header(t("masks.scores_header"))
-st.markdown(t("masks.scores_explain"))
+prose(t("masks.scores_explain"))
 kind, layer, head = head_picker(attention_kinds(ctx.bundle), config.n_layers, config.n_heads)
 names = score_hook_names(kind, layer)
 show_steps(get_batch_row(ctx.model.key, batch.sentences, row, names), kind, layer, head)
@@ -66,7 +69,7 @@ before = get_trace(ctx.model.key, sentence, names=names)
 
 # 4. The causal mask switched off: generation (nothing later to see) and teacher forcing (everything).
 st.header(t("masks.causal_header"))
-st.markdown(t("masks.causal_explain"))
+prose(t("masks.causal_explain"))
 off, lifted = causal_controls(layer)
 if not off:
     st.info(t("masks.causal_off_hint"))
@@ -80,7 +83,7 @@ else:
 
 # 5. Interventions, for this call only; the shared model is never changed.
 st.header(t("masks.interventions_header"))
-st.markdown(t("masks.interventions_explain"))
+prose(t("masks.interventions_explain"))
 heads = [(k, i, h) for k in attention_kinds(ctx.bundle) for i in range(config.n_layers) for h in range(config.n_heads)]
 baseline = traces[row]  # the same run as `before`, without activations: what an ablation must change
 choice = intervention_controls(

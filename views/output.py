@@ -188,7 +188,6 @@ def main() -> None:
     if ctx is None or ctx.text is None:
         return
     encoder_decoder = ctx.bundle.config.is_encoder_decoder
-    st.info(t("output.enc_dec_note" if encoder_decoder else "output.dec_only_note"), icon=":material/info:")
     left, right = st.columns([5, 6], gap="large")
     with left:
         settings, k = _settings()
@@ -200,6 +199,8 @@ def main() -> None:
     with left:
         _sequence(run, encoder_decoder)
         _buttons(run, steps)
+        # under the settings, not above the chart: the 1280 × 720 first screen shows the distribution
+        st.info(t("output.enc_dec_note" if encoder_decoder else "output.dec_only_note"), icon=":material/info:")
     with right:
         _position(run, settings, encoder_decoder)
     _table(run)

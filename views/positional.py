@@ -20,6 +20,7 @@ from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.models import get_bundle, get_padded_batch
 from ui.page import PageContext, start_page
+from ui.prose import prose
 from viz.embedding_scale import EmbeddingScale, before_after_figure, learned_figure, norms_figure
 from viz.positional import (
     MAX_HEATMAP_CELLS,
@@ -36,6 +37,10 @@ from viz.relative_position import RelativeCheck, relative_figure
 D_MODEL_OPTIONS = [8, 16, 32, 64, 128, 256, 512, 1024]
 LEARNED_POSITIONS_SHOWN = 64  # rows of a learned table shown beside the sinusoids
 DIMS_SHOWN = 32  # dimensions shown in the token × dimension heatmaps and the rotation matrices
+PE_FORMULA = (
+    r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
+    r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)"
+)
 
 
 def _table_controls(model_d: int) -> tuple[int, int]:
@@ -61,15 +66,18 @@ def table_section(model_d: int) -> None:
     pe = sinusoid_table(max_pos, d_model)  # (P, d_model)
     dim_axis, pos_axis = t("positional.dimension"), t("positional.position")
 
-    st.subheader(t("positional.table_title"))
-    st.markdown(t("positional.table_text"))
     stride = position_stride(max_pos, d_model)
+    show_figure(pe_heatmap(pe, x_title=dim_axis, y_title=pos_axis, value=t("positional.value"), stride=stride), "pe_table")
     if stride > 1:
         st.caption(t("positional.thinned", k=stride, cells=f"{MAX_HEATMAP_CELLS:,}"))
-    show_figure(pe_heatmap(pe, x_title=dim_axis, y_title=pos_axis, value=t("positional.value"), stride=stride), "pe_table")
+    # the table first (the 1280 × 720 first screen shows it), then the formula and what it means
+    st.subheader(t("positional.table_title"))
+    st.latex(PE_FORMULA)
+    prose(t("positional.why"))
+    prose(t("positional.table_text"))
 
     st.subheader(t("positional.waves_title"))
-    st.markdown(t("positional.waves_text"))
+    prose(t("positional.waves_text"))
     default_dims = [d for d in dict.fromkeys((0, 1, 6, d_model // 2)) if d < d_model]
     dims = st.multiselect(
         t("positional.dims"),
@@ -98,7 +106,7 @@ def table_section(model_d: int) -> None:
     st.caption(t("positional.wavelength_text"))
 
     st.subheader(t("positional.similarity_title"))
-    st.markdown(t("positional.similarity_text", half=d_model // 2))
+    prose(t("positional.similarity_text", half=d_model // 2))
     sim_stride = square_stride(max_pos)
     show_figure(
         similarity_figure(
@@ -113,7 +121,7 @@ def table_section(model_d: int) -> None:
     )
 
     st.subheader(t("positional.relative_title"))
-    st.markdown(t("positional.relative_text"))
+    prose(t("positional.relative_text"))
     st.latex(
         r"\begin{pmatrix} PE_{(pos+k,\,2i)} \\ PE_{(pos+k,\,2i+1)} \end{pmatrix} = "
         r"\begin{pmatrix} \cos \omega_i k & \sin \omega_i k \\ -\sin \omega_i k & \cos \omega_i k \end{pmatrix}"
@@ -145,7 +153,7 @@ def table_section(model_d: int) -> None:
 def learned_section(ctx: PageContext) -> None:
     """A learned position table beside the sinusoids of the same size."""
     st.subheader(t("positional.learned_title"))
-    st.markdown(t("positional.learned_text"))
+    prose(t("positional.learned_text"))
     options = ([ctx.model.key] if ctx.bundle.config.positional == "learned" else []) + models_with_learned_positions()
     random_learned = ModelRef.random(
         positional="learned", d_model=ctx.bundle.config.d_model if ctx.bundle.config.d_model in RANDOM_D_MODELS else 64
@@ -193,7 +201,7 @@ def tokens_section(ctx: PageContext) -> None:
     arrays = {name: batch.values for name, batch in run.items()}
     scale = EmbeddingScale.from_arrays(arrays, stack, run[names[0]].tokens[0])
     d = scale.d_model
-    st.markdown(t("positional.tokens_text", stack=t(f"positional.stack_{stack}")))
+    prose(t("positional.tokens_text", stack=t(f"positional.stack_{stack}")))
     if ctx.bundle.config.positional == "none":
         st.info(t("positional.no_pe"))
     titles = [t("positional.scaled"), t("positional.pe"), t("positional.sum")]
@@ -210,7 +218,7 @@ def tokens_section(ctx: PageContext) -> None:
     )
     if d > DIMS_SHOWN:
         st.caption(t("positional.cropped_tokens", n=DIMS_SHOWN, d=d))
-    st.markdown(t("positional.scale_text", d=d, sqrt_d=f"{d**0.5:.2f}", pe_norm=f"{(d / 2) ** 0.5:.2f}"))
+    prose(t("positional.scale_text", d=d, sqrt_d=f"{d**0.5:.2f}", pe_norm=f"{(d / 2) ** 0.5:.2f}"))
     st.latex(r"\lVert PE_{pos} \rVert = \sqrt{d_{model}/2}, \qquad x_{pos} = \sqrt{d_{model}}\; E[\text{token}] + PE_{pos}")
     norm_names = {k: t(f"positional.norm_{k}") for k in ("raw", "scaled", "pe", "total")}
     show_figure(
@@ -227,11 +235,6 @@ def tokens_section(ctx: PageContext) -> None:
 
 ctx = start_page("positional")
 if ctx is not None:
-    st.latex(
-        r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
-        r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)"
-    )
-    st.markdown(t("positional.why"))
     table_section(ctx.bundle.config.d_model)
     learned_section(ctx)
     if ctx.text is not None:

@@ -10,11 +10,12 @@ from runs.heads import axes_of
 from runs.teaching_arrays import output_projection
 from runs.text_run import attention_kinds
 from ui.charts import show_figure
-from ui.head_picker import head_picker
+from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.labels import relabel_when_changed
 from ui.models import get_trace
 from ui.page import PageContext, show_run, start_page
+from ui.prose import prose
 from viz.multihead import build_multihead_view, multihead_figure
 from viz.scaling import D_K_OPTIONS, N_KEYS, N_QUERIES, scaling_demo, softmax_figure, variance_figure
 from viz.step_by_step import build_step_view, step_hook_names
@@ -32,9 +33,14 @@ MULTIHEAD = (
 )
 
 
-def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int) -> None:
+def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int, ctx: PageContext) -> None:
     view = build_step_view(trace.arrays, kind, layer, head, query, *axes_of(trace, kind))
-    st.subheader(t("step.step_qkv"))
+    show_figure(
+        qkv_figure(view, {"q": t("step.fig_q"), "k": t("step.fig_k"), "v": t("step.fig_v"), "dim": t("step.axis_dim")}),
+        "step_qkv",
+    )
+    st.markdown(f"**{t('step.step_qkv')}**")  # under its figure, as its caption: the figure starts the first screen
+    # what the figure leaves out, under it: the figure itself belongs on the first 1280 × 720 screen
     if view.keys_clipped:
         st.info(
             t(
@@ -48,12 +54,13 @@ def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int) -> No
         )
     if view.dims_clipped:
         st.info(t("step.dims_clipped", d_k=view.d_k, shown=view.dims))
-    show_figure(
-        qkv_figure(view, {"q": t("step.fig_q"), "k": t("step.fig_k"), "v": t("step.fig_v"), "dim": t("step.axis_dim")}),
-        "step_qkv",
-    )
+    if kind != "encoder":
+        st.caption(t("heads.rows_write"))
+    st.latex(ATTENTION)
+    prose(t("step.explain_steps"))
+    show_run(trace, ctx.bundle)
     st.subheader(t("step.step_scores"))
-    st.markdown(t("step.explain_scores", sqrt=f"{math.sqrt(view.d_k):.3f}"))
+    prose(t("step.explain_scores", sqrt=f"{math.sqrt(view.d_k):.3f}"))
     if not view.allowed.any() and view.hidden_weight == 0.0:
         st.warning(t("step.no_rows"))
     show_figure(
@@ -70,7 +77,7 @@ def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int) -> No
         "step_scores",
     )
     st.subheader(t("step.step_sum"))
-    st.markdown(t("step.explain_sum"))
+    prose(t("step.explain_sum"))
     show_figure(
         weighted_sum_figure(
             view,
@@ -91,7 +98,7 @@ def _scaling(default_d_k: int) -> None:
     """The √d_k experiment: only this fragment reruns when its slider or seed moves."""
     st.header(t("step.section_scale"))
     st.latex(VARIANCE)
-    st.markdown(t("step.explain_scale"))
+    prose(t("step.explain_scale"))
     cols = st.columns([3, 1])
     d_k = cols[0].select_slider(t("step.scale_dk"), D_K_OPTIONS, value=default_d_k, key="dk", bind="query-params")
     seed = cols[1].number_input(t("step.scale_seed"), 0, 1_000_000, 0, key="dk_seed", bind="query-params")
@@ -140,7 +147,7 @@ def _scaling(default_d_k: int) -> None:
 def _multihead(trace: TraceData, ctx: PageContext, kind: str, layer: int, query: int) -> None:
     st.header(t("step.section_multi"))
     st.latex(MULTIHEAD)
-    st.markdown(t("step.explain_multi"))
+    prose(t("step.explain_multi"))
     w_o, b_o = output_projection(ctx.bundle, kind, layer)
     view = build_multihead_view(trace.arrays, kind, layer, query, axes_of(trace, kind)[0], w_o, b_o)
     st.markdown(t("step.shapes", **{name: str(tuple(shape)) for name, shape in view.shapes.items()}))
@@ -167,15 +174,17 @@ def _multihead(trace: TraceData, ctx: PageContext, kind: str, layer: int, query:
 ctx = start_page("step")
 if ctx is not None and ctx.text is not None:
     config = ctx.bundle.config
-    st.header(t("step.section_steps"))
-    st.latex(ATTENTION)
-    st.markdown(t("step.explain_steps"))
-    # the same kind/layer/head picker (and URL keys) as the Masks and Attention-heads pages
+    # One row of choices (kind, layer, head, query; the same URL keys as the Masks and Attention-heads
+    # pages), then step 1's figure: the first 1280 × 720 screen shows it. The formula, what it means and
+    # the run's output follow it.
     relabel_when_changed((ctx.text, st.session_state.get("kind")), ("query",))
-    kind, layer, head = head_picker(attention_kinds(ctx.bundle), config.n_layers, config.n_heads)
+    st.header(t("step.section_steps"))
+    cols = st.columns([3, 1.4, 1.4, 3], vertical_alignment="bottom")
+    kind = kind_picker(cols[0], attention_kinds(ctx.bundle), default="decoder", section="masks")
+    layer, head = layer_head_picker(cols[1:3], config.n_layers, config.n_heads, section="masks")
     trace = get_trace(ctx.model.key, ctx.text, step_hook_names(kind, layer))
     queries = axes_of(trace, kind)[0]  # decoder rows named by the token they write ("我 → 今天")
-    query = st.selectbox(
+    query = cols[3].selectbox(
         t("step.query"),
         list(range(len(queries))),
         index=len(queries) // 2,
@@ -183,9 +192,6 @@ if ctx is not None and ctx.text is not None:
         bind="query-params",
         format_func=queries.option_label,
     )
-    if kind != "encoder":
-        st.caption(t("heads.rows_write"))
-    show_run(trace, ctx.bundle)
-    _steps(trace, kind, layer, head, int(query))
+    _steps(trace, kind, layer, head, int(query), ctx)
     _scaling(config.d_k if config.d_k in D_K_OPTIONS else 64)
     _multihead(trace, ctx, kind, layer, int(query))

@@ -25,6 +25,7 @@ from runs.training.registry import SlotsTaken, registry
 from runs.training.watch import slot_view
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
+from ui.prose import prose
 from ui.training_panel import ends_with_eos, film_view, job_panel, session_owner
 
 JOB_KEY = "tr_job"  # session state: the id of the job this session started last
@@ -186,7 +187,7 @@ def film_mode() -> None:
 
 
 st.title(t("training.title"))
-st.markdown(t("training.intro"))
+prose(t("training.intro"))
 MODES = ("live", "film")
 keep_valid("tr_mode", MODES)
 mode = st.sidebar.segmented_control(

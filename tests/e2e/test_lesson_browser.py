@@ -35,9 +35,20 @@ def _reveal(tab, step: str, wait_idle) -> None:
     tab.wait_for_selector(f".st-key-lesson_reveal_{step}, .st-key-lesson_hide_{step}", timeout=60_000)
     button = tab.locator(f".st-key-lesson_reveal_{step} button")
     if button.count():
-        button.click()  # Playwright scrolls the button into view first (step 1's open text box pushes it down)
+        _question_on_first_screen(tab, step, button)
+        button.click()
         wait_idle(tab)
     tab.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
+
+
+def _question_on_first_screen(tab, step: str, button) -> None:
+    """The class reads the question and the teacher clicks Reveal without scrolling (step 1's open
+    sentence box used to push Reveal below the fold)."""
+    tab.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
+    question = tab.locator("[data-testid=stMain] [data-testid=stAlertContentInfo]").first.bounding_box()
+    box = button.bounding_box()
+    assert question and question["y"] >= 0, (step, question)
+    assert box and box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT, (step, "Reveal below the fold", box)
 
 
 def _check_projector_step(tab, step: str) -> None:
@@ -80,6 +91,23 @@ def test_every_step_on_a_projector(projector_tab, app_url, browser_tools, lang):
     tab.keyboard.press("ArrowLeft")
     browser_tools.wait_idle(tab)
     assert f"step={len(STEPS) - 1}" in tab.url
+
+
+def test_lesson_answers_at_its_own_path(projector_tab, app_url, browser_tools):
+    """`/lesson` (the address a teacher writes on the board) opens the lesson with its query, as `/` does,
+    and the navigation lists the lesson once, first."""
+    tab = projector_tab
+    tab.goto(f"{app_url}/lesson?step=3&lang=zh")
+    browser_tools.wait_idle(tab)
+    assert tab.get_by_text("Page not found").count() == 0, "Streamlit answered /lesson with its page-not-found dialog"
+    assert "/lesson?" in tab.url and "step=3" in tab.url and "lang=zh" in tab.url, tab.url
+    assert catalog("zh")[f"lesson.{STEPS[2]}_title"] in tab.locator("[data-testid=stMain] h1").first.inner_text()
+    tab.goto(f"{app_url}/?step=2")
+    browser_tools.wait_idle(tab)
+    assert tab.get_by_text("Page not found").count() == 0
+    assert catalog("en")[f"lesson.{STEPS[1]}_title"] in tab.locator("[data-testid=stMain] h1").first.inner_text()
+    nav = [link.split("\n")[-1].strip() for link in tab.locator("[data-testid=stSidebarNav] a").all_inner_texts()]  # icon, name
+    assert nav.count(catalog("en")["nav.lesson"]) == 1 and nav[0] == catalog("en")["nav.lesson"], nav
 
 
 def test_handout_opens_offline(projector_tab, app_url, browser_tools, chromium, tmp_path):
