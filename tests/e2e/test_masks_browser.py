@@ -135,3 +135,36 @@ def test_masks_page_at_1280_reads_cleanly_and_tells_the_causal_truth(app_page, a
         page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
         assert tools.screenshot(page, f"masks-1280-{lang}").stat().st_size > 0
     page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def _choose(page, tools, key: str, starts: str) -> str:
+    """Open the selectbox `key`, click its option beginning with `starts`, and return the option's text."""
+    box = page.locator(f".st-key-{key} [role=combobox]")
+    box.click()
+    box.press("ArrowDown")  # Streamlit's combobox opens its list from the keyboard
+    option = page.locator("[role=option]").filter(has_text=starts).first
+    text = option.inner_text()
+    option.click()
+    tools.wait_idle(page, 90_000)
+    return text
+
+
+@pytest.mark.parametrize(("path", "key", "starts"), [("masks", "row", "1:"), ("step_by_step", "query", "2:")])
+def test_a_chosen_sentence_or_row_survives_a_shared_link(app_page, app_url, browser_tools, path, key, starts):
+    """The sentence (masks) and query row (step by step) travel in the URL as their labels; a link copied
+    after choosing one opens on it (the URL guard once dropped them as "not a number")."""
+    page, tools = app_page, browser_tools
+    page.goto(f"{app_url}/?text=i")
+    tools.wait_idle(page, 90_000)
+    page.goto(f"{app_url}/{path}?lang=en")
+    tools.wait_idle(page, 90_000)
+    chosen = _choose(page, tools, key, starts)
+    assert f"{key}=" in page.url, page.url
+    shared = page.url
+    page.goto(f"{app_url}/?text=i")
+    tools.wait_idle(page, 90_000)
+    page.goto(shared)
+    tools.wait_idle(page, 90_000)
+    shown = page.locator(f".st-key-{key} [role=combobox]").input_value()
+    assert chosen.strip() in shown, (chosen, shown)
+    assert page.locator("[data-testid=stException]").count() == 0
