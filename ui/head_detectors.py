@@ -13,8 +13,8 @@ import streamlit as st
 from transformer.head_detectors import SCORE_NAMES, HeadScores
 from ui.analysis_cache import get_detectors
 from ui.charts import show_figure
-from ui.head_picker import kind_name
 from ui.i18n import t
+from ui.kind_tabs import open_kind_tab
 from viz.detector_figure import detector_figure, marked_heads
 
 
@@ -72,28 +72,28 @@ def _table(scores: HeadScores, kind: str) -> None:
     )
 
 
-def head_detectors(model_key: str) -> None:
-    """Render the section for the model `model_key` (the page's `ctx.model.key`)."""
+def head_detectors(model_key: str, default: str | None = None) -> None:
+    """Render the section for the model `model_key` (the page's `ctx.model.key`), one tab per attention
+    kind, `default` open at first (only the open tab is built: `ui.kind_tabs`)."""
     st.header(t("detectors.header"))
     with st.spinner(t("detectors.running")):
         table = get_detectors(model_key)
     st.caption(t("detectors.caption", n=table.half))
     titles = {name: t(f"detectors.name_{name}") for name in SCORE_NAMES}
-    kinds = list(table.kinds)
-    for tab, kind in zip(st.tabs([kind_name(k) for k in kinds]), kinds, strict=True):
-        scores = table.scores[kind]
-        with tab:
-            fig = _scores_figure(model_key, kind, tuple(titles.items()), t("heads.layer"), t("heads.head"))
-            show_figure(fig, f"head-detectors-{kind}", key=f"detectors_{kind}", html=False)
-            _top_heads(scores)
-            if kind == "cross":
-                if table.alignment_examples:
-                    st.caption(t("detectors.alignment_measured", n=table.alignment_examples))
-                else:
-                    st.caption(t("detectors.no_alignment"))
-            with st.expander(t("detectors.meanings_header"), expanded=False):
-                _meanings(scores)
-            with st.expander(t("detectors.table_header"), expanded=False):
-                _table(scores, kind)
-    if "cross" not in kinds:
+    kind, tab = open_kind_tab(list(table.kinds), "detectors_tab", default=default)
+    scores = table.scores[kind]
+    with tab:
+        fig = _scores_figure(model_key, kind, tuple(titles.items()), t("heads.layer"), t("heads.head"))
+        show_figure(fig, f"head-detectors-{kind}", key=f"detectors_{kind}", html=False)
+        _top_heads(scores)
+        if kind == "cross":
+            if table.alignment_examples:
+                st.caption(t("detectors.alignment_measured", n=table.alignment_examples))
+            else:
+                st.caption(t("detectors.no_alignment"))
+        with st.expander(t("detectors.meanings_header"), expanded=False):
+            _meanings(scores)
+        with st.expander(t("detectors.table_header"), expanded=False):
+            _table(scores, kind)
+    if "cross" not in table.kinds:
         st.caption(t("detectors.no_cross"))

@@ -14,8 +14,8 @@ from runs import head_importance
 from runs.byte_cache import byte_cached, shared_cache
 from transformer.importance import HeadImportance
 from ui.charts import show_figure
-from ui.head_picker import kind_name
 from ui.i18n import t
+from ui.kind_tabs import open_kind_tab
 from ui.models import get_bundle
 from viz.head_importance import importance_figure
 
@@ -55,9 +55,12 @@ def _measure(model_key: str) -> None:
     bar.empty()
 
 
-def importance_section(model_key: str, shapes: dict[str, tuple[int, int]], *, untrained: bool) -> None:
-    """The "Heads that matter" section, one tab per attention kind (`shapes`: kind → (layers, heads)):
-    explanation and figure, or how to get them (a button that measures them, with a progress bar).
+def importance_section(
+    model_key: str, shapes: dict[str, tuple[int, int]], *, untrained: bool, default: str | None = None
+) -> None:
+    """The "Heads that matter" section, one tab per attention kind (`shapes`: kind → (layers, heads)), `default`
+    open at first (only the open tab is built: `ui.kind_tabs`): explanation and figure, or how to get them (a
+    button that measures them, with a progress bar).
 
     Drawn outside any fragment and before the grid: after a measurement, the same run marks the grid."""
     st.subheader(t("heads.importance_header"))
@@ -79,14 +82,15 @@ def importance_section(model_key: str, shapes: dict[str, tuple[int, int]], *, un
         table = current_table(model_key)
     sample = t("heads.importance_sample_random" if table.split == "given" else "heads.importance_sample", n=table.n)
     st.caption(t("heads.importance_explain", sample=sample))
-    for tab, (kind, (n_layers, n_heads)) in zip(st.tabs([kind_name(k) for k in shapes]), shapes.items(), strict=True):
-        view = head_importance.kind_importance(table, kind, n_layers, n_heads)
-        with tab:
-            if not view.important.any():
-                st.info(t("heads.importance_none"))
-            labels = ((t("heads.importance_changed"), t("heads.importance_drop")), t("heads.layer"), t("heads.head"))
-            if table is stored_table(model_key):
-                fig = _stored_figure(model_key, kind, n_layers, n_heads, *labels)
-            else:
-                fig = importance_figure(view, titles=labels[0], layer_label=labels[1], head_label=labels[2])
-            show_figure(fig, f"importance-{kind}", key=f"heads_importance_{kind}", html=False)
+    kind, tab = open_kind_tab(list(shapes), "heads_importance_tab", default=default)
+    n_layers, n_heads = shapes[kind]
+    view = head_importance.kind_importance(table, kind, n_layers, n_heads)
+    with tab:
+        if not view.important.any():
+            st.info(t("heads.importance_none"))
+        labels = ((t("heads.importance_changed"), t("heads.importance_drop")), t("heads.layer"), t("heads.head"))
+        if table is stored_table(model_key):
+            fig = _stored_figure(model_key, kind, n_layers, n_heads, *labels)
+        else:
+            fig = importance_figure(view, titles=labels[0], layer_label=labels[1], head_label=labels[2])
+        show_figure(fig, f"importance-{kind}", key=f"heads_importance_{kind}", html=False)

@@ -34,6 +34,7 @@ from ui.head_detectors import head_detectors
 from ui.head_importance import current_table, importance_section
 from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker, layer_head_picker
 from ui.i18n import labels_of, t
+from ui.kind_tabs import open_kind_tab
 from ui.labels import keep_valid
 from ui.models import Run, get_grid_figure, get_head_summary, get_rollout, get_trace
 from ui.page import show_run, start_page
@@ -117,31 +118,26 @@ def _grids(run: Run, trace: TraceData, kinds: list[str], marks: dict[str, GridMa
     clicks = st.session_state.get(CLICKS_KEY, 0)
     text = GridText(t("heads.tile_label"), t("heads.tile_hover"), t("heads.importance_hover"))
     labels = {kind_name(k): k for k in kinds}
-    if st.session_state.get(TAB_KEY) not in labels:  # first run, or labels of another language
-        st.session_state.pop(TAB_KEY, None)
-    tabs = st.tabs(list(labels), key=TAB_KEY, default=kind_name(_grid_tab(kinds)), on_change=_on_tab, args=(labels,))
-    for tab, kind in zip(tabs, kinds, strict=True):
-        layers = plan.layers(page)
-        with tab:
-            if kind != "encoder":
-                st.caption(t("heads.rows_write"))
-            fig = get_grid_figure(
-                run, kind, layers, plan.extra_stride, text, trace, stretch=bool(stretch), marks=marks.get(kind, GridMarks())
-            )
-            stride = grid_stride(trace, kind, plan.extra_stride)
-            if stride > 1:
-                st.caption(t("heads.pooled", k=stride))
-            if kind in marks and marks[kind].importance is not None:
-                st.caption(t("heads.marked"))
-            key = f"grid_{kind}_{clicks}"
-            show_figure(
-                fig,
-                f"heads-grid-{kind}",
-                key=key,
-                width="content",
-                on_select=partial(_on_grid_click, kind, key),
-                selection_mode="points",
-            )
+    kind, tab = open_kind_tab(kinds, TAB_KEY, default=_grid_tab(kinds), on_change=_on_tab, args=(labels,))
+    with tab:
+        if kind != "encoder":
+            st.caption(t("heads.rows_write"))
+        marked = marks.get(kind, GridMarks())
+        fig = get_grid_figure(run, kind, plan.layers(page), plan.extra_stride, text, trace, stretch=bool(stretch), marks=marked)
+        stride = grid_stride(trace, kind, plan.extra_stride)
+        if stride > 1:
+            st.caption(t("heads.pooled", k=stride))
+        if kind in marks and marks[kind].importance is not None:
+            st.caption(t("heads.marked"))
+        key = f"grid_{kind}_{clicks}"
+        show_figure(
+            fig,
+            f"heads-grid-{kind}",
+            key=key,
+            width="content",
+            on_select=partial(_on_grid_click, kind, key),
+            selection_mode="points",
+        )
 
 
 def _metric_picture(summary: HeadSummary, kind: str) -> None:
@@ -303,10 +299,11 @@ def main() -> None:
     alignment = gold_alignment(ctx.bundle, trace)
     untrained = is_untrained(ctx.bundle)
     _inspector(run, trace, ctx.bundle, kinds, opening, alignment)
-    importance_section(ctx.model.key, {k: (trace.n_layers(k), trace.pattern(k, 0).shape[0]) for k in kinds}, untrained=untrained)
+    shapes = {k: (trace.n_layers(k), trace.pattern(k, 0).shape[0]) for k in kinds}
+    importance_section(ctx.model.key, shapes, untrained=untrained, default=opening[0])
     _grids(run, trace, kinds, _marks(ctx.model.key, trace, kinds))
     _rollout(run, trace, kinds)
-    head_detectors(ctx.model.key)
+    head_detectors(ctx.model.key, default=opening[0])
     _downloads(trace, names)
 
 

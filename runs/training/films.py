@@ -7,9 +7,13 @@ from transformer.film import FILM, Film
 from transformer.registry import MODELS_DIR
 
 
+FIRST_FILM = "reverse"  # the film a class remembers: the anti-diagonal forming out of noise
+
+
 def shipped_films() -> list[str]:
-    """Names of shipped models that have a film."""
-    return [name for name in shipped_models() if (MODELS_DIR / name / FILM).is_file()]
+    """Names of shipped models that have a film, `FIRST_FILM` first (the page opens on it)."""
+    names = [name for name in shipped_models() if (MODELS_DIR / name / FILM).is_file()]
+    return sorted(names, key=lambda name: name != FIRST_FILM)
 
 
 def load_film(name: str) -> Film:

@@ -151,7 +151,8 @@ def test_chinese_ui_translates_headings_and_axes(app_page, browser_tools):
 
 def test_clicking_a_grid_tile_enlarges_that_head(app_page, browser_tools):
     page, tools = app_page, browser_tools
-    grid = page.locator(".st-key-grid_encoder_0 .js-plotly-plot")  # the key's suffix counts grid clicks: none yet
+    # the open tab's grid (only the open tab is drawn); the key's suffix counts grid clicks: none yet
+    grid = page.locator(", ".join(f".st-key-grid_{kind}_0 .js-plotly-plot" for kind in ("encoder", "decoder", "cross"))).first
     grid.scroll_into_view_if_needed()
     # the click targets (trace 3) in page pixels, and the [layer, head] each carries
     targets = grid.evaluate("""el => { const t = el._fullData[3], xa = el._fullLayout.xaxis, ya = el._fullLayout.yaxis;
@@ -163,7 +164,8 @@ def test_clicking_a_grid_tile_enlarges_that_head(app_page, browser_tools):
     tools.wait_idle(page)
     params = dict(part.split("=", 1) for part in page.url.split("?", 1)[1].split("&"))
     assert (params["layer"], params["head"]) == (str(layer), str(head)), params
-    assert page.locator(".st-key-grid_encoder_1").count() == 1  # redrawn unselected, ready for the next click
+    redrawn = ", ".join(f".st-key-grid_{kind}_1" for kind in ("encoder", "decoder", "cross"))
+    assert page.locator(redrawn).count() == 1  # redrawn unselected, ready for the next click
     tools.screenshot(page, "heads-zh-ui-clicked-tile")
 
 

@@ -9,13 +9,27 @@ import pytest
 from runs.head_detectors import detector_table
 from runs.model_ref import ModelRef, load_bundle
 from tests.ui.conftest import figures, open_page, plotly_array
+from ui.i18n import catalog
+
+
+def kind_name_in(lang: str, kind: str) -> str:
+    """A kind's tab label in `lang` (the tabs' session state holds the label)."""
+    return catalog(lang)[f"heads.kind_{kind}"]
+
+
+def _detector_charts(at) -> set[str]:
+    return {key for key in figures(at) if key.startswith("detectors_")}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_translator_has_grids_for_every_kind(lang):
     at = open_page("heads", model="translate-en-zh", text="i read a book", lang=lang)
+    assert _detector_charts(at) == {"detectors_cross"}  # the kind the page opens on; the hidden tabs are not built
+    for kind in ("encoder", "decoder", "cross"):  # choosing a tab draws its grid
+        at.session_state["detectors_tab"] = kind_name_in(lang, kind)
+        at.run()
+        assert _detector_charts(at) == {f"detectors_{kind}"}
     charts = figures(at)
-    assert {"detectors_encoder", "detectors_decoder", "detectors_cross"} <= set(charts)
     table = detector_table(load_bundle(ModelRef.parse("translate-en-zh")))
     cross = charts["detectors_cross"]
     assert len(cross["data"]) == len(table.scores["cross"].names)
@@ -23,7 +37,7 @@ def test_translator_has_grids_for_every_kind(lang):
     text = np.array(cross["data"][-1]["text"])
     assert sum("★" in cell for cell in text.ravel()) >= 1  # the source-aligned head is marked
     meanings = " ".join(m.value for m in at.markdown)
-    assert bool(re.search(r"归纳", meanings)) == (lang == "zh")
+    assert bool(re.search(r"源端对齐", meanings)) == (lang == "zh")  # the open (cross) tab's scores, explained
 
 
 def test_decoder_only_says_it_has_no_cross_attention():

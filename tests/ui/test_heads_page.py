@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.ui.conftest import APP, TIMEOUT, errors, figures
+from ui.i18n import catalog
 
 
 def _app(text: str, lang: str = "en", **params: str) -> AppTest:
@@ -27,13 +28,15 @@ def _random(at: AppTest, architecture: str = "encoder-decoder") -> AppTest:
 def test_renders_for_random_models(architecture):
     at = _random(_app("hi there"), architecture)
     assert not errors(at), errors(at)
-    charts = figures(at)
-    grids = sorted(k for k in charts if k.startswith("grid_"))
-    expected = ["grid_cross_0", "grid_decoder_0", "grid_encoder_0"] if architecture == "encoder-decoder" else ["grid_decoder_0"]
-    assert grids == expected
-    for key in grids:  # every grid is one compact image plus tiny label/click traces
-        assert charts[key]["data"][0]["type"] == "image"
-        assert charts[key]["data"][0]["source"].startswith("data:image/png;base64,")
+    kinds = ["encoder", "decoder", "cross"] if architecture == "encoder-decoder" else ["decoder"]
+    for kind in kinds:  # one grid per kind, drawn when its tab is open (the hidden tabs are not built)
+        at.session_state["heads_grid_tab"] = catalog("en")[f"heads.kind_{kind}"]
+        at.run()
+        charts = figures(at)
+        assert sorted(k for k in charts if k.startswith("grid_")) == [f"grid_{kind}_0"]
+        grid = charts[f"grid_{kind}_0"]  # one compact image plus tiny label/click traces
+        assert grid["data"][0]["type"] == "image"
+        assert grid["data"][0]["source"].startswith("data:image/png;base64,")
     assert {"head_fig", "heads_metric_fig", "rollout_fig"} <= set(charts)
     assert at.dataframe, "the sortable per-head table is shown"
     assert any("teacher forcing" in c.value for c in at.caption), "an untrained model reads the text; the page says so"
@@ -113,6 +116,8 @@ def test_past_the_payload_budget_layers_are_paged_with_a_notice(monkeypatch):
     at.run()
     assert not errors(at), errors(at)
     assert any("layers are shown at a time" in info.value for info in at.info)
+    at.session_state["heads_grid_tab"] = catalog("en")["heads.kind_encoder"]  # the encoder's grid (only the open tab is drawn)
+    at.run()
     first = figures(at)["grid_encoder_0"]
     at.segmented_control(key="grid_page").set_value(1).run()
     assert not errors(at), errors(at)
@@ -208,10 +213,10 @@ def test_the_chinese_ui_gives_plotly_its_locale():
 
 def test_untrained_models_measure_importance_on_demand():
     at = _random(_app("hi there", r_layers="1", r_heads="2"))  # 6 heads to remove: quick on a busy machine
-    assert "heads_importance_cross" not in figures(at)
+    assert not [k for k in figures(at) if k.startswith("heads_importance_")]
     assert any("copy task" in c.value for c in at.caption)
     at.button(key="heads_importance_measure").click().run()
     assert not errors(at), errors(at)
-    assert "heads_importance_cross" in figures(at)
+    assert [k for k in figures(at) if k.startswith("heads_importance_")]  # the open tab's figure
     at = _random(_app("hi there"), "decoder-only")
     assert any("encoder–decoder models" in i.value for i in at.info)

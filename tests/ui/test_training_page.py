@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -223,3 +224,25 @@ def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
     at.toggle(key="tr_play").set_value(True).run()
     assert_no_exception(at)
     assert at.slider(key="tr_frame").value == 1  # playing advances a frame per redraw
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_film_mode_opens_on_the_shipped_reverse_film(lang):
+    """Without training anything, a class can scrub through how the shipped `reverse` learned: the film mode
+    opens on it, on its last frame, where the anti-diagonal is formed (every cross head of the last layer
+    reads mostly the mirrored position), and its first frame does not show it yet."""
+    from runs.training.films import load_film
+
+    at = open_page("training", tr_mode="film", lang=lang)
+    assert at.selectbox(key="tr_film_model").value == "reverse"
+    film = load_film("reverse")
+    assert at.slider(key="tr_frame").value == film.n_frames - 1
+    z = plotly_array(figure(at, "tr_attention")["data"][0]["z"])
+    assert z.shape[0] == len(film.tgt_tokens)
+
+    def mirrored(frame: int) -> float:  # the cross-attention weight on the mirrored source position, best head
+        cross = film.frame(frame, "cross")[-1]  # (H, Tq, Tk) of the last layer
+        n = cross.shape[-1] - 1  # source characters (the last key is <eos>)
+        return max(float(np.mean([cross[h, q, n - 1 - q] for q in range(n)])) for h in range(cross.shape[0]))
+
+    assert mirrored(film.n_frames - 1) > 0.5 > mirrored(0)

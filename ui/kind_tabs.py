@@ -1,0 +1,45 @@
+"""One tab per attention kind, of which only the open one is built.
+
+Streamlit sends the contents of every tab on every rerun although a reader sees one. On the heads
+page that meant three kinds × (grid, importance and detector figures) built and serialized for each
+sentence a student typed: a third of a classroom server's CPU (benchmarks §8). A keyed tab container
+with `on_change` knows which tab is open (`.open`) and reruns the page when another is chosen, so
+the hidden tabs can stay empty until then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from ui.head_picker import kind_name
+
+
+def open_kind_tab(
+    kinds: Sequence[str],
+    key: str,
+    *,
+    default: str | None = None,
+    on_change: Callable[..., None] | str = "rerun",
+    args: tuple[Any, ...] = (),
+) -> tuple[str, DeltaGenerator]:
+    """Draw one tab per kind (labels in the UI language) and return (kind, container) of the open one.
+
+    Args:
+        key: the tabs' widget key; the open tab is its session state (a label: after a language switch
+            the stored label is another language's, and the tabs fall back to `default`).
+        default: the kind open at first (default: the first kind).
+        on_change: "rerun" or a callback (run before the rerun, with `args`).
+    """
+    labels = {kind_name(kind): kind for kind in kinds}
+    if st.session_state.get(key) not in labels:  # first run, or labels of another language
+        st.session_state.pop(key, None)
+    first = kind_name(default if default in kinds else kinds[0])
+    tabs = st.tabs(list(labels), key=key, default=first, on_change=on_change, args=args)
+    for tab, kind in zip(tabs, kinds, strict=True):
+        if tab.open:
+            return kind, tab
+    return kinds[0], tabs[0]  # not reached: a keyed tab container always has one open tab
