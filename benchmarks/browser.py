@@ -26,6 +26,9 @@ from tests.e2e.conftest import CHROMIUM_ARGS, _free_port, _healthy, chromium_pat
 
 ROOT = Path(__file__).resolve().parents[1]
 # Charts that depend on the model only (head importance, head detectors): they do not change with the text.
+# The heads page's charts that depend on the text: the open tab's grid (the other kinds' grids are built
+# when their tab is chosen), the enlarged head, the metric picture and the rollout.
+HEADS_CHARTS = 4
 PER_MODEL_CHARTS = '[class*="st-key-detectors_"], [class*="st-key-heads_importance_"]'
 TIMEOUT_S = 600  # no single measurement may take longer (a hung page fails the script, not the machine)
 

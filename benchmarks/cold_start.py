@@ -14,10 +14,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from benchmarks.browser import chromium_page, streamlit_server, wait_painted
+from benchmarks.browser import HEADS_CHARTS, chromium_page, streamlit_server, wait_painted
 from benchmarks.common import arguments, header, ms, print_table
-
-HEADS_CHARTS = 4  # the open tab's grid (the others are built when chosen), the enlarged head, the metric picture, the rollout
 
 
 def cold_start() -> dict[str, float]:

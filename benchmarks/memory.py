@@ -10,10 +10,8 @@ once every chart has painted the server's VmHWM (peak resident set) and VmRSS ar
 
 from __future__ import annotations
 
-from benchmarks.browser import chromium_page, rss_peak_kib, streamlit_server, wait_painted
+from benchmarks.browser import HEADS_CHARTS, chromium_page, rss_peak_kib, streamlit_server, wait_painted
 from benchmarks.common import BASE_QUERY, arguments, header, print_table, random_text, size
-
-HEADS_CHARTS = 6
 
 
 def measure(length: int, query: dict[str, str]) -> list[object]:

@@ -11,6 +11,9 @@ The model key is `runs.model_ref.ModelRef.key`, the string the URL carries.
 
 from __future__ import annotations
 
+import os
+import threading
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -31,6 +34,11 @@ _MODELS = ByteCache(
     budget=budget_from_env(), name="models", sizeof=lambda bundle: sum(t.nbytes for t in bundle.model.state_dict().values())
 )
 
+# Model runs at once across sessions (`ATLAS_MODEL_RUNS`, default 2: one per core). Thirty students pressing
+# Enter together otherwise run thirty decoders at once, their Python halves fighting for the GIL: the model
+# run was 64 % of the server's CPU and twice its cost when the same sentences came spread out (benchmarks §8).
+_MODEL_RUNS = threading.BoundedSemaphore(max(1, int(os.environ.get("ATLAS_MODEL_RUNS", "2"))))
+
 Run = tuple[str, str]  # (model key, text): identifies a cached `get_trace` result in the per-run caches below
 
 
@@ -47,8 +55,10 @@ def get_trace(
     names: tuple[str, ...] | None = None,
     interventions: tuple[InterventionSpec, ...] = (),
 ) -> TraceData:
-    """`runs.text_run.run_text`, cached per arguments."""
-    return run_text(get_bundle(model_key), text, names=names, interventions=interventions)
+    """`runs.text_run.run_text`, cached per arguments; at most `ATLAS_MODEL_RUNS` run at once."""
+    bundle = get_bundle(model_key)
+    with _MODEL_RUNS:
+        return run_text(bundle, text, names=names, interventions=interventions)
 
 
 @byte_cached(shared_cache())
