@@ -6,7 +6,6 @@ from runs.model_ref import shipped_models
 from transformer.film import FILM, Film
 from transformer.registry import MODELS_DIR
 
-
 FIRST_FILM = "reverse"  # the film a class remembers: the anti-diagonal forming out of noise
 
 

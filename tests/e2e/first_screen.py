@@ -1,6 +1,21 @@
 """What the new pages' browser tests share: the screenshots a teacher sees on a 1280×720 projector."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 PROJECTOR = {"width": 1280, "height": 720}
+
+
+@contextmanager
+def projector_tab(chromium, **context_options: object) -> Iterator[object]:
+    """A fresh tab (its own context: no other test's session) in a 1280×720 window, English browser locale."""
+    context = chromium.new_context(viewport=PROJECTOR, locale="en-US", **context_options)
+    tab = context.new_page()
+    tab.set_default_timeout(120_000)
+    try:
+        yield tab
+    finally:
+        context.close()
 
 
 def first_screen(page, tools, name: str) -> None:

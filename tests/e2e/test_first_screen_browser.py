@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
-from first_screen import PROJECTOR, first_screen  # tests/e2e/first_screen.py
+from first_screen import PROJECTOR, first_screen, projector_tab  # tests/e2e/first_screen.py
 
 from app import PAGES
 
@@ -20,13 +20,8 @@ VISIBLE_PX = 200  # "shows a chart": this much of it (or all of a shorter one) a
 
 @pytest.fixture(scope="module")
 def screen(chromium, app_url):
-    context = chromium.new_context(viewport=PROJECTOR, locale="en-US")
-    tab = context.new_page()
-    tab.set_default_timeout(120_000)
-    try:
+    with projector_tab(chromium) as tab:
         yield tab
-    finally:
-        context.close()
 
 
 def figure_tops(tab) -> list[dict]:

@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from first_screen import projector_tab  # tests/e2e/first_screen.py
 
 from transformer.tasks import diagnose, get_task
 from ui.i18n import catalog
@@ -25,14 +26,9 @@ CASES = [  # (UI language, model, a sentence outside its grammar)
 
 
 @pytest.fixture
-def projector_tab(chromium, app_url):
-    context = chromium.new_context(viewport={"width": 1280, "height": 720}, locale="en-US")
-    tab = context.new_page()
-    tab.set_default_timeout(120_000)
-    try:
+def projector(chromium, app_url):
+    with projector_tab(chromium) as tab:
         yield tab
-    finally:
-        context.close()
 
 
 def _in_view(page, locator) -> bool:
@@ -41,8 +37,8 @@ def _in_view(page, locator) -> bool:
 
 
 @pytest.mark.parametrize(("lang", "model", "text"), CASES)
-def test_the_input_area_at_projector_size(projector_tab, app_url, browser_tools, lang, model, text):
-    page, tools, strings = projector_tab, browser_tools, catalog(lang)
+def test_the_input_area_at_projector_size(projector, app_url, browser_tools, lang, model, text):
+    page, tools, strings = projector, browser_tools, catalog(lang)
     page.goto(f"{app_url}/heads?lang={lang}&model={model}&text={quote(text)}")
     page.get_by_role("heading", name=strings["heads.title"]).wait_for(timeout=180_000)
     tools.wait_idle(page)
@@ -71,8 +67,8 @@ def test_the_input_area_at_projector_size(projector_tab, app_url, browser_tools,
     page.screenshot(path=str(SHOTS / f"input-{lang}-panel.png"))
 
 
-def test_switching_language_writes_the_code_and_survives_a_page_change(projector_tab, app_url, browser_tools):
-    page, tools = projector_tab, browser_tools
+def test_switching_language_writes_the_code_and_survives_a_page_change(projector, app_url, browser_tools):
+    page, tools = projector, browser_tools
     page.goto(f"{app_url}/heads?model=translate-en-zh")
     page.get_by_role("heading", name=catalog("en")["heads.title"]).wait_for(timeout=180_000)
     tools.wait_idle(page)

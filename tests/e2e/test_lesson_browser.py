@@ -8,26 +8,22 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from first_screen import PROJECTOR, projector_tab  # tests/e2e/first_screen.py
 
 from runs.lesson import STEPS
 from ui.i18n import LANGUAGES, catalog
 
 pytestmark = pytest.mark.e2e
-WIDTH, HEIGHT = 1280, 720
+HEIGHT = PROJECTOR["height"]
 BODY_PX, TICK_PX, TITLE_PX = 22, 18, 22
 NO_FIGURE = {"feed_forward"}
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"  # git-ignored
 
 
 @pytest.fixture(scope="module")
-def projector_tab(chromium, app_url):
-    context = chromium.new_context(viewport={"width": WIDTH, "height": HEIGHT}, locale="en-US", accept_downloads=True)
-    tab = context.new_page()
-    tab.set_default_timeout(120_000)
-    try:
+def projector(chromium, app_url):
+    with projector_tab(chromium, accept_downloads=True) as tab:
         yield tab
-    finally:
-        context.close()
 
 
 def _reveal(tab, step: str, wait_idle) -> None:
@@ -72,8 +68,8 @@ def _check_projector_step(tab, step: str) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_step_on_a_projector(projector_tab, app_url, browser_tools, lang):
-    tab = projector_tab
+def test_every_step_on_a_projector(projector, app_url, browser_tools, lang):
+    tab = projector
     tab.goto(f"{app_url}/?{urlencode({'projector': 1, 'lang': LANGUAGES[lang], 'step': 1})}")  # the URL carries the label
     browser_tools.wait_idle(tab)
     assert tab.locator("[data-testid=stSidebar][data-collapsed=true]").count(), "projector mode starts with the sidebar collapsed"
@@ -93,10 +89,10 @@ def test_every_step_on_a_projector(projector_tab, app_url, browser_tools, lang):
     assert f"step={len(STEPS) - 1}" in tab.url
 
 
-def test_lesson_answers_at_its_own_path(projector_tab, app_url, browser_tools):
+def test_lesson_answers_at_its_own_path(projector, app_url, browser_tools):
     """`/lesson` (the address a teacher writes on the board) opens the lesson with its query, as `/` does,
     and the navigation lists the lesson once, first."""
-    tab = projector_tab
+    tab = projector
     tab.goto(f"{app_url}/lesson?step=3&lang=zh")
     browser_tools.wait_idle(tab)
     assert tab.get_by_text("Page not found").count() == 0, "Streamlit answered /lesson with its page-not-found dialog"
@@ -110,8 +106,8 @@ def test_lesson_answers_at_its_own_path(projector_tab, app_url, browser_tools):
     assert nav.count(catalog("en")["nav.lesson"]) == 1 and nav[0] == catalog("en")["nav.lesson"], nav
 
 
-def test_handout_opens_offline(projector_tab, app_url, browser_tools, chromium, tmp_path):
-    tab = projector_tab
+def test_handout_opens_offline(projector, app_url, browser_tools, chromium, tmp_path):
+    tab = projector
     tab.goto(f"{app_url}/?step=3")
     browser_tools.wait_idle(tab)
     with tab.expect_download(timeout=120_000) as download:
