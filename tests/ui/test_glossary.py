@@ -55,6 +55,7 @@ CODE_NAMES = {
     "LayerNorm",
     "BatchNorm",
     "Transformer",
+    "GPT",  # the model family (a name, like Transformer)
     "NumPy",
     "PyTorch",
     "plotly",

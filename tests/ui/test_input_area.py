@@ -163,10 +163,10 @@ def test_the_truncation_notice_counts_the_whole_input():
     ("page", "params"),
     [
         ("step_by_step", {"dk_seed": "9" * 10_000}),
-        ("step_by_step", {"dk_seed": "-5", "query": "1e999"}),
+        ("step_by_step", {"dk_seed": "-5", "dk": "1e999"}),
         ("heads", {"model": "random", "r_seed": "9" * 5000, "r_layers": "100000", "r_heads": "0"}),
         ("heads", {"layer": "9" * 400, "head": "-1"}),
-        ("masks", {"row": "99999999999999999999999999999999999"}),
+        ("masks", {"layer": "99999999999999999999999999999999999"}),
         ("positional", {"pe_pos": "1" + "0" * 3000, "pe_k": "x"}),
         ("layernorm", {"ln_pair_layers": "9" * 100}),
     ],
@@ -178,6 +178,15 @@ def test_every_url_number_is_range_checked(page, params):
     for key in params:
         if key != "model":
             assert f"`{key}`" in notice and key not in at.query_params
+
+
+@pytest.mark.parametrize(("page", "key"), [("masks", "row"), ("step_by_step", "query")])
+def test_a_labelled_choice_that_is_no_option_opens_the_default(page, key):
+    """`row` and `query` carry their option's label ("2: he eats an apple"); anything else in the link
+    (a number, 10 kB of digits) is not an option, and the page opens on its default, unharmed."""
+    at = _page(page, **{key: "9" * 10_000})
+    assert_no_exception(at)
+    assert at.selectbox(key=key).value is not None
 
 
 def test_long_token_lists_stay_one_line_with_the_full_list_folded():
