@@ -40,7 +40,7 @@ def _in_view(page, locator) -> bool:
 def test_the_input_area_at_projector_size(projector, app_url, browser_tools, lang, model, text):
     page, tools, strings = projector, browser_tools, catalog(lang)
     page.goto(f"{app_url}/heads?lang={lang}&model={model}&text={quote(text)}")
-    page.get_by_role("heading", name=strings["heads.title"]).wait_for(timeout=180_000)
+    page.get_by_role("heading", name=strings["heads.title"], exact=True).wait_for(timeout=180_000)
     tools.wait_idle(page)
     assert f"lang={lang}" in page.url or lang == "en"
 
@@ -70,15 +70,15 @@ def test_the_input_area_at_projector_size(projector, app_url, browser_tools, lan
 def test_switching_language_writes_the_code_and_survives_a_page_change(projector, app_url, browser_tools):
     page, tools = projector, browser_tools
     page.goto(f"{app_url}/heads?model=translate-en-zh")
-    page.get_by_role("heading", name=catalog("en")["heads.title"]).wait_for(timeout=180_000)
+    page.get_by_role("heading", name=catalog("en")["heads.title"], exact=True).wait_for(timeout=180_000)
     tools.wait_idle(page)
     page.locator(".st-key-lang button", has_text="简体中文").click()
-    page.get_by_role("heading", name=catalog("zh")["heads.title"]).wait_for()
+    page.get_by_role("heading", name=catalog("zh")["heads.title"], exact=True).wait_for()
     tools.wait_idle(page)
     assert "lang=zh" in page.url and "%E7%AE%80" not in page.url  # the code, not the label
     page.locator("[data-testid=stSidebarNav]").get_by_text(catalog("zh")["nav.masks"]).click()
-    page.get_by_role("heading", name=catalog("zh")["masks.title"]).wait_for()
+    page.get_by_role("heading", name=catalog("zh")["masks.title"], exact=True).wait_for()
     tools.wait_idle(page)
     assert "lang=zh" in page.url
     page.reload()
-    page.get_by_role("heading", name=catalog("zh")["masks.title"]).wait_for(timeout=180_000)
+    page.get_by_role("heading", name=catalog("zh")["masks.title"], exact=True).wait_for(timeout=180_000)
