@@ -11,10 +11,7 @@ and reported, never made on purpose.
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -22,7 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
-from tests.e2e.conftest import CHROMIUM_ARGS, _free_port, _healthy, chromium_path, track_outside
+from tests.e2e.conftest import (
+    CHROMIUM_ARGS,
+    _free_port,
+    chromium_path,
+    launch_streamlit,
+    stop_streamlit,
+    track_outside,
+    wait_healthy,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 # Charts that depend on the model only (head importance, head detectors): they do not change with the text.
@@ -86,13 +91,7 @@ class Server:
         return f"{self.url}/{path}?{urlencode(query)}" if query else f"{self.url}/{path}"
 
     def stop(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
+        stop_streamlit(self.process)
 
 
 @contextlib.contextmanager
@@ -100,33 +99,11 @@ def streamlit_server(poll_s: float = 0.02) -> Iterator[Server]:
     """Start the app on 127.0.0.1:<free port>; yield once it answers its health check; stop it."""
     port = _free_port()
     log = Path(tempfile.gettempdir()) / f"atlas-bench-{port}.log"
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
-    env = {**os.environ, "BROWSER": "none"}
     with log.open("w") as out:
         started = time.monotonic()
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        server = Server(f"http://127.0.0.1:{port}", process, started, log=log)
+        server = Server(f"http://127.0.0.1:{port}", launch_streamlit(port, out), started, log=log)
         try:
-            while not _healthy(server.url):
-                if process.poll() is not None:
-                    raise RuntimeError(f"streamlit exited with code {process.returncode}; see {log}")
-                if time.monotonic() - started > TIMEOUT_S:
-                    raise TimeoutError(f"streamlit did not answer its health check within {TIMEOUT_S} s")
-                time.sleep(poll_s)
+            wait_healthy(server.url, server.process, TIMEOUT_S, poll_s)
             server.healthy_after = time.monotonic() - started
             yield server
         finally:

@@ -18,6 +18,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from typing import IO
 from urllib.parse import urlsplit
 
 import pytest
@@ -75,46 +76,50 @@ def _healthy(url: str) -> bool:
         return False
 
 
+def launch_streamlit(port: int, out: IO[str], **env: str) -> subprocess.Popen:
+    """`streamlit run app.py` on 127.0.0.1:`port`, headless, its output to `out`, in its own process
+    group (so `stop_streamlit` ends it with its children). Shared by these tests and the benchmarks."""
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+    command += ["--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    environment = {**os.environ, "BROWSER": "none", **env}
+    return subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def wait_healthy(url: str, process: subprocess.Popen, timeout_s: float, poll_s: float) -> None:
+    """Return once the app at `url` answers its health check; raise if it exits or `timeout_s` passes."""
+    deadline = time.monotonic() + timeout_s
+    while not _healthy(url):
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {process.returncode}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"streamlit did not answer {url}/_stcore/health within {timeout_s} s")
+        time.sleep(poll_s)
+
+
+def stop_streamlit(process: subprocess.Popen) -> None:
+    """SIGTERM the app's process group, SIGKILL it if it has not ended within 10 s."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
 @pytest.fixture(scope="session")
 def app_url() -> Iterator[str]:
     """Start the app on 127.0.0.1:<free port>, wait for its health check, yield its URL, stop it."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
     SCREENSHOTS.mkdir(exist_ok=True)
-    log = (SCREENSHOTS / "streamlit.log").open("w")  # git-ignored with the screenshots
-    env = {**os.environ, "CI": "1", "BROWSER": "none"}
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while not _healthy(url):
-            if server.poll() is not None:
-                pytest.fail(f"streamlit exited with code {server.returncode}; see {log.name}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not answer {url}/_stcore/health within {STARTUP_TIMEOUT_S} s")
-            time.sleep(0.5)
-        yield url
-    finally:
+    with (SCREENSHOTS / "streamlit.log").open("w") as log:  # git-ignored with the screenshots
+        server = launch_streamlit(port, log, CI="1")
         try:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(server.pid, signal.SIGKILL)
-        log.close()
+            wait_healthy(url, server, STARTUP_TIMEOUT_S, 0.5)
+            yield url
+        finally:
+            stop_streamlit(server)
 
 
 @pytest.fixture(scope="session")
