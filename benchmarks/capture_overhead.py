@@ -20,8 +20,8 @@ from __future__ import annotations
 import torch
 
 from benchmarks.common import CONFIGS, SMALL, arguments, header, interleaved_medians, ms, print_table, random_ids, size
+from hook_names import attention_hooks
 from runs.memory import keep_freed_memory
-from transformer.hook_names import attention_hooks
 from transformer.hooks import ActivationCache, capture
 from transformer.model import Transformer
 

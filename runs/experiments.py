@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from hook_names import attn_module
 from transformer.checkpoint import ModelBundle
-from transformer.hook_names import attn_module
 from transformer.importance import HeadImportance, HeadScore
 from transformer.interventions import InterventionSpec
 from viz.trace import TraceData

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from hook_names import act_name
 from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
 from transformer.detector_inputs import DECODER_CROSS, detector_inputs
@@ -24,7 +25,6 @@ from transformer.head_detectors import (
     head_scores,
     source_alignment_score,
 )
-from transformer.hook_names import act_name
 from transformer.hooks import capture
 
 ALIGNMENT_EXAMPLES = 40  # held-out sentences for the source-alignment score: enough for a stable mean, under a second

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from hook_names import hook_name, parse
 from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
-from transformer.hook_names import hook_name, parse
 from transformer.importance import HeadImportance
 from viz import payload
 from viz.alignment import Alignment

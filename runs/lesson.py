@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hook_names import act_name, attn_module
 from runs.head_importance import kind_importance, stored_importance
 from runs.reference import check_reference
 from runs.teaching_arrays import layernorm_affine, parameter_sizes, sinusoid_table, stack_reading_text
 from transformer.causal import causal_experiment
 from transformer.checkpoint import ModelBundle
-from transformer.hook_names import act_name, attn_module
 from transformer.interventions import InterventionSpec
 from viz.embedding_scale import EmbeddingScale
 from viz.head_importance import HeadImportance as HeadImportanceView

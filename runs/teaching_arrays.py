@@ -13,10 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from hook_names import EMBED_PREFIX, attn_module, embed_module, hook_name, pos_module
 from transformer.batch import pad_batch, reading_row
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
-from transformer.hook_names import EMBED_PREFIX, attn_module, embed_module, hook_name, pos_module
 from transformer.hooks import as_numpy, capture
 from transformer.positional import sinusoidal_encoding
 from transformer.registry import list_models

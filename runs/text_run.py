@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from hook_names import attention_hooks
 from runs.model_ref import is_untrained
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import trace_text
-from transformer.hook_names import attention_hooks
 from transformer.interventions import InterventionSpec, build_interventions
 from viz.trace import TraceData
 

@@ -1,9 +1,8 @@
 """The import ladder (docs/DESIGN.md §1): app.py, views/ → ui/ → runs/ → viz/ + transformer/, never upward.
 
 - nothing below ui/ (transformer/, runs/, viz/) imports streamlit;
-- viz/ imports neither torch nor the model: of `transformer` only the plain-Python hook-name
-  vocabulary (`transformer.hook_names`) and the NumPy head-detector scores (`transformer.head_detectors`),
-  and importing viz leaves torch unloaded;
+- viz/ imports neither torch nor `transformer`: the one thing both read, the hook-name vocabulary,
+  is the plain-Python `hook_names.py` at the bottom of the ladder, which imports nothing of the project;
 - views/ and ui/ do no tensor math: neither imports torch;
 - nothing imports upward: transformer/ imports none of runs/viz/ui/views, runs/ none of ui/views,
   viz/ none of runs/ui/views, ui/ not views/.
@@ -23,15 +22,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# Torch-free modules of transformer/ that viz may read: the hook-name vocabulary, and the head-detector
-# scores (pure NumPy, shared by the card writer in transformer/ and the heads page).
-ALLOWED_TRANSFORMER_IN_VIZ = {"transformer", "transformer.hook_names", "transformer.head_detectors"}
 
 FORBIDDEN: dict[str, set[str]] = {
     # package → top-level modules it must never import
     "transformer": {"runs", "viz", "ui", "views", "streamlit", "plotly", "app"},
     "runs": {"ui", "views", "streamlit", "app"},
-    "viz": {"runs", "ui", "views", "streamlit", "torch", "app"},
+    "viz": {"transformer", "runs", "ui", "views", "streamlit", "torch", "app"},
     "ui": {"views", "torch", "app"},
     "views": {"torch", "app"},
 }
@@ -64,13 +60,9 @@ def test_no_import_goes_up_the_ladder(package):
     assert not bad, bad
 
 
-def test_viz_reads_only_the_hook_name_vocabulary_from_transformer():
-    bad = [
-        f"{path.relative_to(ROOT)}: {name}"
-        for path in _files("viz")
-        for name in _imports(path)
-        if name.split(".")[0] == "transformer" and ".".join(name.split(".")[:2]) not in ALLOWED_TRANSFORMER_IN_VIZ
-    ]
+def test_the_hook_name_vocabulary_imports_nothing_of_the_project():
+    project = {"transformer", "runs", "viz", "ui", "views", "app", "torch", "numpy", "streamlit", "plotly"}
+    bad = [name for name in _imports(ROOT / "hook_names.py") if name.split(".")[0] in project]
     assert not bad, bad
 
 
@@ -94,8 +86,7 @@ def test_below_ui_nothing_loads_streamlit_or_the_app():
 def test_importing_viz_loads_neither_torch_nor_the_model():
     result = _loaded_after_importing(
         _modules("viz"),
-        "bad = [m for m in sys.modules if m.split('.')[0] == 'torch' or (m.split('.')[0] == 'transformer' and m not in "
-        f"{sorted(ALLOWED_TRANSFORMER_IN_VIZ)!r})]\nassert not bad, bad\n",
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('torch', 'transformer')]\nassert not bad, bad\n",
     )
     assert result.returncode == 0, result.stderr + result.stdout
 

@@ -10,8 +10,8 @@ Quick start (Python or Jupyter):
 
 import importlib
 
-# Loaded on first use (PEP 562), so `import transformer.hook_names` (plain Python) does not import
-# torch: viz/ reads arrays by hook name and never imports torch.
+# Loaded on first use (PEP 562): `import transformer.tasks` (plain Python) or `python -m transformer --help`
+# does not pay for importing torch.
 _EXPORTS: dict[str, str] = {
     "CheckpointError": "checkpoint",
     "ModelBundle": "checkpoint",

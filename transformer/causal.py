@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from hook_names import attn_module
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import trace_text
 from transformer.evaluate import target_ids
-from transformer.hook_names import attn_module
 from transformer.hooks import capture
 from transformer.interventions import InterventionSpec, build_interventions
 from transformer.tokenizer import BOS_ID, EOS_ID

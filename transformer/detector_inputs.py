@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from hook_names import act_name
 from transformer.checkpoint import ModelBundle
-from transformer.hook_names import act_name
 from transformer.hooks import capture
 from transformer.tokenizer import BOS_ID, EOS_ID, SPECIALS, Tokenizer
 

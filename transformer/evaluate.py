@@ -16,10 +16,10 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from hook_names import act_name, attn_module
 from transformer.batch import Batch, pad_batch
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import greedy_decode
-from transformer.hook_names import act_name, attn_module
 from transformer.hooks import capture
 from transformer.prompt import PromptFormat, lm_sequence, prompt_format, symbol_ids, with_suffix
 from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer

@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from hook_names import act_name
 from transformer.batch import Batch
 from transformer.checkpoint import ModelBundle
 from transformer.evaluate import make_batch
-from transformer.hook_names import act_name
 from transformer.hooks import capture
 from transformer.tasks.base import Example
 

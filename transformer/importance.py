@@ -25,10 +25,10 @@ from typing import Any
 
 import torch
 
+from hook_names import ATTENTION_KINDS, attn_module
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import greedy_decode
 from transformer.evaluate import Batch, cross_attention_alignment, make_batch
-from transformer.hook_names import ATTENTION_KINDS, attn_module
 from transformer.hooks import intervene
 from transformer.interventions import InterventionSpec, build_interventions
 from transformer.registry import MODELS_DIR

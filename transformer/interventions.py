@@ -15,7 +15,7 @@ from typing import Literal, NamedTuple
 
 from torch import Tensor
 
-from transformer.hook_names import hook_name
+from hook_names import hook_name
 from transformer.hooks import Intervention
 
 

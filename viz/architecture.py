@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from transformer.hook_names import GENERATOR, embed_module, hook_name, layer_module, norm_module, pos_module, sublayer_module
+from hook_names import GENERATOR, embed_module, hook_name, layer_module, norm_module, pos_module, sublayer_module
 
 # Component → pages (file names in views/) that show it; the first is the main one.
 COMPONENT_PAGES: dict[str, tuple[str, ...]] = {

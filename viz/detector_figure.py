@@ -8,13 +8,26 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
+from typing import Protocol
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from transformer.head_detectors import HeadScores
 from viz.style import ATTENTION_SCALE, MARK_COLOR, base_layout
+
+
+class HeadScores(Protocol):
+    """A layer × head table of detector scores (what `transformer.head_detectors.HeadScores` is;
+    viz reads it by shape, so it needs no import of the model package)."""
+
+    names: tuple[str, ...]
+    scores: np.ndarray  # (S, L, H), NaN where a score does not apply
+
+    def score(self, name: str) -> np.ndarray: ...
+
+    def top(self, name: str, k: int = 3) -> list[tuple[int, int, float]]: ...
+
 
 MARK_AT_LEAST = 0.2  # a head is marked only if it scores at least this: the best of a random model is still no such head
 

@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from transformer.hook_names import embed_module, hook_name, pos_module
+from hook_names import embed_module, hook_name, pos_module
 from viz.figure_parts import MARGIN, TOP_LEGEND, TOP_LEGEND_MARGIN, reference_line
 from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
 from viz.tokens import axis, hover_labels

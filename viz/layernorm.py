@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from transformer.hook_names import STACKS, hook_name, layer_module, norm_module, parse, pos_module, sublayer_module
+from hook_names import STACKS, hook_name, layer_module, norm_module, parse, pos_module, sublayer_module
 
 STACK_INPUT = {s: hook_name(pos_module(s), "out") for s in STACKS}  # embeddings + PE
 SUBLAYER_KINDS = ("self_attn", "cross_attn", "feed_forward")  # module order inside a layer

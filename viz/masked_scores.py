@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from transformer.hook_names import act_name
+from hook_names import act_name
 from viz.mask_figures import hovertemplate, matrix_layout, text_px
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, TICK_FONT_SIZE
 from viz.tokens import Labels, hover_labels

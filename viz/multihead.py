@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from transformer.hook_names import act_name
+from hook_names import act_name
 from viz.step_figures import finish, number_heatmap
 from viz.style import TICK_FONT_SIZE
 from viz.tokens import Labels, hover_labels

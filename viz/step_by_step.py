@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from transformer.hook_names import act_name
+from hook_names import act_name
 from viz.tokens import Labels, hover_labels
 
 STEP_HOOKS = ("hook_q", "hook_k", "hook_v", "hook_scores", "hook_mask", "hook_pattern", "hook_z", "hook_out")

@@ -1,8 +1,8 @@
 """A model run as plain NumPy: what every view reads.
 
 Pages never touch tensors; they get a `TraceData` whose arrays are read-only so one cached result
-can be shared safely by every session. Arrays are keyed by hook name (`transformer.hook_names`, the
-one vocabulary; plain Python, no torch).
+can be shared safely by every session. Arrays are keyed by hook name (`hook_names.py`, the one
+vocabulary; plain Python, no torch).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from transformer.hook_names import ATTENTION_KINDS, act_name
+from hook_names import ATTENTION_KINDS, act_name
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,7 @@
 
 import pytest
 
-from transformer.config import TransformerConfig
-from transformer.hook_names import (
+from hook_names import (
     act_name,
     attention_hooks,
     attn_module,
@@ -14,6 +13,7 @@ from transformer.hook_names import (
     pos_module,
     sublayer_module,
 )
+from transformer.config import TransformerConfig
 from transformer.model import Transformer
 
 

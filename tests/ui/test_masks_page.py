@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from hook_names import attn_module
 from runs.model_ref import ModelRef, load_bundle
 from runs.reference import model_task
 from runs.text_run import run_text
 from tests.ui.conftest import ROOT, figure, open_page, plotly_array
 from transformer.causal import causal_experiment
-from transformer.hook_names import attn_module
 from transformer.interventions import InterventionSpec
 
 ZH = "translate-en-zh"

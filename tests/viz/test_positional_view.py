@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
+from hook_names import embed_module, hook_name, pos_module
 from transformer.config import TransformerConfig
-from transformer.hook_names import embed_module, hook_name, pos_module
 from transformer.hooks import capture
 from transformer.model import Transformer
 from transformer.positional import sinusoidal_encoding

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from hook_names import attn_module
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
-from transformer.hook_names import attn_module
 from transformer.registry import random_bundle
 from viz.multihead import build_multihead_view, concat_error, concat_heads, multihead_figure
 from viz.step_by_step import (

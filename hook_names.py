@@ -6,7 +6,9 @@ that nesting; every caller builds names here instead of with f-strings (compare 
 `get_act_name`). A golden test (tests/transformer/test_capture.py) pins the full list, and a round
 trip test checks that every name the model has parses and rebuilds to itself.
 
-Plain Python on purpose (no torch): `viz/`, which never imports torch, reads arrays by these names.
+Plain Python on purpose, at the bottom of the import ladder (it imports nothing of the project):
+`transformer/` names its hook points with it and `viz/`, which imports neither torch nor `transformer/`,
+reads arrays by these names.
 
     act_name("cross", 1, "pattern")               # "decoder.layers.1.cross_attn.hook_pattern"
     attn_module("encoder", 0)                     # "encoder.layers.0.self_attn"
