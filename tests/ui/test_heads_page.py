@@ -6,8 +6,12 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from runs.heads import card_alignment_head
+from runs.model_ref import ModelRef, load_bundle
 from tests.ui.conftest import APP, TIMEOUT, errors, figures
 from ui.i18n import catalog
+
+CARD_LAYER, CARD_HEAD = card_alignment_head(load_bundle(ModelRef.parse("translate-en-zh")))  # the default model's alignment head
 
 
 def _app(text: str, lang: str = "en", **params: str) -> AppTest:
@@ -55,9 +59,11 @@ def test_picking_layer_and_head_changes_the_enlarged_figure():
 
 
 def test_kind_layer_and_head_come_from_the_url_and_bad_values_are_ignored():
-    at = _app("the cat sees the dog", kind="cross", layer="1", head="3")
+    other = (CARD_HEAD + 1) % 4  # a head the page would not open on by itself
+    at = _app("the cat sees the dog", kind="cross", layer="1", head=str(other))
     at.run()
-    assert (at.selectbox(key="kind").value, at.selectbox(key="layer").value, at.selectbox(key="head").value) == ("cross", 1, 3)
+    picked = (at.selectbox(key="kind").value, at.selectbox(key="layer").value, at.selectbox(key="head").value)
+    assert picked == ("cross", 1, other)
     at = _app("the cat sees the dog", kind="nonsense", layer="99")
     at.run()
     assert not errors(at), errors(at)
@@ -158,11 +164,15 @@ def test_translator_opens_on_cross_attention_with_the_cards_head_and_rows_named_
     assert at.text_input(key="text").value == DEFAULT
     card = at.session_state["heads_opened_for"]
     assert card == "translate-en-zh"
-    assert (at.selectbox(key="kind").value, at.selectbox(key="layer").value, at.selectbox(key="head").value) == ("cross", 1, 3)
+    assert (at.selectbox(key="kind").value, at.selectbox(key="layer").value, at.selectbox(key="head").value) == (
+        "cross",
+        CARD_LAYER,
+        CARD_HEAD,
+    )
     head = figures(at)["head_fig"]
     rows = head["layout"]["yaxis"]["ticktext"]
     assert "我 → 今天" in rows and "在 → 图书馆" in rows, rows
-    assert "Cross-attention (decoder → encoder), layer 1, head 3" in head["layout"]["title"]["text"]
+    assert f"Cross-attention (decoder → encoder), layer {CARD_LAYER}, head {CARD_HEAD}" in head["layout"]["title"]["text"]
     assert any("named by the token they write" in c.value for c in at.caption)
     assert any("opens on this model's alignment head" in c.value for c in at.caption)
     assert "kind" not in at.query_params  # the default kind stays out of links
