@@ -128,7 +128,11 @@ def test_past_the_payload_budget_layers_are_paged_with_a_notice(monkeypatch):
     at.segmented_control(key="grid_page").set_value(1).run()
     assert not errors(at), errors(at)
     second = figures(at)["grid_encoder_0"]
-    assert first["data"][2]["text"][0].startswith("L0") and second["data"][2]["text"][0].startswith("L1")
+
+    def layer_labels(grid: dict) -> list[str]:  # the text trace naming the grid's rows (other traces mark heads)
+        return next(t["text"] for t in grid["data"] if t.get("mode") == "text" and t.get("text"))
+
+    assert layer_labels(first)[0].startswith("L0") and layer_labels(second)[0].startswith("L1")
 
 
 def test_exports_work_offline_and_load_without_pickle():

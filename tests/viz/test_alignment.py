@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from runs.heads import card_alignment_head
 from transformer.decoding import trace_text
 from transformer.evaluate import cross_attention_alignment, make_batch
 from transformer.hooks import capture
@@ -88,7 +89,8 @@ def test_default_example_alignment_head_reads_right_through_the_view_model(trans
     trace = TraceData.from_trace(trace_text(translator, "i read a book in the library today"))
     next_tokens = (*trace.output_tokens, "<eos>")  # greedy decoding: position i writes output token i
     queries, keys = attention_axes("cross", trace.src_tokens, trace.tgt_tokens, next_tokens)
-    fig = head_figure(trace.pattern("cross", 1)[3], queries, keys)  # the card's alignment head
+    layer, head = card_alignment_head(translator)
+    fig = head_figure(trace.pattern("cross", layer)[head], queries, keys)
     rows = {label.split(": ", 1)[1]: i for i, label in enumerate(fig.data[0].y)}
     z = np.asarray(fig.data[0].z)
     looks_at = {label: keys.tokens[int(z[i].argmax())] for label, i in rows.items()}
