@@ -20,7 +20,7 @@ from ui.sidebar import language_switch
 
 ROOT = Path(__file__).resolve().parent
 # (page script in views/, icon), in teaching order (the order of the lesson); the first is the home
-# page. Newer pages go after LayerNorm, one line each.
+# page.
 PAGES: list[tuple[str, str]] = [
     ("lesson", ":material/school:"),
     ("architecture", ":material/account_tree:"),
@@ -47,12 +47,15 @@ projector_toggle()
 apply_projector_mode()
 # Streamlit serves the default page at "/" only: its url_path never answers (`/lesson` said "Page not
 # found"). So the lesson is listed once, first, at "/", and a hidden second page on the same script
-# answers at `/lesson` (query kept), the address a teacher writes on the board. Links and
-# switch_page by file resolve to the first page on a script: the listed one.
+# answers at `/lesson`, the address a teacher writes on the board, and hands over to "/" with the query
+# kept, so the navigation marks the lesson as the current page.
 HOME_ALIAS = PAGES[0][0]
 pages = [
     st.Page(ROOT / "views" / f"{name}.py", title=t(f"nav.{name}"), icon=icon, url_path="" if i == 0 else name, default=(i == 0))
     for i, (name, icon) in enumerate(PAGES)
 ]
-pages.append(st.Page(ROOT / "views" / f"{HOME_ALIAS}.py", title=t(f"nav.{HOME_ALIAS}"), url_path=HOME_ALIAS, visibility="hidden"))
-st.navigation(pages).run()
+alias = st.Page(ROOT / "views" / f"{HOME_ALIAS}.py", title=t(f"nav.{HOME_ALIAS}"), url_path=HOME_ALIAS, visibility="hidden")
+current = st.navigation([*pages, alias])
+if current.url_path == HOME_ALIAS:
+    st.switch_page(pages[0], query_params=st.query_params.to_dict())
+current.run()

@@ -90,13 +90,15 @@ def test_every_step_on_a_projector(projector, app_url, browser_tools, lang):
 
 
 def test_lesson_answers_at_its_own_path(projector, app_url, browser_tools):
-    """`/lesson` (the address a teacher writes on the board) opens the lesson with its query, as `/` does,
-    and the navigation lists the lesson once, first."""
+    """`/lesson` (the address a teacher writes on the board) opens the lesson with its query, as `/` does
+    (it hands over to `/`), and the navigation lists the lesson once, first, marked as the current page."""
     tab = projector
     tab.goto(f"{app_url}/lesson?step=3&lang=zh")
     browser_tools.wait_idle(tab)
     assert tab.get_by_text("Page not found").count() == 0, "Streamlit answered /lesson with its page-not-found dialog"
-    assert "/lesson?" in tab.url and "step=3" in tab.url and "lang=zh" in tab.url, tab.url
+    assert tab.url.startswith(f"{app_url}/?") and "step=3" in tab.url and "lang=zh" in tab.url, tab.url
+    current = tab.locator("[data-testid=stSidebarNav] a[aria-current=page]")
+    assert current.count() == 1 and catalog("zh")["nav.lesson"] in current.inner_text()
     assert catalog("zh")[f"lesson.{STEPS[2]}_title"] in tab.locator("[data-testid=stMain] h1").first.inner_text()
     tab.goto(f"{app_url}/?step=2")
     browser_tools.wait_idle(tab)
