@@ -27,6 +27,7 @@ from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.prose import prose
 from ui.training_panel import ends_with_eos, film_view, job_panel, session_owner
+from ui.url_choice import seed_choice, write_choice
 
 JOB_KEY = "tr_job"  # session state: the id of the job this session started last
 WATCHED_KEY = "tr_watched"  # session state: the id of another session's job this session watched while it trained
@@ -189,15 +190,15 @@ def film_mode() -> None:
 st.title(t("training.title"))
 prose(t("training.intro"))
 MODES = ("live", "film")
-keep_valid("tr_mode", MODES)
+seed_choice("tr_mode", MODES, "live")  # `?tr_mode=film` links straight to the films
 mode = st.sidebar.segmented_control(
     t("training.mode"),
     MODES,
     key="tr_mode",
     required=True,
-    default="live",
     format_func=labels_of({m: t(f"training.mode_{m}") for m in MODES}),
 )
+write_choice("tr_mode", mode, "live")
 if mode == "film":
     film_mode()
 else:

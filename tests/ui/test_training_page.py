@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from runs.training.options import DECODER_ONLY_TASKS, TASKS, default_options
 from runs.training.registry import registry
-from tests.ui.conftest import assert_no_exception, figure, open_page, plotly_array
+from tests.ui.conftest import TIMEOUT, assert_no_exception, figure, open_page, page_path, plotly_array
 from ui.i18n import catalog
 
 TINY = {"tr_layers": 1, "tr_heads": 2, "tr_dmodel": 16}
@@ -246,3 +246,16 @@ def test_the_film_mode_opens_on_the_shipped_reverse_film(lang):
         return max(float(np.mean([cross[h, q, n - 1 - q] for q in range(n)])) for h in range(cross.shape[0]))
 
     assert mirrored(film.n_frames - 1) > 0.5 > mirrored(0)
+
+
+def test_a_link_opens_the_film_mode_and_switching_writes_it():
+    """`?tr_mode=film` (a link a teacher shares) opens the recorded films; the live mode, the default, stays out of links."""
+    at = AppTest.from_file(page_path("training"), default_timeout=TIMEOUT)
+    at.query_params["tr_mode"] = "film"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="tr_film_model").value == "reverse"
+    at.segmented_control(key="tr_mode").set_value("live").run()
+    assert "tr_mode" not in at.query_params
+    at.segmented_control(key="tr_mode").set_value("film").run()
+    assert at.query_params.get("tr_mode") == "film"
