@@ -14,6 +14,7 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 
 from viz.architecture import Box, format_shape
+from viz.figure_parts import arrow
 from viz.style import base_layout
 
 BOX_W, BOX_H, ROW = 1.7, 0.66, 1.0  # data units: one row per box
@@ -38,25 +39,6 @@ LINE = {"color": "#333333", "width": 1.5}
 
 def _label(box: Box, labels: Mapping[str, str]) -> str:
     return html.escape(labels.get(box.id) or labels[box.component])
-
-
-def _arrow(fig: go.Figure, x0: float, y0: float, x1: float, y1: float) -> None:
-    fig.add_annotation(
-        x=x1,
-        y=y1,
-        ax=x0,
-        ay=y0,
-        xref="x",
-        yref="y",
-        axref="x",
-        ayref="y",
-        text="",
-        showarrow=True,
-        arrowhead=2,
-        arrowsize=1.2,
-        arrowwidth=1.5,
-        arrowcolor="#333333",
-    )
 
 
 def _draw_stack(
@@ -84,7 +66,7 @@ def _draw_stack(
             text=f"<b>{_label(box, labels)}</b><br><span style='font-size:14px'>{format_shape(box.shape)}</span>",
         )
         if i + 1 < len(boxes):
-            _arrow(fig, x, y + BOX_H / 2, x, y + ROW - BOX_H / 2)
+            arrow(fig, x, y + BOX_H / 2, x, y + ROW - BOX_H / 2)
     in_layer = [i for i, b in enumerate(boxes) if b.in_layer]
     if not in_layer:
         return
@@ -93,7 +75,7 @@ def _draw_stack(
         members = [i for i in in_layer if boxes[i].group == group]
         start, end = (members[0] - 0.5) * ROW, members[-1] * ROW  # branch below the sublayer → its Add box
         fig.add_shape(type="path", path=f"M {x},{start} L {lane},{start} L {lane},{end}", line=LINE)
-        _arrow(fig, lane, end, edge, end)
+        arrow(fig, lane, end, edge, end)
     lo, hi = (in_layer[0] - 0.62) * ROW, (in_layer[-1] + 0.45) * ROW
     outer = x + side * (BOX_W / 2 + 0.45)
     fig.add_shape(
@@ -143,7 +125,7 @@ def architecture_figure(
             hover_x.append(x), hover_y.append(i * ROW), hover_text.append("<br>".join(lines)), ids.append(box.id)
         if stack == "decoder":
             top = (len(boxes) - 1) * ROW
-            _arrow(fig, x, top + BOX_H / 2, x, top + 0.85 * ROW)
+            arrow(fig, x, top + BOX_H / 2, x, top + 0.85 * ROW)
             fig.add_annotation(
                 x=x,
                 y=top + 0.95 * ROW,
@@ -187,5 +169,5 @@ def _draw_memory(fig: go.Figure, stacks: Mapping[str, list[Box]], text: Mapping[
     turn, mid = top + 0.3 * ROW, (x_enc + x_dec) / 2
     cross = next(i for i, b in enumerate(dec) if b.component == "cross_attn") * ROW
     fig.add_shape(type="path", path=f"M {x_enc},{top} L {x_enc},{turn} L {mid},{turn} L {mid},{cross}", line=LINE)
-    _arrow(fig, mid, cross, x_dec - BOX_W / 2, cross)
+    arrow(fig, mid, cross, x_dec - BOX_W / 2, cross)
     fig.add_annotation(x=mid, y=turn, showarrow=False, yanchor="bottom", font={"size": 14}, text=html.escape(text["memory"]))

@@ -1,4 +1,5 @@
-"""Small pieces shared by the positional-encoding and LayerNorm figures.
+"""Small pieces shared by the figures: reference lines and token panels (positional encoding, LayerNorm),
+arrows between diagram boxes (architecture, norm placement).
 
 A reference line is drawn as a legend entry rather than a floating annotation: annotations on top
 of bars and bands get hidden or overlap the data on a projector, and on log axes plotly places
@@ -44,3 +45,24 @@ def style_token_panels(fig: go.Figure, tokens: Sequence[str], token_title: str, 
         fig.update_yaxes(showgrid=True, gridcolor="#eee", zerolinecolor="#999", row=1, col=col)
     fig.update_layout(**base_layout(height=380, margin=TOP_LEGEND_MARGIN, legend=TOP_LEGEND))
     return fig
+
+
+def arrow(fig: go.Figure, x0: float, y0: float, x1: float, y1: float, *, size: float = 1.2, width: float = 1.5) -> None:
+    """An arrow from (x0, y0) to (x1, y1) in data units: an annotation with no text, the one plotly
+    shape that carries an arrowhead."""
+    fig.add_annotation(
+        x=x1,
+        y=y1,
+        ax=x0,
+        ay=y0,
+        xref="x",
+        yref="y",
+        axref="x",
+        ayref="y",
+        text="",
+        showarrow=True,
+        arrowhead=2,
+        arrowsize=size,
+        arrowwidth=width,
+        arrowcolor="#333333",
+    )

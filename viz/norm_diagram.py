@@ -11,30 +11,13 @@ from collections.abc import Mapping
 
 import plotly.graph_objects as go
 
+from viz.figure_parts import arrow
 from viz.style import base_layout
 
 BOX_COLORS = {"sublayer": "#dbe9f6", "norm": "#fde2b8"}
 ORDER = {"post": ("sublayer", "add", "norm"), "pre": ("norm", "sublayer", "add")}
 HALF_W, HALF_H, RADIUS = 0.32, 0.28, 0.2  # box half-width/height and the (+) circle's radius, in data units
-
-
-def _arrow(fig: go.Figure, x: float, y0: float, y1: float) -> None:
-    fig.add_annotation(
-        x=x,
-        y=y1,
-        ax=x,
-        ay=y0,
-        xref="x",
-        yref="y",
-        axref="x",
-        ayref="y",
-        text="",
-        showarrow=True,
-        arrowhead=2,
-        arrowsize=1.4,
-        arrowwidth=2,
-        arrowcolor="#333",
-    )
+ARROW = {"size": 1.4, "width": 2}  # bolder than the architecture figure's: this diagram is drawn larger
 
 
 def sublayer_diagram(labels: Mapping[str, str], titles: Mapping[str, str]) -> go.Figure:
@@ -76,31 +59,16 @@ def sublayer_diagram(labels: Mapping[str, str], titles: Mapping[str, str]) -> go
                 )
                 half = HALF_H
             fig.add_annotation(x=cx, y=y, text=labels[part], showarrow=False, font={"size": 20 if part == "add" else 17})
-            _arrow(fig, cx, previous_top, y - half)
+            arrow(fig, cx, previous_top, cx, y - half, **ARROW)
             previous_top = y + half
-        _arrow(fig, cx, previous_top, 4.25)
+        arrow(fig, cx, previous_top, cx, 4.25, **ARROW)
         side = cx + HALF_W + 0.15  # the residual path: from x, up the right side, into the (+)
         fig.add_shape(
             type="path",
             path=f"M {cx + 0.08},-0.3 L {side},-0.3 L {side},{add_y}",
             line={"color": "#333", "width": 2, "dash": "dash"},
         )
-        fig.add_annotation(  # the last stretch, with its arrowhead, into the (+)
-            x=cx + RADIUS,
-            y=add_y,
-            ax=side,
-            ay=add_y,
-            xref="x",
-            yref="y",
-            axref="x",
-            ayref="y",
-            text="",
-            showarrow=True,
-            arrowhead=2,
-            arrowsize=1.4,
-            arrowwidth=2,
-            arrowcolor="#333",
-        )
+        arrow(fig, side, add_y, cx + RADIUS, add_y, **ARROW)  # the last stretch, with its arrowhead, into the (+)
     fig.update_layout(**base_layout(height=430, showlegend=False, margin={"l": 10, "r": 10, "t": 10, "b": 10}))
     fig.update_xaxes(visible=False, range=[-0.8, 2.4])
     fig.update_yaxes(visible=False, range=[-0.8, 5.4])
