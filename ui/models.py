@@ -17,12 +17,13 @@ import threading
 import numpy as np
 import plotly.graph_objects as go
 
-from runs import heads, sentence_batch, teaching_arrays
+from runs import heads, heads_page, sentence_batch, teaching_arrays
 from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cache
 from runs.memory import keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
-from runs.text_run import run_text
+from runs.text_run import attention_names, run_text
 from transformer.checkpoint import ModelBundle
+from transformer.importance import HeadImportance
 from transformer.interventions import InterventionSpec
 from viz.batchnorm_contrast import PaddedBatch
 from viz.head_summary import HeadSummary
@@ -98,3 +99,10 @@ def get_head_summary(run: Run, kind: str, _trace: TraceData, alignment: tuple[in
 @byte_cached(shared_cache())
 def get_rollout(run: Run, kind: str, _trace: TraceData) -> np.ndarray:
     return heads.rollout_of(_trace, kind)  # (L, T, T)
+
+
+def get_heads_page(model_key: str, text: str, table: HeadImportance | None) -> heads_page.HeadsPage:
+    """`runs.heads_page.heads_page` over the cached run. Not cached itself: past the run it is the grid plan,
+    the gold alignment and the opening head (well under a millisecond); the parts that cost are cached above."""
+    bundle = get_bundle(model_key)
+    return heads_page.heads_page(bundle, get_trace(model_key, text, attention_names(bundle)), table)
