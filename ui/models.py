@@ -17,7 +17,7 @@ import threading
 import numpy as np
 import plotly.graph_objects as go
 
-from runs import heads, heads_page, sentence_batch, teaching_arrays
+from runs import heads, heads_page, sentence_batch, step_page, teaching_arrays
 from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cache
 from runs.memory import keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
@@ -27,6 +27,7 @@ from transformer.importance import HeadImportance
 from transformer.interventions import InterventionSpec
 from viz.batchnorm_contrast import PaddedBatch
 from viz.head_summary import HeadSummary
+from viz.step_by_step import step_hook_names
 from viz.trace import TraceData
 
 keep_freed_memory()  # captured runs then reuse freed heap memory instead of page-faulting fresh pages
@@ -106,3 +107,9 @@ def get_heads_page(model_key: str, text: str, table: HeadImportance | None) -> h
     the gold alignment and the opening head (well under a millisecond); the parts that cost are cached above."""
     bundle = get_bundle(model_key)
     return heads_page.heads_page(bundle, get_trace(model_key, text, attention_names(bundle)), table)
+
+
+def get_step_run(model_key: str, text: str, kind: str, layer: int) -> step_page.StepRun:
+    """`runs.step_page.step_run` over the cached run of one attention module (the query picker's options)."""
+    return step_page.step_run(get_bundle(model_key), get_trace(model_key, text, step_hook_names(kind, layer)), kind, layer)
+
