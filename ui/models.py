@@ -17,7 +17,7 @@ import threading
 import numpy as np
 import plotly.graph_objects as go
 
-from runs import heads, heads_page, sentence_batch, step_page, teaching_arrays
+from runs import heads, heads_page, masks_page, sentence_batch, step_page, teaching_arrays
 from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cache
 from runs.memory import keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
@@ -113,3 +113,23 @@ def get_step_run(model_key: str, text: str, kind: str, layer: int) -> step_page.
     """`runs.step_page.step_run` over the cached run of one attention module (the query picker's options)."""
     return step_page.step_run(get_bundle(model_key), get_trace(model_key, text, step_hook_names(kind, layer)), kind, layer)
 
+
+
+def get_masks_batch(model_key: str, sentences: tuple[str, ...]) -> masks_page.MasksBatch:
+    """`runs.masks_page.masks_batch` over the sentences' cached runs (the masks themselves take microseconds)."""
+    return masks_page.masks_batch(get_bundle(model_key), [get_trace(model_key, s, names=()) for s in sentences])
+
+
+def get_masks_sentence(
+    model_key: str, batch: masks_page.MasksBatch, sentences: tuple[str, ...], row: int, names: tuple[str, ...]
+) -> masks_page.MasksSentence:
+    """`runs.masks_page.masks_sentence` over the cached batch row and the sentence's cached run."""
+    scores = get_batch_row(model_key, sentences, row, names)
+    before = get_trace(model_key, sentences[row], names=names)
+    return masks_page.masks_sentence(get_bundle(model_key), batch, row, scores, before)
+
+
+@byte_cached(shared_cache())
+def get_masks_causal(model_key: str, text: str, target: str, layers: tuple[int, ...] | None) -> masks_page.MasksCausal:
+    """`runs.masks_page.masks_causal`, cached per arguments."""
+    return masks_page.masks_causal(get_bundle(model_key), text, target, layers)
