@@ -17,7 +17,7 @@ import threading
 import numpy as np
 import plotly.graph_objects as go
 
-from runs import heads, heads_page, masks_page, sentence_batch, step_page, teaching_arrays
+from runs import heads, heads_page, layernorm_page, masks_page, sentence_batch, step_page, teaching_arrays
 from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cache
 from runs.memory import keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
@@ -133,3 +133,35 @@ def get_masks_sentence(
 def get_masks_causal(model_key: str, text: str, target: str, layers: tuple[int, ...] | None) -> masks_page.MasksCausal:
     """`runs.masks_page.masks_causal`, cached per arguments."""
     return masks_page.masks_causal(get_bundle(model_key), text, target, layers)
+
+
+@byte_cached(shared_cache())
+def get_layernorm_network(model_key: str, text: str, stack: str) -> layernorm_page.NetworkView:
+    """`runs.layernorm_page.network` of one stack: the stack that reads the text needs one padded
+    forward pass (`get_padded_batch`); an encoder-decoder's decoder reads the model's own output,
+    so only it needs the decoding run (`get_trace`)."""
+    bundle = get_bundle(model_key)
+    names = layernorm_page.capture(bundle, stack)
+    if layernorm_page.reads_text(bundle, stack):
+        batch = get_padded_batch(model_key, (text,), names)
+        arrays, tokens = {name: b.values for name, b in batch.items()}, batch[names[0]].tokens[0]
+    else:
+        trace = get_trace(model_key, text, names)
+        arrays, tokens = trace.arrays, trace.tgt_tokens
+    return layernorm_page.network(bundle, stack, arrays, tokens)
+
+
+def get_layernorm_pair(model_key: str, text: str, n_layers: int, seed: int) -> layernorm_page.NormPair:
+    """`runs.layernorm_page.norm_pair` over the two random models' cached bundles and padded runs of the text."""
+    bundle = get_bundle(model_key)
+    stack, pair = layernorm_page.text_stack(bundle), {}
+    for position, key in layernorm_page.pair_refs(bundle, n_layers, seed).items():
+        model = get_bundle(key)
+        pair[position] = (model, get_padded_batch(key, (text,), layernorm_page.capture(model, stack)))
+    return layernorm_page.norm_pair(bundle, n_layers, seed, pair)
+
+
+@byte_cached(shared_cache())
+def get_layernorm_contrast(model_key: str, sentences: tuple[str, ...], where: str) -> layernorm_page.BatchContrast:
+    """`runs.layernorm_page.contrast` over the cached padded batch of the sentences, recorded at `where`."""
+    return layernorm_page.contrast(get_padded_batch(model_key, sentences, (where,))[where])
