@@ -17,7 +17,7 @@ import threading
 import numpy as np
 import plotly.graph_objects as go
 
-from runs import heads, heads_page, layernorm_page, masks_page, sentence_batch, step_page, teaching_arrays
+from runs import heads, heads_page, layernorm_page, masks_page, positional_page, sentence_batch, step_page, teaching_arrays
 from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cache
 from runs.memory import keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
@@ -27,6 +27,7 @@ from transformer.importance import HeadImportance
 from transformer.interventions import InterventionSpec
 from viz.batchnorm_contrast import PaddedBatch
 from viz.head_summary import HeadSummary
+from viz.relative_position import RelativeCheck
 from viz.step_by_step import step_hook_names
 from viz.trace import TraceData
 
@@ -165,3 +166,26 @@ def get_layernorm_pair(model_key: str, text: str, n_layers: int, seed: int) -> l
 def get_layernorm_contrast(model_key: str, sentences: tuple[str, ...], where: str) -> layernorm_page.BatchContrast:
     """`runs.layernorm_page.contrast` over the cached padded batch of the sentences, recorded at `where`."""
     return layernorm_page.contrast(get_padded_batch(model_key, sentences, (where,))[where])
+
+
+@byte_cached(shared_cache())
+def get_pe_sinusoids(d_model: int, max_pos: int) -> positional_page.SinusoidView:
+    """`runs.positional_page.sinusoids`, cached per size (its similarity matrix is up to 8 MB)."""
+    return positional_page.sinusoids(d_model, max_pos)
+
+
+@byte_cached(shared_cache())
+def get_pe_relative(d_model: int, max_pos: int, k: int) -> RelativeCheck:
+    """`runs.positional_page.relative`, cached per size and offset (a least-squares fit)."""
+    return positional_page.relative(d_model, max_pos, k)
+
+
+def get_pe_learned(model_key: str) -> positional_page.LearnedView | None:
+    """`runs.positional_page.learned` of a cached model (a slice and a small sinusoid table: not cached)."""
+    return positional_page.learned(get_bundle(model_key))
+
+
+def get_pe_tokens(model_key: str, text: str) -> positional_page.TokensView:
+    """`runs.positional_page.tokens` over the cached padded run of the text."""
+    bundle = get_bundle(model_key)
+    return positional_page.tokens(bundle, get_padded_batch(model_key, (text,), positional_page.token_names(bundle)))
