@@ -17,7 +17,17 @@ import threading
 import numpy as np
 import plotly.graph_objects as go
 
-from runs import heads, heads_page, layernorm_page, masks_page, positional_page, sentence_batch, step_page, teaching_arrays
+from runs import (
+    architecture_page,
+    heads,
+    heads_page,
+    layernorm_page,
+    masks_page,
+    positional_page,
+    sentence_batch,
+    step_page,
+    teaching_arrays,
+)
 from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cache
 from runs.memory import keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
@@ -189,3 +199,9 @@ def get_pe_tokens(model_key: str, text: str) -> positional_page.TokensView:
     """`runs.positional_page.tokens` over the cached padded run of the text."""
     bundle = get_bundle(model_key)
     return positional_page.tokens(bundle, get_padded_batch(model_key, (text,), positional_page.token_names(bundle)))
+
+
+def get_architecture_page(model_key: str, text: str) -> architecture_page.ArchitecturePage:
+    """`runs.architecture_page.architecture_page` over the cached run (boxes and a parameter count: not cached)."""
+    bundle = get_bundle(model_key)
+    return architecture_page.architecture_page(bundle, get_trace(model_key, text, architecture_page.hook_names(bundle)))
