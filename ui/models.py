@@ -22,6 +22,7 @@ from runs import (
     heads,
     heads_page,
     layernorm_page,
+    lesson,
     masks_page,
     positional_page,
     sentence_batch,
@@ -205,3 +206,10 @@ def get_architecture_page(model_key: str, text: str) -> architecture_page.Archit
     """`runs.architecture_page.architecture_page` over the cached run (boxes and a parameter count: not cached)."""
     bundle = get_bundle(model_key)
     return architecture_page.architecture_page(bundle, get_trace(model_key, text, architecture_page.hook_names(bundle)))
+
+
+@byte_cached(shared_cache())
+def get_lesson_step(model_key: str, text: str, step: str) -> lesson.StepNumbers:
+    """`runs.lesson.step_numbers` on the sentence's cached run (every hook), once per model, sentence and step
+    (the masks and architecture steps run the causal experiment, ~0.4 s; the heads step an ablated run)."""
+    return lesson.step_numbers(step, get_bundle(model_key), get_trace(model_key, text))
