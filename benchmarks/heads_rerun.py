@@ -1,9 +1,10 @@
 """One rerun of the heads page (views/heads.py) as direct calls, split into stages, plus its inputs.
 
-The page's numbers come from the run layer (`runs.heads`: the grid plan within the byte budget,
-the grids, per-head statistics, rollout), which this script calls directly, in the page's order:
-grids of every kind, the enlarged head, the per-head metric picture, and the rollout; grids,
-statistics and rollout are cached per run, as the page does.
+The page's numbers come from one call into the run layer, `runs.heads_page.heads_page` (the grid
+plan within the byte budget, the opening head, the gold alignment), plus the per-run parts of
+`runs.heads` (grids, per-head statistics, rollout). This script makes the same calls, in the page's
+order: grids of every kind, the enlarged head, the per-head metric picture, and the rollout; grids,
+statistics and rollout are cached per run, as the page does (`ui.models`).
 Serialization is what `st.plotly_chart` does to each figure: `fig.to_dict()`
 (plotly.tools.return_figure_from_figure_or_data), `plotly.io.to_json(..., validate=False)`, the md5
 of the spec for the element id, and the protobuf bytes that go on the wire.
@@ -21,13 +22,14 @@ import plotly.io
 import torch
 from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 
-from runs.heads import GridText, grid_stride, head_summary, kind_grid, metric_zmax, plan_grids, rollout_of, self_attention_kinds
+from runs.heads import GridText, head_summary, kind_grid, metric_zmax, rollout_of
+from runs.heads_page import default_metric, heads_page
 from runs.text_run import attention_names
 from transformer.batch import decoder_row, source_row
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
 from viz.head_grid import grid_geometry
-from viz.head_summary import METRICS, metric_figure
+from viz.head_summary import metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
 from viz.trace import TraceData
 
@@ -110,47 +112,51 @@ def wire(spec: str) -> bytes:
     return PlotlyChart(spec=spec, config="{}").SerializeToString()
 
 
-def heads_rerun(trace: TraceData, memo: dict | None = None, kind: str | None = None, layer: int = 0, head: int = 0) -> Rerun:
+def heads_rerun(
+    bundle: ModelBundle, trace: TraceData, memo: dict | None = None, kind: str | None = None, layer: int = 0, head: int = 0
+) -> Rerun:
     """Everything views/heads.py computes and draws on one rerun (model run excluded: it is cached).
 
-    The page caches grid figures, per-head statistics and rollout per run: pass the same `memo` to
-    a second call to time a rerun on the same text (those come from the memo; every figure is
-    still serialized, as Streamlit does on every rerun).
+    `trace` is a run of `bundle` recording `pattern_names(bundle)`; no head-importance table (as for a
+    random model before its measurement). `kind` defaults to the page's opening kind. The page
+    caches grid figures, per-head statistics and rollout per run: pass the same `memo` to a second
+    call to time a rerun on the same text (those come from the memo; every figure is still
+    serialized, as Streamlit does on every rerun).
     """
     run, memo = Rerun(), {} if memo is None else memo
-    kinds = trace.kinds()
-    kind = kind or kinds[0]
 
     def cached(key: tuple, stage: str, build):
         if key not in memo:
             memo[key] = run.stage(stage, build)
         return memo[key]
 
-    layer_plan = run.stage("view-model", lambda: plan_grids(trace, kinds))
-    layers = layer_plan.layers(0)
-    for k in kinds:
+    page = run.stage("view-model", lambda: heads_page(bundle, trace, None))
+    kind = kind or page.opening[0]
+    plan = page.plan
+    layers = plan.layers(0)
+    grid_text = GridText(hover="Layer {layer}, head {head}: click to enlarge")
+    for k in page.kinds:
         fig = cached(
             ("grid", k),
             "figures",
-            lambda k=k: kind_grid(
-                trace, k, layers, layer_plan.extra_stride, GridText(hover="Layer {layer}, head {head}: click to enlarge")
-            ),
+            lambda k=k: kind_grid(trace, k, layers, plan.extra_stride, grid_text),
         )
-        run.stage("view-model", lambda k=k: grid_stride(trace, k, layer_plan.extra_stride))  # the page's pooling note
+        run.stage("view-model", lambda k=k: page.stride(k))  # the page's pooling note
         n_heads, tq, tk = trace.pattern(k, 0).shape
-        geo = grid_geometry(len(layers), n_heads, tq, tk, min_stride=layer_plan.extra_stride)
+        geo = grid_geometry(len(layers), n_heads, tq, tk, min_stride=plan.extra_stride)
         run.add(f"grid_{k}", fig, len(layers) * n_heads * tq * tk, len(layers) * n_heads * geo.tq * geo.tk)
     text = HeatmapText(title=f"{kind} attention, layer {layer}, head {head}")
-    one = trace.pattern(kind, layer)[head]  # (Tq, Tk)
-    fig = run.stage("figures", lambda: head_figure(one, trace.query_tokens(kind), trace.key_tokens(kind), text))
+    one = page.head(kind, layer, head)  # (Tq, Tk)
+    queries, keys = page.axes(kind)
+    fig = run.stage("figures", lambda: head_figure(one, queries, keys, text, alignment=page.outline(kind)))
     run.add("head", fig, one.size)
-    summary = cached(("summary", kind), "view-model", lambda: head_summary(trace, kind))
-    metric = METRICS[0]  # the page's default choice
+    summary = cached(("summary", kind), "view-model", lambda: head_summary(trace, kind, page.outline(kind)))
+    metric = default_metric(summary)
     fig = run.stage("figures", lambda: metric_figure(summary.metric(metric), title=metric, zmax=metric_zmax(summary, metric)))
     run.add("metric", fig, summary.metric(metric).size)
-    self_kind = self_attention_kinds(kinds)[0]
+    self_kind = page.self_kinds[0]
     rolled = cached(("rollout", self_kind), "view-model", lambda: rollout_of(trace, self_kind))  # (L, T, T)
-    tokens = trace.query_tokens(self_kind)
-    fig = run.stage("figures", lambda: matrix_figure(rolled[-1], tokens, tokens, HeatmapText(title="rollout")))
+    queries, keys = page.axes(self_kind)
+    fig = run.stage("figures", lambda: matrix_figure(rolled[-1], queries, keys, HeatmapText(title="rollout")))
     run.add("rollout", fig, rolled[-1].size)
     return run

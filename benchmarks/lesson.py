@@ -6,9 +6,10 @@ Starts `streamlit run app.py` on a free 127.0.0.1 port and drives Debian's Chrom
 on the default model and its example sentence. The page is loaded once on step 1 (model load and
 first run not timed); then each round walks every step forward with → (timing each step until the
 script finished and its charts show new data, painted), reveals it (same clock), and walks back with
-←. Times are medians over rounds, from the page's own clock. The second table splits the server's
-share: building each step's content in-process (answers from `runs.lesson` + figures from `viz/`,
-timed by calling `ui.lesson_steps.build_step` directly, caches warm) and the figure's JSON size.
+←. Times are medians over rounds, from the page's own clock. The second table is the server's share
+of a step's first visit: `runs.lesson.step_numbers` in-process (the step's live answer and its
+figure's arrays: the one call the page makes per step, cached per sentence afterwards by
+`ui.models.get_lesson_step`; model loaded and sentence run beforehand) and the bytes of those arrays.
 Targets (issue 11): Next/Previous ≤ 1 s median, Reveal ≤ 0.5 s, on this 2-core machine.
 """
 
@@ -110,30 +111,25 @@ def charts_after_reveal(step: str) -> int:
 
 
 def server_share() -> list[list[object]]:
-    """In-process time to build each step's content (warm caches) and its figure's JSON size."""
-    from streamlit.testing.v1 import AppTest  # noqa: F401  (imports Streamlit's bare-mode runtime quietly)
-
-    from transformer.registry import DEFAULT_MODEL
-    from ui.lesson_steps import build_step, lesson_for
-
-    rows = []
-    text = _example()
-    for step in STEPS:
-        ls = lesson_for(DEFAULT_MODEL, text)
-        build_step(step, ls)  # warm
-        start = time.perf_counter()
-        content = build_step(step, ls)
-        took = time.perf_counter() - start
-        payload = len(content.figure.to_json()) if content.figure is not None else 0
-        rows.append([step, ms(took), size(payload)])
-    return rows
-
-
-def _example() -> str:
+    """In-process time of each step's numbers (`runs.lesson.step_numbers`, the median of 3) and their arrays' bytes."""
+    from runs.byte_cache import deep_nbytes
+    from runs.lesson import step_numbers
     from runs.model_ref import ModelRef, load_bundle
+    from runs.text_run import run_text
     from transformer.registry import DEFAULT_MODEL
 
-    return str(load_bundle(ModelRef.parse(DEFAULT_MODEL)).card.get("example"))
+    bundle = load_bundle(ModelRef.parse(DEFAULT_MODEL))
+    trace = run_text(bundle, str(bundle.card.get("example")))  # every hook, as the lesson's run
+    rows = []
+    for step in STEPS:
+        step_numbers(step, bundle, trace)  # warm-up: first calls load code and fill lazy tables, as a running server has
+        took = []
+        for _ in range(3):
+            start = time.perf_counter()
+            numbers = step_numbers(step, bundle, trace)
+            took.append(time.perf_counter() - start)
+        rows.append([step, ms(statistics.median(took)), size(deep_nbytes(numbers.figure))])
+    return rows
 
 
 def main() -> None:
@@ -152,7 +148,7 @@ def main() -> None:
     rows.append(["all steps", *(f"{statistics.median(v):.0f} ms" if v else "–" for v in every.values())])
     print_table(["step", "Next → painted", "Previous → painted", "Reveal → painted"], rows)
     print()
-    print_table(["step", "build (server, warm, ms)", "figure JSON"], server_share())
+    print_table(["step", "numbers, first visit (server, ms)", "figure arrays"], server_share())
 
 
 if __name__ == "__main__":

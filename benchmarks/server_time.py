@@ -91,12 +91,12 @@ def direct_rows(label: str, lengths: list[int], repeats: int, generate: bool = F
         pass_s, step_s = decoding_split(bundle, trace, step=generate)
         steps = len(trace.tgt_tokens) - 1
         square = square_trace(bundle, length, seed=length)  # T × T for every kind, whatever the output length
-        heads_rerun(square)  # warm-up: plotly's first figure loads its validators, as a running server has done
-        runs = [heads_rerun(square) for _ in range(repeats)]
+        heads_rerun(bundle, square)  # warm-up: plotly's first figure loads its validators, as a running server has done
+        runs = [heads_rerun(bundle, square) for _ in range(repeats)]
         stage = {name: statistics.median(r.seconds[name] for r in runs) for name in runs[0].seconds}
         rest = statistics.median(r.total_seconds for r in runs)
         memo: dict = {}
-        same = statistics.median(heads_rerun(square, memo).total_seconds for _ in range(repeats + 1))
+        same = statistics.median(heads_rerun(bundle, square, memo).total_seconds for _ in range(repeats + 1))
         projected = [ms(steps * step_s + pass_s)] if generate else []  # only decoding could use a KV cache
         rows.append(
             [

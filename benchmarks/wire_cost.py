@@ -76,9 +76,9 @@ def main() -> None:
             if length > bundle.config.max_len:
                 continue
             trace = square_trace(bundle, length, seed=length)
-            rows.append(row(label, length, heads_rerun(trace)))
+            rows.append(row(label, length, heads_rerun(bundle, trace)))
             if label.startswith("random") and not args.quick:
-                rows.append(row(label.replace("random", "noise"), length, heads_rerun(noise_trace(trace))))
+                rows.append(row(label.replace("random", "noise"), length, heads_rerun(bundle, noise_trace(trace))))
     print_table(
         [
             "weights",

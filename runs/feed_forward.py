@@ -107,6 +107,10 @@ class FeedForwardRun:
     def tokens(self, stack: str) -> tuple[str, ...]:
         return self.trace.src_tokens if stack == "encoder" else self.trace.tgt_tokens
 
+    def ffn_input(self, stack: str, layer: int, token: int) -> np.ndarray:
+        """(d_model,) what the FFN of `stack` layer `layer` reads at position `token`."""
+        return self.inputs[stack][layer, token]
+
 
 def feed_forward_run(bundle: ModelBundle, text: str) -> FeedForwardRun:
     """Run `bundle` on `text` once (as every page does: `run_text`) and build the FFN view-models."""

@@ -1,8 +1,11 @@
 """The lesson's numbers: the live answers to the questions a teacher asks before revealing a figure.
 
-No Streamlit here: the lesson page, its handout and `benchmarks/lesson.py` call these directly, so
-a test can change the sentence and check that each revealed answer follows the model (nothing is
-written down in advance). Every answer is plain values; the page puts them in the UI language.
+No Streamlit here: `step_numbers(step, bundle, trace)` is everything one step shows (its live answer
+and the arrays or view-models its figure draws), the one call the lesson page and its handout make
+per step (`ui.models.get_lesson_step`, cached per model, sentence and step) and the call
+`benchmarks/lesson.py` times; a test can change the sentence and check that each revealed answer
+follows the model (nothing is written down in advance). Every answer is plain values; the page puts
+them in the UI language and builds the figure.
 The steps follow the order of the project's teaching notes (the task, why attention, embeddings,
 positions, one attention computation, √d_k, heads, LayerNorm, feed-forward, masks, cross-attention,
 the whole model, a recap).
@@ -10,23 +13,28 @@ the whole model, a recap).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from hook_names import act_name, attn_module
 from runs.head_importance import kind_importance, stored_importance
+from runs.heads import gold_alignment
 from runs.reference import check_reference
 from runs.teaching_arrays import layernorm_affine, parameter_sizes, sinusoid_table, stack_reading_text
+from runs.text_run import run_text
 from transformer.causal import causal_experiment
 from transformer.checkpoint import ModelBundle
 from transformer.interventions import InterventionSpec
+from viz.architecture import Box, architecture_boxes
 from viz.embedding_scale import EmbeddingScale
 from viz.head_importance import HeadImportance as HeadImportanceView
 from viz.layernorm import StackStats, norm_sites, remove_affine, token_stats
 from viz.positional import similarity
-from viz.scaling import D_K_OPTIONS, scaling_demo
+from viz.scaling import D_K_OPTIONS, ScalingDemo, scaling_demo
 from viz.step_by_step import build_step_view
+from viz.tokens import TokenAxis, attention_axes
 from viz.trace import TraceData
 
 STEPS: tuple[str, ...] = (
@@ -327,3 +335,146 @@ def importance_view(bundle: ModelBundle, kind: str) -> HeadImportanceView | None
     """The stored head-importance table of one attention kind as (L, H) arrays, or None without a table."""
     table = stored_importance(bundle)
     return None if table is None else kind_importance(table, kind, bundle.config.n_layers, bundle.config.n_heads)
+
+
+def alignment_matrix(bundle: ModelBundle, trace: TraceData) -> np.ndarray | None:
+    """Step 1's figure: (T_out, T_src) 1 where output token i translates source token j (the task's gold
+    alignment), or None when there is none to show."""
+    alignment = gold_alignment(bundle, trace)
+    if alignment is None or not trace.src_tokens:
+        return None
+    rows = trace.output_tokens
+    values = np.zeros((len(rows), len(trace.src_tokens)), dtype=np.float32)  # (T_out, T_src)
+    for row, key in enumerate(alignment[: len(rows)]):
+        if key is not None:
+            values[row, key] = 1.0
+    return values
+
+
+def marked_head(trace: TraceData, choice: HeadChoice) -> np.ndarray:
+    """Step 7's figure: (L, H) True at the chosen head of its kind's grid."""
+    marked = np.zeros(trace.patterns(choice.kind).shape[:2], dtype=bool)
+    marked[choice.layer, choice.head] = True
+    return marked
+
+
+def axes(trace: TraceData, kind: str) -> tuple[TokenAxis, TokenAxis]:
+    """(query axis, key axis) of `kind`: decoder rows named by the token they write."""
+    return attention_axes(kind, trace.src_tokens, trace.tgt_tokens, trace.next_tokens)
+
+
+@dataclass(frozen=True)
+class StepNumbers:
+    """Everything one step shows, before any words: its answer and what its figure draws.
+
+    `figure` holds arrays and view-models by name (e.g. "values", "scale", "patterns"); `choice` is the
+    head a step is about (heads, cross-attention, recap), None elsewhere or when there is none.
+    """
+
+    step: str
+    answer: Mapping[str, object] = field(default_factory=dict)
+    figure: Mapping[str, object] = field(default_factory=dict)
+    choice: HeadChoice | None = None
+
+
+def _reading_tokens(bundle: ModelBundle, trace: TraceData) -> tuple[str, ...]:
+    return trace.src_tokens if stack_reading_text(bundle)[0] == "encoder" else trace.tgt_tokens
+
+
+def _task(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    return StepNumbers("task", task_answer(bundle, trace), {"values": alignment_matrix(bundle, trace)})
+
+
+def _why_attention(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    tokens = trace.src_tokens or trace.tgt_tokens
+    return StepNumbers("why_attention", path_answer(trace), {"tokens": tokens, "lengths": path_lengths(len(tokens))})
+
+
+def _embeddings(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    scale = embedding_scale(bundle, trace)
+    return StepNumbers("embeddings", embedding_answer(scale), {"scale": scale})
+
+
+def _positional(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    d = bundle.config.d_model
+    dims = [dim for dim in dict.fromkeys((0, 1, 6, d // 2)) if dim < d]
+    return StepNumbers("positional", positional_answer(d), {"table": positional_table(d), "dims": dims, "d_model": d})
+
+
+def _attention(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    return StepNumbers("attention", attention_answer(trace), {"view": step_view(trace), "query": attention_query(trace)})
+
+
+def _scaling(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    answer = scaling_answer(bundle.config.d_k)
+    demo: ScalingDemo = scaling_demo(int(answer["d_k"]))
+    return StepNumbers("scaling", answer, {"demo": demo})
+
+
+def _heads(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    choice = important_head(bundle, trace)
+    ablated = run_text(bundle, trace.text, names=None, interventions=ablation_specs(choice))
+    figure = {"patterns": trace.patterns(choice.kind), "marked": marked_head(trace, choice), "axes": axes(trace, choice.kind)}
+    return StepNumbers("heads", heads_answer(trace, ablated, choice), figure, choice)
+
+
+def _layernorm(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    figure = {"stats": layernorm_stats(bundle, trace), "tokens": _reading_tokens(bundle, trace)}
+    return StepNumbers("layernorm", layernorm_answer(bundle, trace), figure)
+
+
+def _feed_forward(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    return StepNumbers("feed_forward", feed_forward_shapes(bundle, trace))
+
+
+def _masks(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    return StepNumbers("masks", mask_answer(bundle, trace), {"mask": decoder_mask(trace), "axes": axes(trace, "decoder")})
+
+
+def _cross(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    choice = cross_head(bundle, trace)
+    if choice is None:
+        return StepNumbers("cross")
+    figure = {
+        "pattern": trace.pattern("cross", choice.layer)[choice.head],  # (Tq, Tk)
+        "axes": axes(trace, "cross"),
+        "alignment": gold_alignment(bundle, trace),
+    }
+    return StepNumbers("cross", cross_answer(trace, choice), figure, choice)
+
+
+def architecture_stacks(bundle: ModelBundle, trace: TraceData) -> dict[str, list[Box]]:
+    """Figure 1's boxes for `bundle`, with the shapes of `trace`'s arrays."""
+    config, shapes = bundle.config, {name: a.shape for name, a in trace.arrays.items()}
+    return architecture_boxes(config.is_encoder_decoder, config.norm_position, shapes)
+
+
+def _architecture(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    return StepNumbers("architecture", architecture_answer(bundle, trace), {"stacks": architecture_stacks(bundle, trace)})
+
+
+def _recap(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    choice = important_head(bundle, trace)
+    return StepNumbers("recap", recap_answer(bundle, trace), {"importance": importance_view(bundle, choice.kind)}, choice)
+
+
+STEP_NUMBERS: dict[str, Callable[[ModelBundle, TraceData], StepNumbers]] = {
+    "task": _task,
+    "why_attention": _why_attention,
+    "embeddings": _embeddings,
+    "positional": _positional,
+    "attention": _attention,
+    "scaling": _scaling,
+    "heads": _heads,
+    "layernorm": _layernorm,
+    "feed_forward": _feed_forward,
+    "masks": _masks,
+    "cross": _cross,
+    "architecture": _architecture,
+    "recap": _recap,
+}
+
+
+def step_numbers(step: str, bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    """Everything step `step` (a name in `STEPS`) shows for `trace`, a run of `bundle` capturing every hook."""
+    return STEP_NUMBERS[step](bundle, trace)

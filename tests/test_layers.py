@@ -3,7 +3,8 @@
 - nothing below ui/ (transformer/, runs/, viz/) imports streamlit;
 - viz/ imports neither torch nor `transformer`: the one thing both read, the hook-name vocabulary,
   is the plain-Python `hook_names.py` at the bottom of the ladder, which imports nothing of the project;
-- views/ and ui/ do no tensor math: neither imports torch;
+- views/ and ui/ do no tensor math: neither imports torch; views/ imports neither numpy nor `transformer`
+  either (a page reads its numbers from one call into runs/, so array work has no place there);
 - nothing imports upward: transformer/ imports none of runs/viz/ui/views, runs/ none of ui/views,
   viz/ none of runs/ui/views, ui/ not views/.
 
@@ -29,7 +30,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "runs": {"ui", "views", "streamlit", "app"},
     "viz": {"transformer", "runs", "ui", "views", "streamlit", "torch", "app"},
     "ui": {"views", "torch", "app"},
-    "views": {"torch", "app"},
+    "views": {"torch", "numpy", "transformer", "app"},
 }
 
 

@@ -1,28 +1,24 @@
 """What each lesson step says and draws, in the UI language: one `StepContent` per step.
 
 The page (views/lesson.py) shows one step at a time and the handout (ui/lesson_handout.py) all of
-them, from the same content, so the two never disagree. Numbers come from `runs.lesson` (the
-live answers), figures from the existing `viz/` builders; nothing here computes a tensor.
+them, from the same content, so the two never disagree. Every number of a step comes from one call,
+`ui.models.get_lesson_step` → `runs.lesson.step_numbers` (the live answer and the figure's arrays);
+this file only puts them into words (the UI language) and figures (`viz/` builders).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-import numpy as np
 import plotly.graph_objects as go
-import streamlit as st
 
 from runs import lesson
-from runs.heads import gold_alignment
-from runs.teaching_arrays import stack_reading_text
+from runs.lesson import StepNumbers
 from transformer.checkpoint import ModelBundle
 from ui.i18n import t
-from ui.models import get_bundle, get_trace
+from ui.models import get_bundle, get_lesson_step, get_trace
 from ui.safe import md_literal
-from viz.architecture import architecture_boxes
 from viz.architecture_figure import architecture_figure
 from viz.head_grid import grid_figure
 from viz.head_importance import importance_figure
@@ -30,12 +26,11 @@ from viz.heatmap import HeatmapText, head_figure, matrix_figure
 from viz.layernorm_figures import site_detail_figure
 from viz.mask_figures import binary_heatmap
 from viz.positional import pe_curves
-from viz.scaling import scaling_demo, variance_figure
+from viz.scaling import variance_figure
 from viz.step_figures import scores_figure
-from viz.tokens import TokenAxis, attention_axes
+from viz.tokens import TokenAxis
 from viz.trace import TraceData
 
-VIEWS = Path(__file__).resolve().parent.parent / "views"
 FIGURE_HEIGHT = 440  # px: a step's figure fits beside its text in a 1280 × 720 window
 TALL_FIGURES = {"architecture": 580}  # Figure 1's boxes need the room; it still ends above 720 px
 
@@ -51,6 +46,10 @@ class Lesson:
     @property
     def text(self) -> str:
         return self.trace.text
+
+    def numbers(self, step: str) -> StepNumbers:
+        """Everything step `step` shows, before any words (cached per model, sentence and step)."""
+        return get_lesson_step(self.model_key, self.text, step)
 
 
 @dataclass(frozen=True)
@@ -89,39 +88,16 @@ def fit(fig: go.Figure, height: int = FIGURE_HEIGHT) -> go.Figure:
     return fig
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def mask_answer(model_key: str, text: str) -> dict[str, object]:
-    """`runs.lesson.mask_answer` (two generations and two teacher-forced passes), once per sentence."""
-    return lesson.mask_answer(get_bundle(model_key), get_trace(model_key, text))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def architecture_answer(model_key: str, text: str) -> dict[str, object]:
-    return lesson.architecture_answer(get_bundle(model_key), get_trace(model_key, text))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def head_choice(model_key: str, text: str) -> tuple[lesson.HeadChoice, lesson.HeadChoice | None]:
-    """(the most important head, the best aligned cross head): the stored tables fingerprint the weights."""
-    bundle, trace = get_bundle(model_key), get_trace(model_key, text)
-    return lesson.important_head(bundle, trace), lesson.cross_head(bundle, trace)
-
-
 def _task(ls: Lesson) -> StepContent:
-    answer = lesson.task_answer(ls.bundle, ls.trace)
+    numbers = ls.numbers("task")
+    answer, values = numbers.answer, numbers.figure["values"]  # (T_out, T_src) or None
     verdict = {True: "correct", False: "wrong", None: "unknown"}[answer["correct"]]
     text = t(f"lesson.task_answer_{verdict}", output=f"`{answer['output'] or '∅'}`", expected=f"`{answer['expected']}`")
-    alignment = gold_alignment(ls.bundle, ls.trace)
     fig = None
-    if alignment is not None and ls.trace.src_tokens:
-        rows = ls.trace.output_tokens
-        values = np.zeros((len(rows), len(ls.trace.src_tokens)), dtype=np.float32)  # (T_out, T_src)
-        for row, key in enumerate(alignment[: len(rows)]):
-            if key is not None:
-                values[row, key] = 1.0
+    if values is not None:
         fig = matrix_figure(
             values,
-            TokenAxis(rows),
+            TokenAxis(ls.trace.output_tokens),
             TokenAxis(ls.trace.src_tokens),
             HeatmapText(x_title=t("lesson.fig_source"), y_title=t("lesson.fig_target"), value=t("lesson.fig_translates")),
             fmt=".0f",
@@ -139,10 +115,10 @@ def _task(ls: Lesson) -> StepContent:
 
 
 def _why_attention(ls: Lesson) -> StepContent:
-    answer = lesson.path_answer(ls.trace)
-    tokens = ls.trace.src_tokens or ls.trace.tgt_tokens
+    numbers = ls.numbers("why_attention")
+    answer, tokens = numbers.answer, numbers.figure["tokens"]
     fig = matrix_figure(
-        lesson.path_lengths(len(tokens)),
+        numbers.figure["lengths"],
         TokenAxis(tokens),
         TokenAxis(tokens),
         HeatmapText(x_title=t("lesson.fig_from"), y_title=t("lesson.fig_to"), value=t("lesson.fig_steps")),
@@ -165,8 +141,8 @@ def _why_attention(ls: Lesson) -> StepContent:
 def _embeddings(ls: Lesson) -> StepContent:
     from viz.embedding_scale import norms_figure  # one figure module per step keeps the page's imports short
 
-    scale = lesson.embedding_scale(ls.bundle, ls.trace)
-    answer = lesson.embedding_answer(scale)
+    numbers = ls.numbers("embeddings")
+    scale, answer = numbers.figure["scale"], numbers.answer
     d = scale.d_model
     fig = norms_figure(
         scale,
@@ -189,12 +165,11 @@ def _embeddings(ls: Lesson) -> StepContent:
 
 
 def _positional(ls: Lesson) -> StepContent:
-    d = ls.bundle.config.d_model
-    answer = lesson.positional_answer(d)
-    dims = [dim for dim in dict.fromkeys((0, 1, 6, d // 2)) if dim < d]
+    numbers = ls.numbers("positional")
+    answer, d = numbers.answer, numbers.figure["d_model"]
     fig = pe_curves(
-        lesson.positional_table(d),
-        dims,
+        numbers.figure["table"],
+        numbers.figure["dims"],
         x_title=t("positional.position"),
         y_title=t("positional.value"),
         dim_label=t("positional.dimension"),
@@ -214,8 +189,8 @@ def _positional(ls: Lesson) -> StepContent:
 
 
 def _attention(ls: Lesson) -> StepContent:
-    answer = lesson.attention_answer(ls.trace)
-    view = lesson.step_view(ls.trace)
+    numbers = ls.numbers("attention")
+    answer, view = numbers.answer, numbers.figure["view"]
     fig = scores_figure(
         view,
         {
@@ -236,14 +211,13 @@ def _attention(ls: Lesson) -> StepContent:
         t("lesson.attention_notes"),
         fig,
         lab_page="step_by_step",
-        lab_params={"kind": kind, "layer": "0", "head": "0", "query": str(lesson.attention_query(ls.trace))},
+        lab_params={"kind": kind, "layer": "0", "head": "0", "query": str(numbers.figure["query"])},
     )
 
 
 def _scaling(ls: Lesson) -> StepContent:
-    d_k = ls.bundle.config.d_k
-    answer = lesson.scaling_answer(d_k)
-    demo = scaling_demo(int(answer["d_k"]))
+    numbers = ls.numbers("scaling")
+    answer, demo = numbers.answer, numbers.figure["demo"]
     fig = variance_figure(
         demo,
         {
@@ -270,16 +244,12 @@ def _scaling(ls: Lesson) -> StepContent:
 
 
 def _heads(ls: Lesson) -> StepContent:
-    choice, _ = head_choice(ls.model_key, ls.text)
-    ablated = get_trace(ls.model_key, ls.text, None, lesson.ablation_specs(choice))
-    answer = lesson.heads_answer(ls.trace, ablated, choice)
-    patterns = ls.trace.patterns(choice.kind)  # (L, H, Tq, Tk)
-    marked = np.zeros(patterns.shape[:2], dtype=bool)
-    marked[choice.layer, choice.head] = True
-    query_axis, key_axis = attention_axes(choice.kind, ls.trace.src_tokens, ls.trace.tgt_tokens, ls.trace.next_tokens)
+    numbers = ls.numbers("heads")
+    answer, choice = numbers.answer, numbers.choice
+    query_axis, key_axis = numbers.figure["axes"]
     fig = grid_figure(
-        patterns,
-        marked=marked,
+        numbers.figure["patterns"],  # (L, H, Tq, Tk)
+        marked=numbers.figure["marked"],  # (L, H)
         tile_label=t("heads.tile_label"),
         hover=t("heads.tile_hover"),
         query_axis=query_axis,
@@ -307,10 +277,8 @@ def _heads(ls: Lesson) -> StepContent:
 
 
 def _layernorm(ls: Lesson) -> StepContent:
-    answer = lesson.layernorm_answer(ls.bundle, ls.trace)
-    stats = lesson.layernorm_stats(ls.bundle, ls.trace)
-    stack, _ = stack_reading_text(ls.bundle)
-    tokens = ls.trace.src_tokens if stack == "encoder" else ls.trace.tgt_tokens
+    numbers = ls.numbers("layernorm")
+    answer, stats, tokens = numbers.answer, numbers.figure["stats"], numbers.figure["tokens"]
     fig = site_detail_figure(
         stats,
         0,
@@ -334,8 +302,7 @@ def _layernorm(ls: Lesson) -> StepContent:
 
 
 def _feed_forward(ls: Lesson) -> StepContent:
-    shapes = lesson.feed_forward_shapes(ls.bundle, ls.trace)
-    page = "feed_forward" if (VIEWS / "feed_forward.py").exists() else "architecture"
+    shapes = ls.numbers("feed_forward").answer
     return StepContent(
         "feed_forward",
         t("lesson.feed_forward_title"),
@@ -350,16 +317,17 @@ def _feed_forward(ls: Lesson) -> StepContent:
         t("lesson.feed_forward_notes"),
         None,
         extra=t("lesson.feed_forward_shapes", n=shapes["n"], d_model=shapes["d_model"], d_ff=shapes["d_ff"]),
-        lab_page=page,
+        lab_page="feed_forward",
     )
 
 
 def _masks(ls: Lesson) -> StepContent:
-    answer = mask_answer(ls.model_key, ls.text)
+    numbers = ls.numbers("masks")
+    answer = numbers.answer
     state = {True: "changed", False: "same", None: "none"}[answer["changed"]]
-    query_axis, key_axis = attention_axes("decoder", ls.trace.src_tokens, ls.trace.tgt_tokens, ls.trace.next_tokens)
+    query_axis, key_axis = numbers.figure["axes"]
     fig = binary_heatmap(
-        lesson.decoder_mask(ls.trace),
+        numbers.figure["mask"],  # (Tt, Tt)
         row_tokens=query_axis,
         col_tokens=key_axis,
         title="",
@@ -389,7 +357,8 @@ def _masks(ls: Lesson) -> StepContent:
 
 
 def _cross(ls: Lesson) -> StepContent:
-    _, choice = head_choice(ls.model_key, ls.text)
+    numbers = ls.numbers("cross")
+    choice = numbers.choice
     if choice is None:
         return StepContent(
             "cross",
@@ -402,10 +371,10 @@ def _cross(ls: Lesson) -> StepContent:
             extra=t("lesson.no_figure", what=t("lesson.kind_cross")),
             lab_page="heads",
         )
-    answer = lesson.cross_answer(ls.trace, choice)
-    query_axis, key_axis = attention_axes("cross", ls.trace.src_tokens, ls.trace.tgt_tokens, ls.trace.next_tokens)
+    answer = numbers.answer
+    query_axis, key_axis = numbers.figure["axes"]
     fig = head_figure(
-        ls.trace.pattern("cross", choice.layer)[choice.head],
+        numbers.figure["pattern"],  # (Tq, Tk)
         query_axis,
         key_axis,
         HeatmapText(
@@ -414,7 +383,7 @@ def _cross(ls: Lesson) -> StepContent:
             value=t("step.fig_weight"),
             alignment=t("lesson.fig_translates"),
         ),
-        alignment=gold_alignment(ls.bundle, ls.trace),
+        alignment=numbers.figure["alignment"],
     )
     return StepContent(
         "cross",
@@ -447,10 +416,8 @@ def _architecture_labels(ls: Lesson, stacks) -> tuple[dict[str, str], dict[str, 
 
 def _architecture(ls: Lesson) -> StepContent:
     config = ls.bundle.config
-    answer = architecture_answer(ls.model_key, ls.text)
-    stacks = architecture_boxes(
-        config.is_encoder_decoder, config.norm_position, {name: a.shape for name, a in ls.trace.arrays.items()}
-    )
+    numbers = ls.numbers("architecture")
+    answer, stacks = numbers.answer, numbers.figure["stacks"]
     labels, text = _architecture_labels(ls, stacks)
     pages = {p for boxes in stacks.values() for b in boxes for p in b.pages}
     fig = architecture_figure(stacks, labels, text, config.n_layers, {p: t(f"nav.{p}") for p in pages})
@@ -468,9 +435,8 @@ def _architecture(ls: Lesson) -> StepContent:
 
 
 def _recap(ls: Lesson) -> StepContent:
-    answer = lesson.recap_answer(ls.bundle, ls.trace)
-    choice, _ = head_choice(ls.model_key, ls.text)
-    view = lesson.importance_view(ls.bundle, choice.kind)
+    numbers = ls.numbers("recap")
+    answer, choice, view = numbers.answer, numbers.choice, numbers.figure["importance"]
     fig = (
         None
         if view is None

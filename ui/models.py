@@ -17,15 +17,29 @@ import threading
 import numpy as np
 import plotly.graph_objects as go
 
-from runs import heads, sentence_batch, teaching_arrays
+from runs import (
+    architecture_page,
+    heads,
+    heads_page,
+    layernorm_page,
+    lesson,
+    masks_page,
+    positional_page,
+    sentence_batch,
+    step_page,
+    teaching_arrays,
+)
 from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cache
 from runs.memory import keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
-from runs.text_run import run_text
+from runs.text_run import attention_names, run_text
 from transformer.checkpoint import ModelBundle
+from transformer.importance import HeadImportance
 from transformer.interventions import InterventionSpec
 from viz.batchnorm_contrast import PaddedBatch
 from viz.head_summary import HeadSummary
+from viz.relative_position import RelativeCheck
+from viz.step_by_step import step_hook_names
 from viz.trace import TraceData
 
 keep_freed_memory()  # captured runs then reuse freed heap memory instead of page-faulting fresh pages
@@ -98,3 +112,104 @@ def get_head_summary(run: Run, kind: str, _trace: TraceData, alignment: tuple[in
 @byte_cached(shared_cache())
 def get_rollout(run: Run, kind: str, _trace: TraceData) -> np.ndarray:
     return heads.rollout_of(_trace, kind)  # (L, T, T)
+
+
+def get_heads_page(model_key: str, text: str, table: HeadImportance | None) -> heads_page.HeadsPage:
+    """`runs.heads_page.heads_page` over the cached run. Not cached itself: past the run it is the grid plan,
+    the gold alignment and the opening head (well under a millisecond); the parts that cost are cached above."""
+    bundle = get_bundle(model_key)
+    return heads_page.heads_page(bundle, get_trace(model_key, text, attention_names(bundle)), table)
+
+
+def get_step_run(model_key: str, text: str, kind: str, layer: int) -> step_page.StepRun:
+    """`runs.step_page.step_run` over the cached run of one attention module (the query picker's options)."""
+    return step_page.step_run(get_bundle(model_key), get_trace(model_key, text, step_hook_names(kind, layer)), kind, layer)
+
+
+
+def get_masks_batch(model_key: str, sentences: tuple[str, ...]) -> masks_page.MasksBatch:
+    """`runs.masks_page.masks_batch` over the sentences' cached runs (the masks themselves take microseconds)."""
+    return masks_page.masks_batch(get_bundle(model_key), [get_trace(model_key, s, names=()) for s in sentences])
+
+
+def get_masks_sentence(
+    model_key: str, batch: masks_page.MasksBatch, sentences: tuple[str, ...], row: int, names: tuple[str, ...]
+) -> masks_page.MasksSentence:
+    """`runs.masks_page.masks_sentence` over the cached batch row and the sentence's cached run."""
+    scores = get_batch_row(model_key, sentences, row, names)
+    before = get_trace(model_key, sentences[row], names=names)
+    return masks_page.masks_sentence(get_bundle(model_key), batch, row, scores, before)
+
+
+@byte_cached(shared_cache())
+def get_masks_causal(model_key: str, text: str, target: str, layers: tuple[int, ...] | None) -> masks_page.MasksCausal:
+    """`runs.masks_page.masks_causal`, cached per arguments."""
+    return masks_page.masks_causal(get_bundle(model_key), text, target, layers)
+
+
+@byte_cached(shared_cache())
+def get_layernorm_network(model_key: str, text: str, stack: str) -> layernorm_page.NetworkView:
+    """`runs.layernorm_page.network` of one stack: the stack that reads the text needs one padded
+    forward pass (`get_padded_batch`); an encoder-decoder's decoder reads the model's own output,
+    so only it needs the decoding run (`get_trace`)."""
+    bundle = get_bundle(model_key)
+    names = layernorm_page.capture(bundle, stack)
+    if layernorm_page.reads_text(bundle, stack):
+        batch = get_padded_batch(model_key, (text,), names)
+        arrays, tokens = {name: b.values for name, b in batch.items()}, batch[names[0]].tokens[0]
+    else:
+        trace = get_trace(model_key, text, names)
+        arrays, tokens = trace.arrays, trace.tgt_tokens
+    return layernorm_page.network(bundle, stack, arrays, tokens)
+
+
+def get_layernorm_pair(model_key: str, text: str, n_layers: int, seed: int) -> layernorm_page.NormPair:
+    """`runs.layernorm_page.norm_pair` over the two random models' cached bundles and padded runs of the text."""
+    bundle = get_bundle(model_key)
+    stack, pair = layernorm_page.text_stack(bundle), {}
+    for position, key in layernorm_page.pair_refs(bundle, n_layers, seed).items():
+        model = get_bundle(key)
+        pair[position] = (model, get_padded_batch(key, (text,), layernorm_page.capture(model, stack)))
+    return layernorm_page.norm_pair(bundle, n_layers, seed, pair)
+
+
+@byte_cached(shared_cache())
+def get_layernorm_contrast(model_key: str, sentences: tuple[str, ...], where: str) -> layernorm_page.BatchContrast:
+    """`runs.layernorm_page.contrast` over the cached padded batch of the sentences, recorded at `where`."""
+    return layernorm_page.contrast(get_padded_batch(model_key, sentences, (where,))[where])
+
+
+@byte_cached(shared_cache())
+def get_pe_sinusoids(d_model: int, max_pos: int) -> positional_page.SinusoidView:
+    """`runs.positional_page.sinusoids`, cached per size (its similarity matrix is up to 8 MB)."""
+    return positional_page.sinusoids(d_model, max_pos)
+
+
+@byte_cached(shared_cache())
+def get_pe_relative(d_model: int, max_pos: int, k: int) -> RelativeCheck:
+    """`runs.positional_page.relative`, cached per size and offset (a least-squares fit)."""
+    return positional_page.relative(d_model, max_pos, k)
+
+
+def get_pe_learned(model_key: str) -> positional_page.LearnedView | None:
+    """`runs.positional_page.learned` of a cached model (a slice and a small sinusoid table: not cached)."""
+    return positional_page.learned(get_bundle(model_key))
+
+
+def get_pe_tokens(model_key: str, text: str) -> positional_page.TokensView:
+    """`runs.positional_page.tokens` over the cached padded run of the text."""
+    bundle = get_bundle(model_key)
+    return positional_page.tokens(bundle, get_padded_batch(model_key, (text,), positional_page.token_names(bundle)))
+
+
+def get_architecture_page(model_key: str, text: str) -> architecture_page.ArchitecturePage:
+    """`runs.architecture_page.architecture_page` over the cached run (boxes and a parameter count: not cached)."""
+    bundle = get_bundle(model_key)
+    return architecture_page.architecture_page(bundle, get_trace(model_key, text, architecture_page.hook_names(bundle)))
+
+
+@byte_cached(shared_cache())
+def get_lesson_step(model_key: str, text: str, step: str) -> lesson.StepNumbers:
+    """`runs.lesson.step_numbers` on the sentence's cached run (every hook), once per model, sentence and step
+    (the masks and architecture steps run the causal experiment, ~0.4 s; the heads step an ablated run)."""
+    return lesson.step_numbers(step, get_bundle(model_key), get_trace(model_key, text))

@@ -1,24 +1,19 @@
-"""Architecture overview: Figure 1 of the paper for the current model, with live shapes and links."""
+"""Architecture overview: Figure 1 of the paper for the current model, with live shapes and links.
+
+Where the numbers come from: one call, `ui.models.get_architecture_page` → `runs.architecture_page`.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from runs.teaching_arrays import parameter_sizes
-from transformer.checkpoint import ModelBundle
-from transformer.config import TransformerConfig
+from runs.architecture_page import ArchitecturePage
 from ui.charts import show_figure
 from ui.i18n import t
-from ui.models import get_trace
+from ui.models import get_architecture_page
 from ui.page import show_run, start_page
 from ui.prose import prose
-from viz.architecture import (
-    COMPONENT_PAGES,
-    Box,
-    architecture_boxes,
-    architecture_hook_names,
-    parameter_groups,
-)
+from viz.architecture import COMPONENT_PAGES, Box
 from viz.architecture_figure import architecture_figure
 
 NORM = {
@@ -29,7 +24,8 @@ LINKED_PAGES = ("positional", "heads", "masks", "step_by_step", "layernorm", "fe
 ATTENTION_KIND = {"self_attn": "encoder", "masked_self_attn": "decoder", "cross_attn": "cross"}  # box → heads ?kind=
 
 
-def _labels(config: TransformerConfig) -> dict[str, str]:
+def _labels(page: ArchitecturePage) -> dict[str, str]:
+    config = page.config
     labels = {c: t(f"architecture.comp_{c}") for c in COMPONENT_PAGES if c != "positional"}
     labels["positional"] = t(f"architecture.comp_positional_{config.positional}")
     labels["encoder.tokens"] = t("architecture.comp_tokens_encoder")
@@ -54,10 +50,11 @@ def _switch(page: str, **params: str) -> None:
     st.switch_page(f"views/{page}.py", query_params=params or None)
 
 
-def _diagram(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
+def _diagram(page: ArchitecturePage) -> None:
     """The figure; clicking a box opens the page that explains it (attention: the heads page on that kind)."""
     titles = {p: t(f"nav.{p}") for p in LINKED_PAGES}
-    fig = architecture_figure(stacks, _labels(config), _figure_text(stacks), config.n_layers, titles)
+    stacks = page.stacks
+    fig = architecture_figure(stacks, _labels(page), _figure_text(stacks), page.config.n_layers, titles)
     event = show_figure(fig, "architecture", on_select="rerun", selection_mode="points")
     points = event.selection.points if event else []
     boxes = {b.id: b for bs in stacks.values() for b in bs}
@@ -70,9 +67,9 @@ def _diagram(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
         _switch(box.pages[0])
 
 
-def _links(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
+def _links(page: ArchitecturePage) -> None:
     st.subheader(t("architecture.links"))
-    labels = _labels(config)
+    labels, stacks = _labels(page), page.stacks
     for page in LINKED_PAGES:  # one row per page: the link, then what it shows (never truncated)
         parts = dict.fromkeys(labels.get(b.id) or labels[b.component] for bs in stacks.values() for b in bs if page in b.pages)
         link, shows = st.columns([2, 5], vertical_alignment="center")
@@ -81,11 +78,11 @@ def _links(stacks: dict[str, list[Box]], config: TransformerConfig) -> None:
         shows.caption(t("architecture.links_parts", parts=t("architecture.list_sep").join(parts)))
 
 
-def _parameters(bundle: ModelBundle) -> None:
+def _parameters(page: ArchitecturePage) -> None:
     st.subheader(t("architecture.params"))
     prose(t("architecture.params_explain"))
-    groups = parameter_groups(parameter_sizes(bundle))
-    total = sum(n for _, n in groups) or 1
+    groups = page.parameters
+    total = page.total_parameters or 1
     st.table(
         {
             t("architecture.params_component"): [t(f"architecture.param_{g}") for g, _ in groups],
@@ -98,13 +95,10 @@ def _parameters(bundle: ModelBundle) -> None:
 
 ctx = start_page("architecture")
 if ctx is not None and ctx.text is not None:
-    config = ctx.bundle.config
-    trace = get_trace(ctx.model.key, ctx.text, architecture_hook_names(config.is_encoder_decoder, config.norm_position))
-    stacks = architecture_boxes(
-        config.is_encoder_decoder, config.norm_position, {name: a.shape for name, a in trace.arrays.items()}
-    )
+    page = get_architecture_page(ctx.model.key, ctx.text)
+    config, trace = page.config, page.trace
     # The diagram first (the 1280 × 720 first screen shows it); what it means and the run's output under it.
-    _diagram(stacks, config)
+    _diagram(page)
     src = t("architecture.shapes_src", n=len(trace.src_tokens)) if trace.src_tokens else ""
     st.caption(
         t(
@@ -121,5 +115,5 @@ if ctx is not None and ctx.text is not None:
     st.latex(NORM[config.norm_position])
     prose(t(f"architecture.explain_{config.norm_position}"))
     show_run(trace, ctx.bundle)
-    _links(stacks, config)
-    _parameters(ctx.bundle)
+    _links(page)
+    _parameters(page)

@@ -87,7 +87,7 @@ def _expansion(run: FeedForwardRun, stack: str, layer: int, token: int) -> None:
     st.header(t("feed_forward.expansion_header"))
     st.latex(FFN)
     prose(t("feed_forward.expansion_text", d_model=view.d_model, d_ff=view.d_ff, ratio=f"{view.expansion:g}"))
-    x = run.inputs[stack][layer, token]
+    x = run.ffn_input(stack, layer, token)
     titles = (
         t("feed_forward.strip_x", n=view.d_model),
         t("feed_forward.strip_hidden", n=view.d_ff),
@@ -98,7 +98,7 @@ def _expansion(run: FeedForwardRun, stack: str, layer: int, token: int) -> None:
         f"ffn-expansion-{stack}-L{layer}-T{token}",
         key="ffn_expansion",
     )
-    fired = int(view.firing[token].sum())
+    fired = view.fired(token)
     st.caption(
         t(
             "feed_forward.expansion_caption",
@@ -125,8 +125,8 @@ def _firing(run: FeedForwardRun, stack: str, layer: int) -> None:
     st.caption(
         t(
             "feed_forward.firing_caption",
-            mean=f"{100 * float(view.fraction_firing.mean()):.0f}%",
-            never=int((~view.firing.any(axis=0)).sum()),
+            mean=f"{100 * view.mean_firing:.0f}%",
+            never=view.never_firing,
             d_ff=view.d_ff,
         )
     )

@@ -1,33 +1,20 @@
 """Attention heads: every layer × head of every attention kind, one head large, summaries, rollout.
 
-The model runs once per input (cached in `ui.models.get_trace`); picking a head only reruns the
-"inspect one head" fragment. The numbers come from `runs.heads` (grid plan within the byte budget,
-statistics, rollout, the gold alignment, the opening head); what takes seconds on long inputs is
-cached per run in `ui.models`, keyed by `Run` = (model key, text), the same key `get_trace` uses.
-Clicking a grid tile selects that head. Decoder rows are named by the token they write
-(`runs.heads.axes_of`). The page opens on the most telling head (`runs.heads.opening_head`); a
-link's explicit kind/layer/head win. The grid tab and both "stretch" switches live in the URL.
+Where the numbers come from: one call, `ui.models.get_heads_page` → `runs.heads_page.heads_page`
+(the cached run, the grid plan within the byte budget, the gold alignment, the opening head, the
+grid's importance marks). What takes seconds on long inputs and depends on a choice (a kind's grid,
+per-head statistics, rollout) is cached per run in `ui.models`, keyed by `Run` = (model key, text);
+picking a head only reruns the "inspect one head" fragment. Clicking a grid tile selects that head.
+Decoder rows are named by the token they write. The page opens on the most telling head; a link's
+explicit kind/layer/head win. The grid tab and both "stretch" switches live in the URL.
 """
 
 from functools import partial
 
 import streamlit as st
 
-from runs.head_importance import kind_importance
-from runs.heads import (
-    GridMarks,
-    GridText,
-    axes_of,
-    gold_alignment,
-    grid_stride,
-    metric_zmax,
-    opening_head,
-    plan_grids,
-    self_attention_kinds,
-)
-from runs.model_ref import is_untrained
-from runs.text_run import attention_names
-from transformer.checkpoint import ModelBundle
+from runs.heads import NO_MARKS, GridText, metric_zmax
+from runs.heads_page import HeadsPage, default_metric
 from ui.charts import show_figure
 from ui.export import image_format_picker, npz_button, npz_bytes
 from ui.head_detectors import head_detectors
@@ -36,12 +23,11 @@ from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker
 from ui.i18n import labels_of, t
 from ui.kind_tabs import open_kind_tab
 from ui.labels import keep_valid
-from ui.models import Run, get_grid_figure, get_head_summary, get_rollout, get_trace
-from ui.page import show_run, start_page
+from ui.models import Run, get_grid_figure, get_head_summary, get_heads_page, get_rollout
+from ui.page import PageContext, show_run, start_page
 from ui.prose import prose
 from viz.head_summary import HeadSummary, metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
-from viz.trace import TraceData
 
 CLICKS_KEY = "heads_grid_clicks"  # bumped after each grid click, so the grid comes back unselected
 OPENED_KEY = "heads_opened_for"  # the model key the opening head was chosen for
@@ -60,13 +46,13 @@ def _on_grid_click(kind: str, chart_key: str) -> None:
     st.toast(t("heads.selected", kind=kind_name(kind), layer=layer, head=head), icon=":material/zoom_in:")
 
 
-def _open_on(model_key: str, bundle: ModelBundle, kinds: list[str]) -> tuple[str, int, int]:
-    """Seed kind/layer/head with the model's most telling head; returns that head (its kind is the default).
+def _open_on(model_key: str, page: HeadsPage) -> None:
+    """Seed kind/layer/head with the model's most telling head (`page.opening`).
 
     On entering the page a link's explicit `?kind=&layer=&head=` win; after a model switch the old
     model's head means nothing, so the new model's opening head replaces it.
     """
-    kind, layer, head = opening_head(bundle, kinds, current_table(model_key))
+    kinds, (kind, layer, head) = page.kinds, page.opening
     switched = st.session_state.get(OPENED_KEY) not in (None, model_key)
     entering = LAYER_KEY not in st.session_state  # the pickers were not drawn on the previous run
     if switched or entering:
@@ -79,10 +65,9 @@ def _open_on(model_key: str, bundle: ModelBundle, kinds: list[str]) -> tuple[str
             elif key != KIND_KEY and str(url[key]).isdigit():
                 st.session_state[key] = int(url[key])
     st.session_state[OPENED_KEY] = model_key
-    return kind, layer, head
 
 
-def _grid_tab(kinds: list[str]) -> str:
+def _grid_tab(kinds: tuple[str, ...]) -> str:
     """The grid tab to show first: `?grid=` (a kind code, never a translated label), else the inspected kind."""
     code = st.query_params.get(TAB_URL)
     return code if code in kinds else st.session_state.get(KIND_KEY) if st.session_state.get(KIND_KEY) in kinds else kinds[0]
@@ -95,16 +80,16 @@ def _on_tab(labels: dict[str, str]) -> None:
         st.query_params[TAB_URL] = code
 
 
-def _grids(run: Run, trace: TraceData, kinds: list[str], marks: dict[str, GridMarks]) -> None:
+def _grids(run: Run, page: HeadsPage) -> None:
     st.header(t("heads.grid_header"))
     cols = st.columns([3, 1], vertical_alignment="center")
     cols[0].caption(t("heads.grid_caption"))
     stretch = cols[1].toggle(t("heads.grid_stretch"), key="grid_stretch", bind="query-params", help=t("heads.grid_stretch_help"))
-    plan = plan_grids(trace, kinds)
-    page = 0
+    plan, kinds = page.plan, page.kinds
+    shown = 0
     if plan.paged:
         st.info(t("heads.paged", shown=plan.per_page, total=plan.n_layers))
-        page = (
+        shown = (
             st.segmented_control(
                 t("heads.layer_page"),
                 list(range(plan.n_pages)),
@@ -122,12 +107,13 @@ def _grids(run: Run, trace: TraceData, kinds: list[str], marks: dict[str, GridMa
     with tab:
         if kind != "encoder":
             st.caption(t("heads.rows_write"))
-        marked = marks.get(kind, GridMarks())
-        fig = get_grid_figure(run, kind, plan.layers(page), plan.extra_stride, text, trace, stretch=bool(stretch), marks=marked)
-        stride = grid_stride(trace, kind, plan.extra_stride)
+        marked = page.marks.get(kind, NO_MARKS)
+        layers = plan.layers(shown)
+        fig = get_grid_figure(run, kind, layers, plan.extra_stride, text, page.trace, stretch=bool(stretch), marks=marked)
+        stride = page.stride(kind)
         if stride > 1:
             st.caption(t("heads.pooled", k=stride))
-        if kind in marks and marks[kind].importance is not None:
+        if marked.importance is not None:
             st.caption(t("heads.marked"))
         key = f"grid_{kind}_{clicks}"
         show_figure(
@@ -146,10 +132,10 @@ def _metric_picture(summary: HeadSummary, kind: str) -> None:
     st.caption(t("heads.summary_caption", max_entropy=f"{summary.max_entropy:.2f}"))
     if kind == "cross":
         st.caption(t("heads.cross_metrics"))
-    metrics = list(summary.metrics)
-    keep_valid("heads_metric", metrics, "alignment" if "alignment" in metrics else metrics[0])
-    if "heads_metric" not in st.session_state and "alignment" in metrics:
-        st.session_state["heads_metric"] = "alignment"
+    metrics, default = list(summary.metrics), default_metric(summary)
+    keep_valid("heads_metric", metrics, default)
+    if "heads_metric" not in st.session_state and default == "alignment":
+        st.session_state["heads_metric"] = default
     metric = st.selectbox(
         t("heads.metric_pick"), metrics, key="heads_metric", format_func=labels_of({m: t(f"heads.metric_{m}") for m in metrics})
     )
@@ -177,24 +163,18 @@ def _summary_table(summary: HeadSummary) -> None:
 
 
 @st.fragment
-def _inspector(
-    run: Run,
-    trace: TraceData,
-    bundle: ModelBundle,
-    kinds: list[str],
-    opening: tuple[str, int, int],
-    alignment: tuple[int | None, ...] | None,
-) -> None:
+def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
     """Pick one head and see it large, the run's output beside it; only this fragment reruns when the choice changes.
 
     The pickers sit in the right column, beside the head: the head starts right under the header, on the
     first 1280 × 720 screen (above it, a row of pickers pushed it to the fold).
     """
+    trace, kinds, opening, alignment = page.trace, page.kinds, page.opening, page.alignment
     st.header(t("heads.inspect_header"))
     left, right = st.columns([3, 2])
     with right:
-        kind = kind_picker(st, kinds, default=opening[0], drop_default=True)
-        layer, head = layer_head_picker(st.columns(2), trace.n_layers(kind), trace.pattern(kind, 0).shape[0])
+        kind = kind_picker(st, list(kinds), default=opening[0], drop_default=True)
+        layer, head = layer_head_picker(st.columns(2), *page.shapes[kind])
         stretch = st.toggle(t("heads.stretch"), key="heads_stretch", bind="query-params", help=t("heads.stretch_help"))
         outline = None
         if (
@@ -216,38 +196,38 @@ def _inspector(
         value=t("heads.weight"),
         alignment=t("heads.alignment_legend"),
     )
-    queries, keys = axes_of(trace, kind)
-    fig = head_figure(trace.pattern(kind, layer)[head], queries, keys, text, stretch=bool(stretch), alignment=outline)
+    queries, keys = page.axes(kind)
+    fig = head_figure(page.head(kind, layer, head), queries, keys, text, stretch=bool(stretch), alignment=outline)
     with left:
         show_figure(fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig", width="content")
-        if (kind, layer, head) == opening != (kinds[0], 0, 0):  # not the fallback: a head chosen for a reason
+        if (kind, layer, head) == opening and page.opened_for_a_reason:
             st.caption(t("heads.opened_alignment" if kind == "cross" else "heads.opened_important"))  # under it: the head first
         if kind != "encoder":
             st.caption(t("heads.rows_write"))
-        if kind == "cross" and alignment is None and not is_untrained(bundle):
+        if kind == "cross" and alignment is None and not page.untrained:
             st.caption(t("heads.alignment_unavailable"))
-    summary = get_head_summary(run, kind, trace, alignment if kind == "cross" else None)
+    summary = get_head_summary(run, kind, trace, page.outline(kind))
     with right:
-        show_run(trace, bundle)
+        show_run(trace, ctx.bundle)
         _metric_picture(summary, kind)
     _summary_table(summary)
 
 
 @st.fragment
-def _rollout(run: Run, trace: TraceData, kinds: list[str]) -> None:
-    self_kinds = self_attention_kinds(kinds)
+def _rollout(run: Run, page: HeadsPage) -> None:
+    self_kinds = page.self_kinds
     st.header(t("heads.rollout_header"))
     prose(t("heads.rollout_intro"))
     cols = st.columns(2)
     kind = kind_picker(cols[0], self_kinds, key="rollout_kind", url=False)
-    rolled = get_rollout(run, kind, trace)  # (L, T, T)
+    rolled = get_rollout(run, kind, page.trace)  # (L, T, T)
     layers = list(range(len(rolled)))
     if st.session_state.get("rollout_layer") not in layers:
         st.session_state["rollout_layer"] = layers[-1]  # start from the whole stack
     upto = cols[1].select_slider(t("heads.rollout_upto"), layers, key="rollout_layer")
     if kind != "encoder":
         st.caption(t("heads.rows_write"))
-    queries, keys = axes_of(trace, kind)
+    queries, keys = page.axes(kind)
     text = HeatmapText(
         title=t("heads.rollout_title", kind=kind_name(kind), layer=upto),
         x_title=t("heads.axis_key"),
@@ -257,11 +237,12 @@ def _rollout(run: Run, trace: TraceData, kinds: list[str]) -> None:
     show_figure(matrix_figure(rolled[upto], queries, keys, text), f"rollout-{kind}-L{upto}", key="rollout_fig", width="content")
 
 
-def _downloads(trace: TraceData, names: tuple[str, ...]) -> None:
+def _downloads(page: HeadsPage) -> None:
     st.header(t("export.header"))
     st.caption(t("export.caption"))
     image_format_picker()
-    arrays = {name: trace.arrays[name] for name in names if name in trace.arrays}
+    trace = page.trace
+    arrays = {name: trace.arrays[name] for name in page.names if name in trace.arrays}
     npz_button(
         lambda: npz_bytes(
             arrays, src_tokens=trace.src_tokens, tgt_tokens=trace.tgt_tokens, next_tokens=trace.next_tokens, text=trace.text
@@ -271,40 +252,24 @@ def _downloads(trace: TraceData, names: tuple[str, ...]) -> None:
     )
 
 
-def _marks(model_key: str, trace: TraceData, kinds: list[str]) -> dict[str, GridMarks]:
-    """Per kind, the share of outputs each head changes when removed (for the grid's ★), if known."""
-    table = current_table(model_key)
-    if table is None:
-        return {}
-    return {
-        kind: GridMarks.of(kind_importance(table, kind, trace.n_layers(kind), trace.pattern(kind, 0).shape[0]).changed)
-        for kind in kinds
-    }
-
-
 def main() -> None:
     ctx = start_page("heads")
     if ctx is None or ctx.text is None:
         return
-    names = attention_names(ctx.bundle)
     with st.spinner(t("heads.running")):
-        trace = get_trace(ctx.model.key, ctx.text, names)
-    kinds = trace.kinds()
-    if not kinds:
-        show_run(trace, ctx.bundle)
+        page = get_heads_page(ctx.model.key, ctx.text, current_table(ctx.model.key))
+    if not page.kinds:
+        show_run(page.trace, ctx.bundle)
         st.warning(t("heads.no_attention"))
         return
     run = (ctx.model.key, ctx.text)
-    opening = _open_on(ctx.model.key, ctx.bundle, kinds)
-    alignment = gold_alignment(ctx.bundle, trace)
-    untrained = is_untrained(ctx.bundle)
-    _inspector(run, trace, ctx.bundle, kinds, opening, alignment)
-    shapes = {k: (trace.n_layers(k), trace.pattern(k, 0).shape[0]) for k in kinds}
-    importance_section(ctx.model.key, shapes, untrained=untrained, default=opening[0])
-    _grids(run, trace, kinds, _marks(ctx.model.key, trace, kinds))
-    _rollout(run, trace, kinds)
-    head_detectors(ctx.model.key, default=opening[0])
-    _downloads(trace, names)
+    _open_on(ctx.model.key, page)
+    _inspector(run, page, ctx)
+    importance_section(ctx.model.key, page.shapes, untrained=page.untrained, default=page.opening[0])
+    _grids(run, page)
+    _rollout(run, page)
+    head_detectors(ctx.model.key, default=page.opening[0])
+    _downloads(page)
 
 
 main()

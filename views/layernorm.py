@@ -1,22 +1,27 @@
 """LayerNorm: what every LayerNorm does to the user's tokens, where it sits (post- vs pre-norm) and
-why the Transformer normalizes per token rather than per batch (the BatchNorm contrast)."""
+why the Transformer normalizes per token rather than per batch (the BatchNorm contrast).
+
+Where the numbers come from: `runs.layernorm_page`, one call per section (each section is a
+fragment with its own widgets): `ui.models.get_layernorm_network`, `get_layernorm_pair`,
+`get_layernorm_contrast`.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from runs.model_ref import RANDOM_DEFAULTS, ModelRef
+from runs.layernorm_page import text_stack
+from runs.model_ref import RANDOM_DEFAULTS
 from runs.sentence_batch import MAX_SENTENCES
-from runs.teaching_arrays import layernorm_affine, norm_pair_settings, stack_reading_text
 from ui.batch import more_sentences, report_lines
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
-from ui.models import get_bundle, get_padded_batch, get_trace
+from ui.models import get_layernorm_contrast, get_layernorm_network, get_layernorm_pair
 from ui.page import PageContext, start_page
 from ui.prose import prose
-from viz.batchnorm_contrast import Contrast, batch_mean_figure, sentence_one_figure
-from viz.layernorm import STACK_INPUT, NormSite, StackStats, capture_names, norm_sites, stacks
+from viz.batchnorm_contrast import batch_mean_figure, sentence_one_figure
+from viz.layernorm import STACK_INPUT, NormSite, StackStats, norm_sites, stacks
 from viz.layernorm_figures import (
     gain_bias_figure,
     residual_figure,
@@ -62,24 +67,14 @@ def _stack_choice(hook_names: list[str], key: str) -> str:
     )
 
 
-def _stack_run(ctx: PageContext, stack: str, names: tuple[str, ...]) -> tuple[dict, tuple[str, ...]]:
-    """Captured arrays and tokens of one stack. The stack that reads the text needs one forward pass;
-    an encoder-decoder's decoder reads the model's own output, so only it needs a decoding run."""
-    if stack == stack_reading_text(ctx.bundle)[0]:
-        run = get_padded_batch(ctx.model.key, (ctx.text,), names)
-        return {name: batch.values for name, batch in run.items()}, run[names[0]].tokens[0]
-    trace = get_trace(ctx.model.key, ctx.text, names)
-    return trace.arrays, trace.tgt_tokens
-
-
 @st.fragment
 def network_section(ctx: PageContext) -> None:
     """Statistics at every LayerNorm for the user's text, one norm in detail, the residual stream."""
     st.subheader(t("layernorm.network_title"))
     names = list(ctx.bundle.model.hook_names)
     stack = _stack_choice(names, "ln_stack")
-    arrays, tokens = _stack_run(ctx, stack, capture_names(names, stack))
-    stats = StackStats.compute(arrays, names, stack)
+    network = get_layernorm_network(ctx.model.key, ctx.text, stack)
+    stats, tokens = network.stats, network.tokens
     labels = [site_label(s) for s in stats.sites]
     titles = [t("layernorm.in_mean"), t("layernorm.in_std"), t("layernorm.out_mean"), t("layernorm.out_std")]
     show_figure(
@@ -108,7 +103,7 @@ def network_section(ctx: PageContext) -> None:
         ),
         "ln_site",
     )
-    gain, bias = layernorm_affine(ctx.bundle, stats.sites[chosen].prefix)
+    gain, bias = network.affine[chosen]
     prose(t("layernorm.affine_text"))
     show_figure(
         gain_bias_figure(
@@ -118,8 +113,8 @@ def network_section(ctx: PageContext) -> None:
     )
 
     prose(t("layernorm.stream_text"))
-    d = ctx.bundle.config.d_model
-    series = {t(f"layernorm.norm_{ctx.bundle.config.norm_position}"): (stream_labels(stats), stats.stream_norm)}
+    d = network.d_model
+    series = {t(f"layernorm.norm_{network.norm_position}"): (stream_labels(stats), stats.stream_norm)}
     show_figure(
         residual_figure(
             series, d_model=d, y_title=t("layernorm.stream_norm"), reference_label=t("layernorm.sqrt_d", value=f"{d**0.5:.1f}")
@@ -151,17 +146,9 @@ def position_section(ctx: PageContext) -> None:
         help=t("layernorm.pair_layers_help"),
     )
     seed = int(RANDOM_DEFAULTS["seed"]) if not ctx.model.is_random else int(st.session_state.get("r_seed", 0))
-    common = norm_pair_settings(config, layers, seed)
-    d = int(common["d_model"])
-    stack, _ = stack_reading_text(ctx.bundle)
-    series, finals = {}, {}
-    for position in ("post", "pre"):  # one forward pass of the stack that reads the text: no decoding needed
-        key = ModelRef.random(norm_position=position, **common).key
-        pair_names = list(get_bundle(key).model.hook_names)
-        batch = get_padded_batch(key, (ctx.text,), capture_names(pair_names, stack))
-        stats = StackStats.compute({name: b.values for name, b in batch.items()}, pair_names, stack)
-        series[t(f"layernorm.norm_{position}")] = (stream_labels(stats), stats.stream_norm)
-        finals[position] = stats.last_stream_norm(position)
+    pair = get_layernorm_pair(ctx.model.key, ctx.text, layers, seed)
+    d, finals = pair.d_model, pair.finals
+    series = {t(f"layernorm.norm_{p}"): (stream_labels(stats), stats.stream_norm) for p, stats in pair.stats.items()}
     st.caption(t("layernorm.pair_caption", layers=layers, d=d, seed=seed))
     show_figure(
         residual_figure(
@@ -189,14 +176,14 @@ def batch_section(ctx: PageContext) -> None:
     if not batch.ok:
         st.info(t("layernorm.batch_too_few"))
         return
-    stack, _ = stack_reading_text(ctx.bundle)
+    stack = text_stack(ctx.bundle)
     sites = norm_sites(ctx.bundle.model.hook_names, stack)
     options = [STACK_INPUT[stack]] + [s.hook_in for s in sites if s.layer is not None]
     labels = dict(zip(options, [t("layernorm.point_input")] + [site_label(s) for s in sites if s.layer is not None], strict=True))
     keep_valid("ln_batch_site", options)
     where = st.selectbox(t("layernorm.batch_site"), options, format_func=labels.get, key="ln_batch_site")
-    padded = get_padded_batch(ctx.model.key, batch.sentences, (where,))[where]
-    c = Contrast.compute(padded)
+    contrast = get_layernorm_contrast(ctx.model.key, batch.sentences, where)
+    c = contrast.contrast
     n = len(batch.sentences)
     left, right = st.columns(2)
     left.metric(t("layernorm.m_batch_mean"), f"{c.batch_mean_change:.3f}", help=t("layernorm.m_max_help"))
@@ -209,7 +196,7 @@ def batch_section(ctx: PageContext) -> None:
         batch_mean_figure(c, FEATURES_SHOWN, names, x_title=t("layernorm.feature"), y_title=t("layernorm.batch_mean")),
         "ln_batch_mean",
     )
-    feature = c.most_shifted_feature()
+    feature = contrast.feature
     titles = [t("layernorm.s1_bn", feature=feature), t("layernorm.s1_ln")]
     show_figure(sentence_one_figure(c, feature, [small, large], titles, token_title=t("layernorm.token")), "ln_s1")
     prose(t("layernorm.batch_conclusion"))

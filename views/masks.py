@@ -1,22 +1,24 @@
 """Masks: a padded batch, its padding / causal / combined / cross masks, one head's scores before
 and after masking and after softmax, the causal mask switched off (generation and teacher forcing,
 side by side), and per-call interventions (hidden tokens, an ablated head) with the output before
-and after."""
+and after.
+
+Where the numbers come from: `runs.masks_page`, one call per section whose widgets depend on the
+run above it (`ui.models.get_masks_batch`, `get_masks_sentence`, `get_masks_causal`; the module
+docstring says why these phases), and the intervention run, `ui.models.get_trace`.
+"""
 
 import streamlit as st
 
-from runs.causal_view import causal_target, summarize
-from runs.experiments import hideable_tokens
-from runs.sentence_batch import mask_batch
 from runs.text_run import attention_kinds
 from ui.batch import sentence_batch
 from ui.head_picker import head_picker, kind_name
 from ui.i18n import labels_of, t
 from ui.labels import relabel_when_changed
 from ui.mask_controls import causal_controls, intervention_controls
-from ui.mask_runs import ablation_default, get_causal
+from ui.mask_runs import ablation_default
 from ui.mask_view import compare_patterns, mask_matrices, rows_note, show_batch, show_causal, show_outputs, show_steps
-from ui.models import get_batch_row, get_trace
+from ui.models import get_masks_batch, get_masks_causal, get_masks_sentence, get_trace
 from ui.page import start_page
 from ui.prose import prose
 from viz.masked_scores import score_hook_names
@@ -34,8 +36,8 @@ relabel_when_changed(batch.sentences, ("row", "causal_scope", "blocked", "block_
 config = ctx.bundle.config
 
 # 1. The padded batch: every sentence's real run (decoding only: no activations are kept).
-traces = [get_trace(ctx.model.key, sentence, names=()) for sentence in batch.sentences]
-view = mask_batch(ctx.bundle, traces)
+padded = get_masks_batch(ctx.model.key, batch.sentences)
+view = padded.view
 with area:  # under the text area; the batch itself beside it, on the first screen
     st.header(t("masks.batch_header"))
     prose(t("masks.batch_explain" if view.has_source else "masks.batch_explain_decoder"))
@@ -61,11 +63,11 @@ st.header(t("masks.scores_header"))
 prose(t("masks.scores_explain"))
 kind, layer, head = head_picker(attention_kinds(ctx.bundle), config.n_layers, config.n_heads)
 names = score_hook_names(kind, layer)
-show_steps(get_batch_row(ctx.model.key, batch.sentences, row, names), kind, layer, head)
+chosen = get_masks_sentence(ctx.model.key, padded, batch.sentences, row, names)
+show_steps(chosen.scores, kind, layer, head)
 if kind != "encoder":
     rows_note()
-sentence = batch.sentences[row]
-before = get_trace(ctx.model.key, sentence, names=names)
+sentence, before = batch.sentences[row], chosen.before
 
 # 4. The causal mask switched off: generation (nothing later to see) and teacher forcing (everything).
 st.header(t("masks.causal_header"))
@@ -74,23 +76,21 @@ off, lifted = causal_controls(layer)
 if not off:
     st.info(t("masks.causal_off_hint"))
 else:
-    target = causal_target(ctx.bundle, before)
+    target = chosen.target
     if target is None:
         st.info(t("masks.causal_no_target"))
     else:
-        experiment = get_causal(ctx.model.key, sentence, target.text, lifted)
-        show_causal(experiment, target, summarize(experiment), layer, head)
+        causal = get_masks_causal(ctx.model.key, sentence, target.text, lifted)
+        show_causal(causal.experiment, target, causal.summary, layer, head)
 
 # 5. Interventions, for this call only; the shared model is never changed.
 st.header(t("masks.interventions_header"))
 prose(t("masks.interventions_explain"))
-heads = [(k, i, h) for k in attention_kinds(ctx.bundle) for i in range(config.n_layers) for h in range(config.n_heads)]
-baseline = traces[row]  # the same run as `before`, without activations: what an ablation must change
 choice = intervention_controls(
     ctx.bundle,
-    hideable_tokens(ctx.bundle, before),
-    heads,
-    lambda: ablation_default(ctx.model.key, sentence, baseline),
+    chosen.hideable,
+    list(chosen.heads),
+    lambda: ablation_default(ctx.model.key, sentence, chosen.baseline),
     (kind, layer, head),
 )
 specs = choice.specs(config.n_layers)

@@ -1,41 +1,28 @@
 """Positional encoding (paper §3.4–3.5): the sinusoid table, its waves and wavelengths, why nearby
 positions look alike, the relative-position rotation, learned tables, and the user's own tokens
-before and after the position is added."""
+before and after the position is added.
+
+Where the numbers come from: `runs.positional_page`, one call per section (`ui.models.get_pe_sinusoids`
+and, for the offset slider under its figures, `get_pe_relative`; `get_pe_learned`; `get_pe_tokens`).
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from runs.model_ref import ModelRef
-from runs.teaching_arrays import (
-    RANDOM_D_MODELS,
-    embedding_names,
-    models_with_learned_positions,
-    position_table,
-    sinusoid_table,
-    stack_reading_text,
-)
+from runs.positional_page import learned_options
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
-from ui.models import get_bundle, get_padded_batch
+from ui.models import get_pe_learned, get_pe_relative, get_pe_sinusoids, get_pe_tokens
 from ui.page import PageContext, start_page
 from ui.prose import prose
-from viz.embedding_scale import EmbeddingScale, before_after_figure, learned_figure, norms_figure
-from viz.positional import (
-    MAX_HEATMAP_CELLS,
-    pe_curves,
-    pe_heatmap,
-    position_stride,
-    similarity,
-    similarity_figure,
-    square_stride,
-    wavelength_figure,
-)
-from viz.relative_position import RelativeCheck, relative_figure
+from viz.embedding_scale import before_after_figure, learned_figure, norms_figure
+from viz.positional import MAX_HEATMAP_CELLS, pe_curves, pe_heatmap, similarity_figure, wavelength_figure
+from viz.relative_position import relative_figure
 
 D_MODEL_OPTIONS = [8, 16, 32, 64, 128, 256, 512, 1024]
-LEARNED_POSITIONS_SHOWN = 64  # rows of a learned table shown beside the sinusoids
 DIMS_SHOWN = 32  # dimensions shown in the token × dimension heatmaps and the rotation matrices
 PE_FORMULA = (
     r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
@@ -63,10 +50,10 @@ def _table_controls(model_d: int) -> tuple[int, int]:
 def table_section(model_d: int) -> None:
     """The table, chosen dimensions as waves, wavelengths, similarity and the relative-position check."""
     d_model, max_pos = _table_controls(model_d)
-    pe = sinusoid_table(max_pos, d_model)  # (P, d_model)
+    view = get_pe_sinusoids(d_model, max_pos)
+    pe, stride = view.pe, view.stride  # (P, d_model)
     dim_axis, pos_axis = t("positional.dimension"), t("positional.position")
 
-    stride = position_stride(max_pos, d_model)
     show_figure(pe_heatmap(pe, x_title=dim_axis, y_title=pos_axis, value=t("positional.value"), stride=stride), "pe_table")
     if stride > 1:
         st.caption(t("positional.thinned", k=stride, cells=f"{MAX_HEATMAP_CELLS:,}"))
@@ -107,15 +94,14 @@ def table_section(model_d: int) -> None:
 
     st.subheader(t("positional.similarity_title"))
     prose(t("positional.similarity_text", half=d_model // 2))
-    sim_stride = square_stride(max_pos)
     show_figure(
         similarity_figure(
-            similarity(pe),
+            view.similarity,
             x_title=pos_axis,
             y_title=pos_axis,
             value=t("positional.dot"),
             offset_title=t("positional.offset_axis"),
-            stride=sim_stride,
+            stride=view.sim_stride,
         ),
         "pe_similarity",
     )
@@ -128,7 +114,7 @@ def table_section(model_d: int) -> None:
         r"\begin{pmatrix} PE_{(pos,\,2i)} \\ PE_{(pos,\,2i+1)} \end{pmatrix}, \quad \omega_i = 10000^{-2i/d_{model}}"
     )
     k = st.slider(t("positional.offset"), 1, min(64, max_pos - 2), 3, key="pe_k", bind="query-params")
-    check = RelativeCheck.compute(pe, k)
+    check = get_pe_relative(d_model, max_pos, k)  # its own call: the offset slider sits under the figures above
     cols = st.columns(3)
     cols[0].metric(t("positional.closed_error"), f"{check.closed_error:.1e}")
     cols[1].metric(t("positional.fitted_error"), f"{check.fitted_error:.1e}")
@@ -154,11 +140,7 @@ def learned_section(ctx: PageContext) -> None:
     """A learned position table beside the sinusoids of the same size."""
     st.subheader(t("positional.learned_title"))
     prose(t("positional.learned_text"))
-    options = ([ctx.model.key] if ctx.bundle.config.positional == "learned" else []) + models_with_learned_positions()
-    random_learned = ModelRef.random(
-        positional="learned", d_model=ctx.bundle.config.d_model if ctx.bundle.config.d_model in RANDOM_D_MODELS else 64
-    ).key
-    options = list(dict.fromkeys([*options, random_learned]))
+    options = learned_options(ctx.model.key, ctx.bundle)
     keep_valid("pe_learned", options)
     key = st.selectbox(
         t("positional.learned_model"),
@@ -166,13 +148,10 @@ def learned_section(ctx: PageContext) -> None:
         key="pe_learned",
         format_func=labels_of({k: t("positional.random_learned") if ModelRef.parse(k).is_random else k for k in options}),
     )
-    bundle = get_bundle(key)
-    table = position_table(bundle, stack_reading_text(bundle)[0])
-    if table is None:  # only reachable if a shipped model's config.json and weights disagree
+    view = get_pe_learned(key)
+    if view is None:  # only reachable if a shipped model's config.json and weights disagree
         st.warning(t("positional.no_learned"))
         return
-    n = min(LEARNED_POSITIONS_SHOWN, table.shape[0])
-    sinusoid = sinusoid_table(n, table.shape[1])
     titles = [
         t("positional.learned_table"),
         t("positional.sinusoid_table"),
@@ -181,8 +160,8 @@ def learned_section(ctx: PageContext) -> None:
     ]
     show_figure(
         learned_figure(
-            table[:n],
-            sinusoid,
+            view.table,
+            view.sinusoid,
             titles,
             x_title=t("positional.dimension"),
             y_title=t("positional.position"),
@@ -195,14 +174,11 @@ def learned_section(ctx: PageContext) -> None:
 def tokens_section(ctx: PageContext) -> None:
     """The user's tokens: scaled embeddings, PE and their sum, and the sqrt(d_model) scale argument."""
     st.subheader(t("positional.tokens_title"))
-    stack, _ = stack_reading_text(ctx.bundle)
-    names = embedding_names(stack)
-    run = get_padded_batch(ctx.model.key, (ctx.text,), names)  # one pass of the stack that reads the text
-    arrays = {name: batch.values for name, batch in run.items()}
-    scale = EmbeddingScale.from_arrays(arrays, stack, run[names[0]].tokens[0])
+    view = get_pe_tokens(ctx.model.key, ctx.text)  # one pass of the stack that reads the text
+    scale = view.scale
     d = scale.d_model
-    prose(t("positional.tokens_text", stack=t(f"positional.stack_{stack}")))
-    if ctx.bundle.config.positional == "none":
+    prose(t("positional.tokens_text", stack=t(f"positional.stack_{view.stack}")))
+    if not view.has_positions:
         st.info(t("positional.no_pe"))
     titles = [t("positional.scaled"), t("positional.pe"), t("positional.sum")]
     show_figure(

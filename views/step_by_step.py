@@ -1,4 +1,8 @@
-"""Attention, step by step: one query of one head with the model's numbers, why √d_k, and W^O."""
+"""Attention, step by step: one query of one head with the model's numbers, why √d_k, and W^O.
+
+Where the numbers come from: `runs.step_page` (`ui.models.get_step_run`, then `step_page` for the
+picked head and query); the √d_k experiment is `viz.scaling.scaling_demo`.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +10,18 @@ import math
 
 import streamlit as st
 
-from runs.heads import axes_of
-from runs.teaching_arrays import output_projection
+from runs.step_page import StepPage, step_page
 from runs.text_run import attention_kinds
 from ui.charts import show_figure
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.labels import relabel_when_changed
-from ui.models import get_trace
+from ui.models import get_step_run
 from ui.page import PageContext, show_run, start_page
 from ui.prose import prose
-from viz.multihead import build_multihead_view, multihead_figure
+from viz.multihead import multihead_figure
 from viz.scaling import D_K_OPTIONS, N_KEYS, N_QUERIES, scaling_demo, softmax_figure, variance_figure
-from viz.step_by_step import build_step_view, step_hook_names
 from viz.step_figures import qkv_figure, scores_figure, weighted_sum_figure
-from viz.trace import TraceData
 
 ATTENTION = r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
 VARIANCE = (
@@ -33,8 +34,8 @@ MULTIHEAD = (
 )
 
 
-def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int, ctx: PageContext) -> None:
-    view = build_step_view(trace.arrays, kind, layer, head, query, *axes_of(trace, kind))
+def _steps(page: StepPage, ctx: PageContext) -> None:
+    view, kind = page.steps, page.run.kind
     show_figure(
         qkv_figure(view, {"q": t("step.fig_q"), "k": t("step.fig_k"), "v": t("step.fig_v"), "dim": t("step.axis_dim")}),
         "step_qkv",
@@ -58,10 +59,10 @@ def _steps(trace: TraceData, kind: str, layer: int, head: int, query: int, ctx: 
         st.caption(t("heads.rows_write"))
     st.latex(ATTENTION)
     prose(t("step.explain_steps"))
-    show_run(trace, ctx.bundle)
+    show_run(page.run.trace, ctx.bundle)
     st.subheader(t("step.step_scores"))
     prose(t("step.explain_scores", sqrt=f"{math.sqrt(view.d_k):.3f}"))
-    if not view.allowed.any() and view.hidden_weight == 0.0:
+    if page.no_rows:
         st.warning(t("step.no_rows"))
     show_figure(
         scores_figure(
@@ -144,12 +145,11 @@ def _scaling(default_d_k: int) -> None:
         st.caption(t("step.metrics_caption", n=N_QUERIES, k=N_KEYS, bits=f"{math.log2(N_KEYS):.0f}"))
 
 
-def _multihead(trace: TraceData, ctx: PageContext, kind: str, layer: int, query: int) -> None:
+def _multihead(page: StepPage) -> None:
     st.header(t("step.section_multi"))
     st.latex(MULTIHEAD)
     prose(t("step.explain_multi"))
-    w_o, b_o = output_projection(ctx.bundle, kind, layer)
-    view = build_multihead_view(trace.arrays, kind, layer, query, axes_of(trace, kind)[0], w_o, b_o)
+    view = page.multihead
     st.markdown(t("step.shapes", **{name: str(tuple(shape)) for name, shape in view.shapes.items()}))
     show_figure(
         multihead_figure(
@@ -182,8 +182,9 @@ if ctx is not None and ctx.text is not None:
     cols = st.columns([3, 1.4, 1.4, 3], vertical_alignment="bottom")
     kind = kind_picker(cols[0], attention_kinds(ctx.bundle), default="decoder", section="masks")
     layer, head = layer_head_picker(cols[1:3], config.n_layers, config.n_heads, section="masks")
-    trace = get_trace(ctx.model.key, ctx.text, step_hook_names(kind, layer))
-    queries = axes_of(trace, kind)[0]  # decoder rows named by the token they write ("我 → 今天")
+    # Two phases: the query picker's options are the run's rows (decoder rows named by the token they write, "我 → 今天")
+    run = get_step_run(ctx.model.key, ctx.text, kind, layer)
+    queries = run.queries
     query = cols[3].selectbox(
         t("step.query"),
         list(range(len(queries))),
@@ -192,6 +193,7 @@ if ctx is not None and ctx.text is not None:
         bind="query-params",
         format_func=queries.option_label,
     )
-    _steps(trace, kind, layer, head, int(query), ctx)
+    page = step_page(run, head, int(query))
+    _steps(page, ctx)
     _scaling(config.d_k if config.d_k in D_K_OPTIONS else 64)
-    _multihead(trace, ctx, kind, layer, int(query))
+    _multihead(page)

@@ -78,6 +78,20 @@ class FeedForwardView:
     def d_model(self) -> int:
         return int(self.output.shape[1])
 
+    def fired(self, token: int) -> int:
+        """How many of the d_ff units fire for token `token`."""
+        return int(self.firing[token].sum())
+
+    @property
+    def mean_firing(self) -> float:
+        """The share of units firing, averaged over the tokens."""
+        return float(self.fraction_firing.mean())
+
+    @property
+    def never_firing(self) -> int:
+        """Units that fire for no token of this sequence."""
+        return int((~self.firing.any(axis=0)).sum())
+
 
 def feed_forward_view(
     arrays: Mapping[str, np.ndarray], stack: str, layer: int, tokens: Sequence[str], k: int = 8
