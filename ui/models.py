@@ -126,7 +126,6 @@ def get_step_run(model_key: str, text: str, kind: str, layer: int) -> step_page.
     return step_page.step_run(get_bundle(model_key), get_trace(model_key, text, step_hook_names(kind, layer)), kind, layer)
 
 
-
 def get_masks_batch(model_key: str, sentences: tuple[str, ...]) -> masks_page.MasksBatch:
     """`runs.masks_page.masks_batch` over the sentences' cached runs (the masks themselves take microseconds)."""
     return masks_page.masks_batch(get_bundle(model_key), [get_trace(model_key, s, names=()) for s in sentences])
