@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from hook_names import attn_module
+from hook_names import attn_module, hook_name
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import trace_text
 from transformer.evaluate import target_ids
@@ -114,7 +114,7 @@ def causal_experiment(
     if config.is_encoder_decoder:  # as trace_text reads it: the text's ids (cut to fit) + <eos>
         source = bundle.source_tokenizer or target
         src = torch.tensor([[*source.encode(text)[: config.max_len - 1], EOS_ID]])  # (1, Ts)
-    patterns = [f"{spec.module}.hook_pattern" for spec in specs]
+    patterns = [hook_name(spec.module, "pattern") for spec in specs]
     with capture(model, patterns) as masked:
         probs = model(src, tgt_in).softmax(-1)[0]  # (Tt, vocab)
     with capture(model, patterns, lifted) as cache:

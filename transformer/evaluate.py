@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from hook_names import act_name, attn_module
+from hook_names import act_name, head_label
 from transformer.batch import Batch, pad_batch
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import greedy_decode
@@ -185,7 +185,7 @@ def cross_attention_alignment(bundle: ModelBundle, examples: Sequence[Any], batc
     finally:
         model.train(was_training)
     scores = (hits / max(counted, 1)).tolist()
-    return {f"{attn_module(kind, layer)} head {h}": scores[layer][h] for layer in range(n_layers) for h in range(n_heads)}
+    return {head_label(kind, layer, h): scores[layer][h] for layer in range(n_layers) for h in range(n_heads)}
 
 
 def best_head(scores: dict[str, float]) -> tuple[str, float]:
