@@ -15,7 +15,7 @@ from transformer.graphemes import graphemes
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS: tuple[str, ...] = (PAD, BOS, EOS, UNK)
-PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(4)
+PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(len(SPECIALS))
 
 _WORD = re.compile(r"\w+|[^\w\s]")  # a run of letters/digits/CJK, or one punctuation mark
 SENTENCE_PUNCTUATION = ".,?!;。，？！；"
