@@ -103,7 +103,9 @@ def test_head_labels_name_a_head_and_parse_back():
         assert parse_head_label(head_label(kind, 2, 5)) == (kind, 2, 5)
 
 
-@pytest.mark.parametrize("bad", ["decoder.layers.1.cross_attn", "decoder.layers.1.cross_attn head x", "encoder.norm head 0", "head 3"])
+@pytest.mark.parametrize(
+    "bad", ["decoder.layers.1.cross_attn", "decoder.layers.1.cross_attn head x", "encoder.norm head 0", "head 3"]
+)
 def test_a_text_that_is_no_head_label_is_refused(bad):
     with pytest.raises(ValueError):
         parse_head_label(bad)
