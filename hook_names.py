@@ -152,7 +152,7 @@ def head_label(kind: str, layer: int, head: int) -> str:
 
 
 def parse_head_label(text: str) -> HeadLabel:
-    """"decoder.layers.1.cross_attn head 3" → HeadLabel("cross", 1, 3); ValueError for anything else."""
+    """Read a head label back: "decoder.layers.1.cross_attn head 3" → HeadLabel("cross", 1, 3); else ValueError."""
     module, sep, head = text.rpartition(HEAD_SEPARATOR)
     if not sep or not head.isdigit():
         raise ValueError(f"{text!r} is not a head label (expected '<attention module>{HEAD_SEPARATOR}<h>')")
