@@ -20,7 +20,7 @@ from ui.sidebar import language_switch
 
 ROOT = Path(__file__).resolve().parent
 # (page script in views/, icon), in teaching order (the order of the lesson); the first is the home
-# page.
+# page. One line per page.
 PAGES: list[tuple[str, str]] = [
     ("lesson", ":material/school:"),
     ("architecture", ":material/account_tree:"),

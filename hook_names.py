@@ -14,6 +14,8 @@ reads arrays by these names.
     attn_module("encoder", 0)                     # "encoder.layers.0.self_attn"
     norm_module("decoder", 2, 1)                  # "decoder.layers.2.sublayer.1.norm"
     parse("decoder.layers.1.cross_attn.hook_z")   # HookName(module=..., hook="z", stack="decoder", layer=1, kind="cross")
+    head_label("cross", 1, 3)                     # "decoder.layers.1.cross_attn head 3" (cards, metrics)
+    parse_head_label("decoder.layers.1.cross_attn head 3")  # HeadLabel(kind="cross", layer=1, head=3)
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ ATTENTION_KINDS: dict[str, tuple[str, str]] = {
 STACKS = ("encoder", "decoder")
 EMBED_PREFIX = {"encoder": "src", "decoder": "tgt"}  # the stack → its embedding/positional modules' prefix
 HOOK_PREFIX = "hook_"
+HEAD_SEPARATOR = " head "  # "<attention module> head <h>": how model cards and metrics name one head
 GENERATOR = "generator"  # the final linear + softmax: "generator.hook_logits"
 
 _LAYER = re.compile(r"^(encoder|decoder)\.layers\.(\d+)\.(.+)$")
@@ -133,3 +136,27 @@ def attention_hooks(names: list[str] | tuple[str, ...], hooks: tuple[str, ...] =
         if parsed.kind is not None and parsed.hook in wanted:
             out.append(name)
     return tuple(out)
+
+
+class HeadLabel(NamedTuple):
+    """One attention head, as `parse_head_label` reads it from "decoder.layers.1.cross_attn head 3"."""
+
+    kind: str  # "encoder" / "decoder" / "cross"
+    layer: int
+    head: int
+
+
+def head_label(kind: str, layer: int, head: int) -> str:
+    """How cards and metrics name one head: `("cross", 1, 3)` → "decoder.layers.1.cross_attn head 3"."""
+    return f"{attn_module(kind, layer)}{HEAD_SEPARATOR}{head}"
+
+
+def parse_head_label(text: str) -> HeadLabel:
+    """Read a head label back: "decoder.layers.1.cross_attn head 3" → HeadLabel("cross", 1, 3); else ValueError."""
+    module, sep, head = text.rpartition(HEAD_SEPARATOR)
+    if not sep or not head.isdigit():
+        raise ValueError(f"{text!r} is not a head label (expected '<attention module>{HEAD_SEPARATOR}<h>')")
+    parsed = parse(hook_name(module, "pattern"))
+    if parsed.kind is None or parsed.layer is None:
+        raise ValueError(f"{text!r} does not name an attention module")
+    return HeadLabel(parsed.kind, parsed.layer, int(head))

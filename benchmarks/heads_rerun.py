@@ -28,6 +28,7 @@ from runs.text_run import attention_names
 from transformer.batch import decoder_row, source_row
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
+from transformer.tokenizer import SPECIALS
 from viz.head_grid import grid_geometry
 from viz.head_summary import metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
@@ -45,9 +46,9 @@ def square_trace(bundle: ModelBundle, length: int, seed: int = 0) -> TraceData:
     depends on how long the model keeps talking, which server_time measures separately."""
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     rng = random.Random(seed)
-    known = list(range(4, len(reader)))
+    known = list(range(len(SPECIALS), len(reader)))  # the ordinary symbols, after <pad> <bos> <eos> <unk>
     src_ids = source_row([rng.choice(known) for _ in range(length - 1)])
-    tgt_ids = decoder_row([rng.choice(range(4, len(bundle.target_tokenizer))) for _ in range(length - 1)])
+    tgt_ids = decoder_row([rng.choice(range(len(SPECIALS), len(bundle.target_tokenizer))) for _ in range(length - 1)])
     model = bundle.model
     src = torch.tensor([src_ids]) if bundle.config.is_encoder_decoder else None  # (1, T)
     tgt = torch.tensor([tgt_ids])  # (1, T)

@@ -47,6 +47,7 @@ from transformer.checkpoint import ModelBundle
 from transformer.decoding import trace_text
 from transformer.hooks import capture
 from transformer.registry import random_bundle
+from transformer.tokenizer import SPECIALS
 from viz.trace import TraceData
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -62,9 +63,10 @@ def decoding_split(bundle: ModelBundle, trace: TraceData, step: bool = True) -> 
     Tt²; a step that fed only the newest token (a key/value cache) would cost about the second
     number, so (Tt − 1) × it + the pass is what the model part could shrink to.
     """
-    symbols = len(bundle.target_tokenizer) - 4  # ids 0-3 are specials (0 is padding)
-    src = torch.tensor([[4 + i % symbols for i in range(len(trace.src_tokens))]]) if trace.src_tokens else None  # (1, Ts)
-    tgt = torch.tensor([[4 + i % symbols for i in range(len(trace.tgt_tokens))]])  # (1, Tt)
+    first = len(SPECIALS)  # ids below are <pad> <bos> <eos> <unk>
+    symbols = len(bundle.target_tokenizer) - first
+    src = torch.tensor([[first + i % symbols for i in range(len(trace.src_tokens))]]) if trace.src_tokens else None  # (1, Ts)
+    tgt = torch.tensor([[first + i % symbols for i in range(len(trace.tgt_tokens))]])  # (1, Tt)
     model = bundle.model
     with torch.no_grad():
         memory = model.encode(src) if src is not None else None

@@ -9,6 +9,7 @@ is that key parsed, so code asks `ref.is_random` instead of looking at string pr
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode
 
@@ -17,6 +18,8 @@ from transformer.config import TransformerConfig
 from transformer.registry import RANDOM, list_models, load_model, random_bundle
 
 TRAINED_PREFIX = "trained:"  # "trained:<job id>": a model trained on the training page (runs.training.registry)
+Loader = Callable[[str], ModelBundle]
+_LOADERS: dict[str, Loader] = {}  # key prefix → loader, filled by the layers that own such models
 RANDOM_DEFAULTS: dict[str, object] = {
     "architecture": "encoder-decoder",
     "n_layers": 2,
@@ -79,15 +82,30 @@ def random_key(**settings: object) -> str:
     return ModelRef.random(**settings).key
 
 
+def register_loader(prefix: str, loader: Loader) -> None:
+    """Let `load_bundle` hand keys starting with `prefix` to `loader`.
+
+    The training registry registers the models it trains ("trained:<job id>") this way, so this
+    module, which the registry itself imports, never imports the registry back (no import circle).
+    """
+    _LOADERS[prefix] = loader
+
+
+def trained_model_gone(key: str) -> str:
+    """The message for a "trained:" key whose job this server does not hold (restarted, forgotten)."""
+    return f"{key}: this trained model is gone (the server restarted or forgot it); train it again"
+
+
 def load_bundle(ref: ModelRef) -> ModelBundle:
     """Load (or, for random weights, build) the model a reference names. Raises CheckpointError/ValueError."""
     if ref.is_random:
         config, seed = ref.random_config()
         return random_bundle(config, seed=seed)
-    if ref.source.startswith(TRAINED_PREFIX):  # a model trained on the training page of this server
-        from runs.training.registry import trained_bundle
-
-        return trained_bundle(ref.source)
+    for prefix, loader in _LOADERS.items():
+        if ref.source.startswith(prefix):
+            return loader(ref.source)
+    if ref.source.startswith(TRAINED_PREFIX):  # no training registry loaded yet: this server trained nothing
+        raise ValueError(trained_model_gone(ref.source))
     return load_model(ref.source)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from hook_names import EMBED_PREFIX, attn_module, embed_module, hook_name, pos_module
-from transformer.batch import pad_batch, reading_row
+from transformer.batch import encode_text, pad_batch, reading_row
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.hooks import as_numpy, capture
@@ -69,7 +69,7 @@ def padded_batch(bundle: ModelBundle, texts: Sequence[str], names: Sequence[str]
     """
     model, config = bundle.model, bundle.config
     reader = bundle.source_tokenizer or bundle.target_tokenizer
-    rows = [reading_row(reader.encode(text)[: config.max_len - 1], config.is_encoder_decoder) for text in texts]
+    rows = [reading_row(encode_text(reader, text, config.max_len).ids, config.is_encoder_decoder) for text in texts]
     ids = pad_batch(rows, config.pad_id)  # (B, T)
     with torch.no_grad(), capture(model, names) as cache:
         if config.is_encoder_decoder:

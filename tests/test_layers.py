@@ -8,6 +8,9 @@
 - nothing imports upward: transformer/ imports none of runs/viz/ui/views, runs/ none of ui/views,
   viz/ none of runs/ui/views, ui/ not views/.
 
+The import graph of transformer/, runs/, viz/, ui/ and hook_names.py has no circle, counting imports
+inside functions too (a function-level import only hides a circle, it does not remove it).
+
 Checked twice: statically (every `import` statement, also inside functions) and by importing the
 packages in a fresh interpreter and looking at `sys.modules`.
 """
@@ -97,3 +100,71 @@ def test_the_command_line_has_no_import_circle():
     for path in _files("transformer"):
         if path.name != "__main__.py":
             assert "transformer.__main__" not in _imports(path), path
+
+
+GRAPH_PACKAGES = ("transformer", "runs", "viz", "ui")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module → the project modules its import statements name (also inside functions; relative ones resolved).
+
+    `from a.b import c` points at the module a.b.c if there is one, else at a.b (which defines c).
+    """
+    paths = {_module_name(p): p for package in GRAPH_PACKAGES for p in _files(package)}
+    paths["hook_names"] = ROOT / "hook_names.py"
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                edges |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative: `from . import x` in a package, `from .y import x` beside y
+                    base = ".".join([*package[: len(package) - node.level + 1], base]).strip(".")
+                for alias in node.names:
+                    edges.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in paths else base)
+        graph[name] = {e for e in edges if e in paths and e != name}
+    return graph
+
+
+def _a_circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle of `graph` as a path that returns to its start, or None (depth-first search)."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return None
+
+
+def test_the_search_finds_a_circle():
+    assert _a_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert _a_circle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_import_graph_has_no_circle():
+    graph = _import_graph()
+    assert {"transformer.tasks", "runs.model_ref", "hook_names"} <= set(graph)
+    assert "runs.model_ref" in graph["runs.training.registry"]  # edges are read (a from-import of a name)
+    circle = _a_circle(graph)
+    assert circle is None, " → ".join(circle or [])

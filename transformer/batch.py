@@ -6,7 +6,9 @@ Compare The Annotated Transformer's `Batch`. For a (source, target) pair of id s
     decoder input = [<bos>] + target tokens     (shifted right: position i predicts token i)
     labels        = target tokens + [<eos>]
 
-A decoder-only model reads [<bos>] + the text's tokens. Sentences of different lengths are
+A decoder-only model reads [<bos>] + the text's tokens. A text that does not fit is cut to
+`max_len - 1` symbols, leaving one slot for the <eos> or <bos> its row adds (`encode_text`).
+Sentences of different lengths are
 right-padded with <pad> to one length so a batch is one tensor; `Transformer.encode`/`decode` build
 their masks from the ids with `transformer.masks`, and `batch_masks` calls those same functions, so
 a view of the masks shows exactly what the model uses. Training (`evaluate.make_batch`), the app's
@@ -15,7 +17,7 @@ padded batches (`runs/`) and the text run (`decoding.trace_text`) follow this fi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -23,7 +25,7 @@ import torch
 from torch import Tensor
 
 from transformer.masks import causal_mask, cross_mask, decoder_self_mask, padding_mask
-from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
 
 
 class BatchMasks(NamedTuple):
@@ -37,9 +39,24 @@ class BatchMasks(NamedTuple):
     cross: Tensor | None = None  # (B, Tt, Ts): every decoder query × the real source keys
 
 
-def token_ids(tokens: Sequence[str], index: Mapping[str, int]) -> list[int]:
-    """Symbols (as a trace lists them, specials included) → ids; unknown symbols → <unk>."""
-    return [index.get(tok, UNK_ID) for tok in tokens]
+class EncodedText(NamedTuple):
+    """A text as a model reads it, before its row adds <bos>/<eos>: symbols and ids kept side by side."""
+
+    symbols: list[str]  # the text's symbols, cut to fit
+    ids: list[int]  # their ids (<unk> for symbols the vocabulary lacks)
+    truncated: bool  # whether symbols were cut off
+
+
+def text_limit(max_len: int) -> int:
+    """How many of a text's symbols fit a row of `max_len`: one slot stays for the <eos> or <bos> the row adds."""
+    return max_len - 1
+
+
+def encode_text(tokenizer: Tokenizer, text: str, max_len: int) -> EncodedText:
+    """Tokenize `text`, cut it to `text_limit(max_len)` symbols and look their ids up, once for every caller."""
+    symbols = tokenizer.tokenize(text)
+    limit = text_limit(max_len)
+    return EncodedText(symbols[:limit], tokenizer.ids(symbols[:limit]), len(symbols) > limit)
 
 
 def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int) -> Tensor:

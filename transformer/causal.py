@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from hook_names import attn_module
+from hook_names import attn_module, hook_name
+from transformer.batch import decoder_row, label_row, text_limit
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import trace_text
 from transformer.evaluate import target_ids
 from transformer.hooks import capture
 from transformer.interventions import InterventionSpec, build_interventions
-from transformer.tokenizer import BOS_ID, EOS_ID
+from transformer.prompt import text_rows
 
 
 @dataclass(frozen=True)
@@ -106,15 +107,13 @@ def causal_experiment(
     generated_free = trace_text(bundle, text, names=(), interventions=lifted) if generate else None
 
     target = bundle.target_tokenizer
-    ref = target_ids(target, reference)[: config.max_len - 1]
+    ref = target_ids(target, reference)[: text_limit(config.max_len)]
     if not ref:
         raise ValueError("the reference target is empty")
-    tgt_in = torch.tensor([[BOS_ID, *ref]])  # (1, Tt)
-    src = None
-    if config.is_encoder_decoder:  # as trace_text reads it: the text's ids (cut to fit) + <eos>
-        source = bundle.source_tokenizer or target
-        src = torch.tensor([[*source.encode(text)[: config.max_len - 1], EOS_ID]])  # (1, Ts)
-    patterns = [f"{spec.module}.hook_pattern" for spec in specs]
+    tgt_in = torch.tensor([decoder_row(ref)])  # (1, Tt)
+    source = text_rows(bundle, text).src  # as trace_text reads it: the text's ids (cut to fit) + <eos>
+    src = None if source is None else torch.tensor([source])  # (1, Ts)
+    patterns = [hook_name(spec.module, "pattern") for spec in specs]
     with capture(model, patterns) as masked:
         probs = model(src, tgt_in).softmax(-1)[0]  # (Tt, vocab)
     with capture(model, patterns, lifted) as cache:
@@ -124,7 +123,7 @@ def causal_experiment(
 
     p, pred = probs.max(-1)  # (Tt,)
     p_free, pred_free = probs_free.max(-1)  # (Tt,)
-    reads, expected = target.symbols(tgt_in[0].tolist()), target.symbols([*ref, EOS_ID])
+    reads, expected = target.symbols(tgt_in[0].tolist()), target.symbols(label_row(ref))
     with_mask, without_mask = target.symbols(pred.tolist()), target.symbols(pred_free.tolist())
     positions = tuple(
         PositionPrediction(

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor
 
+from transformer.batch import decoder_row
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import ActivationCache, Intervention, capture, intervene
 from transformer.model import Transformer
-from transformer.prompt import prompt_format, with_suffix
+from transformer.prompt import text_rows
 from transformer.step_capture import capture_steps, looks_ahead
-from transformer.tokenizer import BOS_ID, EOS_ID, UNK_ID
+from transformer.tokenizer import EOS_ID
 
 
 @dataclass(frozen=True)
@@ -102,20 +103,13 @@ def trace_text(
     """
     model, config = bundle.model, bundle.config
     reader = bundle.source_tokenizer or bundle.target_tokenizer
-    symbols = reader.tokenize(text)
-    limit = config.max_len - 1  # room for <eos> (source) or <bos> (decoder-only)
-    truncated = len(symbols) > limit
+    rows = text_rows(bundle, text)  # a decoder-only prompt carries its card's suffix, e.g. "=" for gpt-translate-en-zh
+    symbols, ids, truncated = rows.text
     if truncated:
-        symbols = symbols[:limit]
         text = reader.detokenize(symbols)
-    ids = [reader.index.get(s, UNK_ID) for s in symbols]
     unknown = [s for s in dict.fromkeys(symbols) if s not in reader.index]
-    if config.is_encoder_decoder:
-        src = torch.tensor([[*ids, EOS_ID]])  # (1, Ts)
-        prefix = torch.tensor([[BOS_ID]])  # (1, 1)
-    else:  # the prompt as the model was trained to read it: + its suffix, e.g. "=" for gpt-translate-en-zh
-        prompt = with_suffix(symbols, prompt_format(bundle))[:limit]
-        src, prefix = None, torch.tensor([[BOS_ID, *(reader.index.get(s, UNK_ID) for s in prompt)]])  # (1, Tp)
+    src = None if rows.src is None else torch.tensor([rows.src])  # (1, Ts)
+    prefix = torch.tensor([rows.prefix])  # (1, Tp)
     if generate:
         if max_new_tokens is None:  # the tasks' outputs are never much longer than their inputs
             max_new_tokens = 2 * len(ids) + 16 if config.is_encoder_decoder else 64
@@ -127,7 +121,7 @@ def trace_text(
             out = out[: out.index(EOS_ID)]
         tgt_in = torch.tensor([prefix[0].tolist() + out])[:, : config.max_len]  # (1, Tt): what the decoder read
     else:
-        tgt_in = torch.tensor([[BOS_ID, *ids]])[:, : config.max_len]  # (1, Tt): <bos> + the text
+        tgt_in = torch.tensor([decoder_row(ids)])  # (1, Tt): <bos> + the text
     if generate and looks_ahead(interventions):  # one pass would let rows see what came after them
         cache, logits = capture_steps(model, src, tgt_in, prefix.shape[1], names, interventions)
     else:

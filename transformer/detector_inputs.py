@@ -20,9 +20,10 @@ import numpy as np
 import torch
 
 from hook_names import act_name
+from transformer.batch import decoder_row, source_row
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
-from transformer.tokenizer import BOS_ID, EOS_ID, SPECIALS, Tokenizer
+from transformer.tokenizer import SPECIALS, Tokenizer
 
 ENCODER_SELF, DECODER_SELF, DECODER_CROSS = "encoder", "decoder", "cross"  # the attention kinds of hook_names
 
@@ -72,7 +73,7 @@ def detector_inputs(bundle: ModelBundle, half: int = 20, seed: int = 0) -> Detec
     target = bundle.target_tokenizer
     repeated = repeated_random_ids(target, half, seed)
     n = len(repeated) // 2
-    tgt = torch.tensor([[BOS_ID, *repeated]])  # (1, 2n + 1)
+    tgt = torch.tensor([decoder_row(repeated)])  # (1, 2n + 1)
     ids = {DECODER_SELF: tgt[0].numpy()}
     stacks = [DECODER_SELF]
     src = None
@@ -81,7 +82,7 @@ def detector_inputs(bundle: ModelBundle, half: int = 20, seed: int = 0) -> Detec
         # the same symbols by name where the source vocabulary has them, else its own random draw
         shared = [source.index.get(target.vocab[i]) for i in repeated]
         src_ids = shared if None not in shared else repeated_random_ids(source, n, seed)
-        src = torch.tensor([[*src_ids, EOS_ID]])  # (1, 2n + 1)
+        src = torch.tensor([source_row(src_ids)])  # (1, 2n + 1)
         ids[ENCODER_SELF] = src[0].numpy()
         ids[DECODER_CROSS] = tgt[0].numpy()
         stacks = [ENCODER_SELF, DECODER_SELF, DECODER_CROSS]

@@ -16,13 +16,13 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from hook_names import act_name, attn_module
-from transformer.batch import Batch, pad_batch
+from hook_names import act_name, head_label
+from transformer.batch import Batch, decoder_row, label_row, pad_batch
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import greedy_decode
 from transformer.hooks import capture
-from transformer.prompt import PromptFormat, lm_sequence, prompt_format, symbol_ids, with_suffix
-from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
+from transformer.prompt import PromptFormat, lm_sequence, prompt_format, with_suffix
+from transformer.tokenizer import EOS_ID, PAD_ID, Tokenizer
 
 
 def target_symbols(tokenizer: Tokenizer, text: str) -> list[str]:
@@ -32,7 +32,7 @@ def target_symbols(tokenizer: Tokenizer, text: str) -> list[str]:
 
 
 def target_ids(tokenizer: Tokenizer, text: str) -> list[int]:
-    return [tokenizer.index.get(s, UNK_ID) for s in target_symbols(tokenizer, text)]
+    return tokenizer.ids(target_symbols(tokenizer, text))
 
 
 def make_batch(bundle: ModelBundle, examples: Sequence[Any]) -> Batch:
@@ -55,7 +55,7 @@ def _lm_batch(bundle: ModelBundle, fmt: PromptFormat, examples: Sequence[Any]) -
 def prompt_prefix(bundle: ModelBundle, fmt: PromptFormat, source: str) -> list[int]:
     """A decoder-only model's input before it completes `source`: <bos> + prompt + suffix."""
     tok = bundle.target_tokenizer
-    return [BOS_ID, *symbol_ids(tok, with_suffix(tok.tokenize(source), fmt))]
+    return decoder_row(tok.ids(with_suffix(tok.tokenize(source), fmt)))
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,8 @@ def evaluate(bundle: ModelBundle, examples: Sequence[Any], batch_size: int = 250
             for row, example, labels in zip(ys.tolist(), chunk, batch.tgt_out.tolist(), strict=True):
                 want = [t for t in labels if t != PAD_ID]  # target ids + <eos>
                 if fmt is not None:  # a decoder-only model's labels: (prompt tokens), then target ids [+ <eos>]
-                    want = target_ids(bundle.target_tokenizer, example.target) + [EOS_ID] * fmt.end_with_eos
+                    want = target_ids(bundle.target_tokenizer, example.target)
+                    want = label_row(want) if fmt.end_with_eos else want
                     row = row if fmt.end_with_eos else row[: len(want)]
                 got = row[: row.index(EOS_ID) + 1] if EOS_ID in row else row
                 right += sum(g == w for g, w in zip(got, want, strict=False))
@@ -125,7 +126,7 @@ def _greedy_batches(
     for chunk in chunks:
         batch = make_batch(bundle, chunk)
         if fmt is None:
-            prefix = torch.full((len(chunk), 1), BOS_ID, dtype=torch.long)  # (B, 1)
+            prefix = torch.tensor([decoder_row([])] * len(chunk))  # (B, 1): <bos>
         else:
             prefix = torch.tensor([prompt_prefix(bundle, fmt, e.source) for e in chunk])  # (B, Tp)
         longest = max(len(target_symbols(bundle.target_tokenizer, e.target)) for e in chunk)
@@ -185,7 +186,7 @@ def cross_attention_alignment(bundle: ModelBundle, examples: Sequence[Any], batc
     finally:
         model.train(was_training)
     scores = (hits / max(counted, 1)).tolist()
-    return {f"{attn_module(kind, layer)} head {h}": scores[layer][h] for layer in range(n_layers) for h in range(n_heads)}
+    return {head_label(kind, layer, h): scores[layer][h] for layer in range(n_layers) for h in range(n_heads)}
 
 
 def best_head(scores: dict[str, float]) -> tuple[str, float]:

@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from hook_names import ATTENTION_KINDS, attn_module
+from hook_names import ATTENTION_KINDS, attn_module, head_label
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import greedy_decode
 from transformer.evaluate import Batch, cross_attention_alignment, make_batch
@@ -54,6 +54,11 @@ class HeadScore:
     @property
     def module(self) -> str:
         return attn_module(self.kind, self.layer)
+
+    @property
+    def label(self) -> str:
+        """How cards name this head: "decoder.layers.1.cross_attn head 3" (`hook_names.head_label`)."""
+        return head_label(self.kind, self.layer, self.head)
 
 
 @dataclass(frozen=True)
@@ -178,7 +183,7 @@ def compute_importance(
             spec = InterventionSpec("zero_output", HeadScore(kind, layer, head, 0, 0).module, head=head)
             out, logp = _outputs(bundle, batch, (spec,)), _logprobs(bundle, batch, (spec,))
             changed = sum(a != b for a, b in zip(out, base_out, strict=True)) / len(chosen)
-            align = alignment.get(f"{attn_module('cross', layer)} head {head}") if kind == "cross" else None
+            align = alignment.get(head_label("cross", layer, head)) if kind == "cross" else None
             heads.append(
                 HeadScore(
                     kind,

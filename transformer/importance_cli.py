@@ -19,7 +19,7 @@ def cmd_importance(args: argparse.Namespace) -> int:
     result = compute_importance(bundle, n=args.n, seed=args.seed, progress=progress)
     save_importance(result, out)
     for s in result.important()[:8]:
-        print(f"{s.module} head {s.head}: output changes on {100 * s.changed:.0f}% · log-prob drop {s.logprob_drop:.2f}")
+        print(f"{s.label}: output changes on {100 * s.changed:.0f}% · log-prob drop {s.logprob_drop:.2f}")
     print(f"{len(result.important())} of {len(result.heads)} heads change an output when removed; wrote {out}")
     return 0
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from hook_names import head_label
 from transformer.checkpoint import ModelBundle
 from transformer.detector_inputs import DECODER_SELF, pattern_name
 from transformer.evaluate import make_batch
@@ -93,9 +94,9 @@ def induction_report(bundle: ModelBundle, n: int = N_SEQUENCES, seed: int = SEED
     last = bundle.config.n_layers - 1
     ind_head = int(np.argmax(induction[last]))
     attention = {
-        "previous_token_head": f"decoder.layers.0.self_attn head {prev_head}",
+        "previous_token_head": head_label("decoder", 0, prev_head),
         "previous_token_score": round(float(previous[0, prev_head]), 4),
-        "induction_head": f"decoder.layers.{last}.self_attn head {ind_head}",
+        "induction_head": head_label("decoder", last, ind_head),
         "n_sequences": n,
     }
     metrics = {

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
+from transformer.batch import EncodedText, decoder_row, encode_text, label_row, source_row, text_limit
+from transformer.tokenizer import PAD_ID, Tokenizer
 
 CARD_KEY = "prompt"
 
@@ -71,8 +72,28 @@ def with_suffix(symbols: Sequence[str], fmt: PromptFormat | None) -> list[str]:
     return [*symbols, *suffix]
 
 
-def symbol_ids(tokenizer: Tokenizer, symbols: Sequence[str]) -> list[int]:
-    return [tokenizer.index.get(s, UNK_ID) for s in symbols]
+@dataclass(frozen=True)
+class TextRows:
+    """How a model reads one text, before anything is generated (`text_rows`)."""
+
+    text: EncodedText  # the text's symbols and ids, cut to fit
+    src: list[int] | None  # the encoder's source row (text + <eos>); None for a decoder-only model
+    prefix: list[int]  # what the decoder reads first: [<bos>], or <bos> + prompt + suffix
+
+
+def text_rows(bundle: Any, text: str) -> TextRows:
+    """The rows `trace_text`, sampling and the causal lesson feed a model for `text` (`transformer.batch`).
+
+    An encoder-decoder model reads the text in its encoder and starts the decoder at <bos>; a
+    decoder-only model reads <bos> + the text + its card's suffix, cut to the model's length.
+    """
+    config = bundle.config
+    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    encoded = encode_text(reader, text, config.max_len)
+    if config.is_encoder_decoder:
+        return TextRows(encoded, source_row(encoded.ids), decoder_row([]))
+    prompt = with_suffix(encoded.symbols, prompt_format(bundle))[: text_limit(config.max_len)]
+    return TextRows(encoded, None, decoder_row(reader.ids(prompt)))
 
 
 def lm_sequence(
@@ -84,8 +105,10 @@ def lm_sequence(
     position t is the token after it. Without `loss_on_prompt` the labels start at the suffix's last
     symbol, whose next token is the completion's first.
     """
-    head = [BOS_ID, *symbol_ids(tokenizer, with_suffix(prompt, fmt))]
-    full = head + symbol_ids(tokenizer, completion) + [EOS_ID] * fmt.end_with_eos
+    head = decoder_row(tokenizer.ids(with_suffix(prompt, fmt)))
+    full = [*head, *tokenizer.ids(completion)]
+    if fmt.end_with_eos:
+        full = label_row(full)
     labels = full[1:]
     if not fmt.loss_on_prompt:
         given = len(head) - 1  # labels 0 .. len(head) - 2 are prompt tokens

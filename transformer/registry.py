@@ -7,7 +7,6 @@ trained one, and to explore configs no one has trained.
 
 from __future__ import annotations
 
-import string
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ import torch
 from transformer.checkpoint import CARD_JSON, CONFIG, CheckpointError, ModelBundle, load_checkpoint, read_card
 from transformer.config import TransformerConfig
 from transformer.model import Transformer
+from transformer.tasks import get_task
 from transformer.tokenizer import CharTokenizer
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
@@ -70,12 +70,7 @@ def load_model(name_or_path: str | Path, root: Path = MODELS_DIR) -> ModelBundle
 
 def default_symbols() -> list[str]:
     """The character vocabulary of random models: the char tasks' alphabet (ASCII + common hanzi)."""
-    try:
-        from transformer.tasks import get_task
-
-        return list(get_task("reverse").source_vocabulary())
-    except (ImportError, ValueError, AttributeError):
-        return list(string.printable[:95])
+    return list(get_task("reverse").source_vocabulary())
 
 
 def check_seed(seed: int) -> int:

@@ -21,8 +21,8 @@ import torch
 from torch import Tensor
 
 from transformer.checkpoint import ModelBundle
-from transformer.prompt import prompt_format, symbol_ids, with_suffix
-from transformer.tokenizer import BOS_ID, EOS_ID
+from transformer.prompt import text_rows
+from transformer.tokenizer import EOS_ID
 
 GREEDY_TEMPERATURE = 0.0
 """A temperature at or below this means greedy: all probability on the arg-max (the T → 0 limit)."""
@@ -124,23 +124,14 @@ class ModelInputs:
 def model_inputs(bundle: ModelBundle, text: str, generated: Sequence[int] = ()) -> ModelInputs:
     """The model's input tensors for `text` with `generated` output ids already written (as `trace_text`)."""
     config = bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
-    symbols = reader.tokenize(text)
-    fmt = prompt_format(bundle)
-    limit = config.max_len - 1  # room for <eos> (source) or <bos> (decoder-only)
-    truncated = len(symbols) > limit
-    symbols = symbols[:limit]
-    if config.is_encoder_decoder:
-        src = torch.tensor([[*symbol_ids(reader, symbols), EOS_ID]])  # (1, Ts)
-        prefix = [BOS_ID]
-    else:
-        src = None
-        prefix = [BOS_ID, *symbol_ids(reader, with_suffix(symbols, fmt))][: config.max_len]
+    rows = text_rows(bundle, text)
+    src = None if rows.src is None else torch.tensor([rows.src])  # (1, Ts)
+    prefix = rows.prefix
     room = config.max_len - len(prefix)
     if len(generated) > room:
         raise ValueError(f"the model reads at most {config.max_len} tokens; {len(generated)} generated do not fit")
     tgt_in = torch.tensor([[*prefix, *generated]])  # (1, Tt)
-    return ModelInputs(src, tgt_in, len(prefix) - 1, truncated)
+    return ModelInputs(src, tgt_in, len(prefix) - 1, rows.text.truncated)
 
 
 @torch.no_grad()

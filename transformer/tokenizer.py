@@ -15,7 +15,7 @@ from transformer.graphemes import graphemes
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS: tuple[str, ...] = (PAD, BOS, EOS, UNK)
-PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(4)
+PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(len(SPECIALS))
 
 _WORD = re.compile(r"\w+|[^\w\s]")  # a run of letters/digits/CJK, or one punctuation mark
 SENTENCE_PUNCTUATION = ".,?!;。，？！；"
@@ -82,10 +82,13 @@ class Tokenizer:
     def detokenize(self, symbols: Sequence[str]) -> str:
         raise NotImplementedError
 
+    def ids(self, symbols: Iterable[str]) -> list[int]:
+        """Symbols → ids, the one place that looks them up; unknown symbols become <unk>."""
+        return [self.index.get(s, UNK_ID) for s in symbols]
+
     def encode(self, text: str, *, bos: bool = False, eos: bool = False) -> list[int]:
         """Text → ids; unknown symbols become <unk> (use `unknown` to tell the user which)."""
-        ids = [self.index.get(s, UNK_ID) for s in self.tokenize(text)]
-        return [BOS_ID] * bos + ids + [EOS_ID] * eos
+        return [BOS_ID] * bos + self.ids(self.tokenize(text)) + [EOS_ID] * eos
 
     def decode(self, ids: Iterable[int]) -> str:
         """Ids → text, dropping pad/bos/eos (unk is kept visibly as <unk>)."""
@@ -105,13 +108,13 @@ class Tokenizer:
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> Tokenizer:
-        """Rebuild from `to_dict` output, checking the specials sit at ids 0-3."""
+        """Rebuild from `to_dict` output, checking the specials sit at the first ids (0-3)."""
         if not isinstance(data, dict) or not isinstance(data.get("vocab"), list):
             raise ValueError("a tokenizer must be a JSON object with a 'vocab' list")
         vocab = data["vocab"]
         if not all(isinstance(s, str) for s in vocab):
             raise ValueError("vocabulary symbols must be strings")
-        if tuple(vocab[:4]) != SPECIALS:
+        if tuple(vocab[: len(SPECIALS)]) != SPECIALS:
             raise ValueError(f"a vocabulary must start with {list(SPECIALS)}")
         if len(set(vocab)) != len(vocab):
             raise ValueError("the vocabulary has duplicate symbols")
@@ -123,7 +126,7 @@ class Tokenizer:
         allowed_options = {"word": {"lowercase", "ignored", "segment"}, "char": {"graphemes"}}.get(data["level"], set())
         if not isinstance(options, dict) or set(options) - allowed_options:
             raise ValueError(f"tokenizer options must be an object with keys among {sorted(allowed_options)}, got {options!r}")
-        return kind(vocab[4:], **options)
+        return kind(vocab[len(SPECIALS) :], **options)
 
 
 class CharTokenizer(Tokenizer):

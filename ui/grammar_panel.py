@@ -17,6 +17,7 @@ from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
 from transformer.tasks import GrammarDescription, Task, WordTask, describe_grammar, model_input_description
 from transformer.tasks.reading import CATEGORY_NAMES
+from transformer.tokenizer import SPECIALS
 from ui.i18n import current_language, t
 from ui.safe import md_literal
 
@@ -32,7 +33,7 @@ def reads_line(bundle: ModelBundle) -> str:
     """One sentence: what this model reads (unit, lexicon or character set, the longest input it was trained on)."""
     desc = model_input_description(bundle)
     reader = bundle.source_tokenizer or bundle.target_tokenizer
-    count = len(reader.vocab) - 4  # after <pad> <bos> <eos> <unk>
+    count = len(reader.vocab) - len(SPECIALS)  # after <pad> <bos> <eos> <unk>
     n = desc.max_symbols if desc.max_symbols is not None else bundle.config.max_len - 1
     if is_untrained(bundle) or model_task(bundle) is None:
         return t("grammar.reads_untrained", count=f"{count:,}", n=n)
@@ -86,7 +87,7 @@ def _word_panel(grammar: GrammarDescription) -> None:
 def _char_panel(bundle: ModelBundle) -> None:
     """The characters the model's own vocabulary holds (what it reads, whatever its task says)."""
     reader = bundle.source_tokenizer or bundle.target_tokenizer
-    symbols = [s for s in reader.vocab[4:] if s != " "]  # after <pad> <bos> <eos> <unk>
+    symbols = [s for s in reader.vocab[len(SPECIALS) :] if s != " "]  # after <pad> <bos> <eos> <unk>
     st.markdown(reads_line(bundle))
     shown = "".join(symbols[:CHARSET_SHOWN])
     rest = len(symbols) - CHARSET_SHOWN

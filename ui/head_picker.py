@@ -1,8 +1,9 @@
-"""The kind / layer / head picker shared by the Attention-heads, Masks and Step-by-step pages.
+"""The kind / layer / head picker shared by the Attention-heads, Masks, Step-by-step and Training pages.
 
 Keys `kind`, `layer`, `head` are the same on every page and in the URL, so a shared link opens the
-same head everywhere. The kind is synced to the URL by hand, as its raw name: a bound selectbox
-would put the translated label there, and a link would then change with the language.
+same head everywhere (the training page keeps its own keys, off the URL: its film is of another model).
+The kind is synced to the URL by hand, as its raw name: a bound selectbox would put the translated
+label there, and a link would then change with the language.
 """
 
 from __future__ import annotations
@@ -51,13 +52,23 @@ def kind_picker(
     return kind
 
 
-def layer_head_picker(columns: Sequence, n_layers: int, n_heads: int, *, section: str = "heads") -> tuple[int, int]:
-    """Layer and head selectboxes (bound to `?layer=&head=`) in two columns; stale values fall back to 0."""
+def layer_head_picker(
+    columns: Sequence,
+    n_layers: int,
+    n_heads: int,
+    *,
+    section: str = "heads",
+    keys: tuple[str, str] = (LAYER_KEY, HEAD_KEY),
+    url: bool = True,
+) -> tuple[int, int]:
+    """Layer and head selectboxes in two columns (bound to `?layer=&head=` unless `url=False`); stale values fall back to 0."""
     layers, heads = list(range(n_layers)), list(range(n_heads))
-    keep_valid(LAYER_KEY, layers, 0)
-    keep_valid(HEAD_KEY, heads, 0)
-    layer = columns[0].selectbox(t(f"{section}.layer"), layers, key=LAYER_KEY, bind="query-params")
-    head = columns[1].selectbox(t(f"{section}.head"), heads, key=HEAD_KEY, bind="query-params")
+    layer_key, head_key = keys
+    keep_valid(layer_key, layers, 0)
+    keep_valid(head_key, heads, 0)
+    bind = "query-params" if url else None
+    layer = columns[0].selectbox(t(f"{section}.layer"), layers, key=layer_key, bind=bind)
+    head = columns[1].selectbox(t(f"{section}.head"), heads, key=head_key, bind=bind)
     return int(layer), int(head)
 
 

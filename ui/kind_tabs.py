@@ -5,6 +5,9 @@ page that meant three kinds × (grid, importance and detector figures) built and
 sentence a student typed: a third of a classroom server's CPU (benchmarks §8). A keyed tab container
 with `on_change` knows which tab is open (`.open`) and reruns the page when another is chosen, so
 the hidden tabs can stay empty until then.
+
+The tab container's state is the open tab's label, which a language switch makes stale; the open
+kind is also kept by name (`<key>_kind`), so the same tab stays open in the other language.
 """
 
 from __future__ import annotations
@@ -30,16 +33,17 @@ def open_kind_tab(
 
     Args:
         key: the tabs' widget key; the open tab is its session state (a label: after a language switch
-            the stored label is another language's, and the tabs fall back to `default`).
+            the stored label is another language's, and the tabs reopen the kind last open).
         default: the kind open at first (default: the first kind).
         on_change: "rerun" or a callback (run before the rerun, with `args`).
     """
     labels = {kind_name(kind): kind for kind in kinds}
+    last_open = st.session_state.get(f"{key}_kind")
     if st.session_state.get(key) not in labels:  # first run, or labels of another language
         st.session_state.pop(key, None)
+        default = last_open if last_open in kinds else default  # a language switch keeps the open tab
     first = kind_name(default if default in kinds else kinds[0])
     tabs = st.tabs(list(labels), key=key, default=first, on_change=on_change, args=args)
-    for tab, kind in zip(tabs, kinds, strict=True):
-        if tab.open:
-            return kind, tab
-    return kinds[0], tabs[0]  # not reached: a keyed tab container always has one open tab
+    opened = next(((kind, tab) for tab, kind in zip(tabs, kinds, strict=True) if tab.open), (kinds[0], tabs[0]))
+    st.session_state[f"{key}_kind"] = opened[0]
+    return opened  # (the fallback is not reached: a keyed tab container always has one open tab)

@@ -6,7 +6,6 @@ Each function is one block of the page, so the page script reads as the lesson's
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -27,7 +26,6 @@ from viz.trace import TraceData
 # Widths (px) the figures are laid out for: their column at a 1280 px wide window (projector), so
 # cell numbers are only drawn where they fit there (wider windows only give them more room).
 FULL_WIDTH, HALF_WIDTH = 800, 390
-TRAINING_PAGE = Path(__file__).resolve().parents[1] / "views" / "training.py"
 AHEAD_COLOUR, CHANGED_COLOUR = "#fde9b6", "#f9c8c8"  # table cells: looks ahead / prediction changed
 
 
@@ -221,9 +219,8 @@ def show_causal(experiment: CausalExperiment, target: CausalTarget, summary: Cau
     _prediction_table(experiment)
     _causal_patterns(experiment, layer, head)
     st.markdown(t("masks.causal_training"))
-    if TRAINING_PAGE.exists():  # the training demonstration (another page), once it exists
-        with contextlib.suppress(StreamlitAPIException):  # not in the navigation (e.g. this page run alone)
-            st.page_link("views/training.py", label=t("masks.training_link"), icon=":material/arrow_forward:")
+    with contextlib.suppress(StreamlitAPIException):  # not in the navigation (e.g. this page run alone)
+        st.page_link("views/training.py", label=t("masks.training_link"), icon=":material/arrow_forward:")
 
 
 def _prediction_table(experiment: CausalExperiment) -> None:

@@ -10,17 +10,18 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from runs.model_ref import RANDOM_DEFAULTS, TRAINED_PREFIX, ModelRef, shipped_models
+from runs.model_ref import RANDOM_DEFAULTS, ModelRef, shipped_models
 from transformer.checkpoint import CheckpointError, ModelBundle
 from transformer.registry import DEFAULT_MODEL, RANDOM
 from transformer.untrusted_files import one_line
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, language_code, t
+from ui.labels import relabel_when_changed
 from ui.models import get_bundle
 from ui.training_panel import trained_label, trained_model_keys
 
 ARCHITECTURES = ["encoder-decoder", "decoder-only"]
 POSITIONALS = ["sinusoidal", "learned", "none"]
-_PICKER_LANG_KEY = "model_picker_lang"  # the language the model picker last drew its labels in
+MODEL_KEY = "model"  # the model picker's widget key and URL parameter
 
 
 @dataclass(frozen=True)
@@ -111,12 +112,13 @@ def model_picker() -> ModelChoice | None:
     names = shipped_models()
     options = [*names, *trained_model_keys(), RANDOM]  # models trained on the training page by this session
     default = DEFAULT_MODEL if DEFAULT_MODEL in names else options[0]
-    relabel = _relabel_trained_choice()
+    # after a language switch, re-send the choice so a trained model's name is redrawn in the new language
+    relabel = relabel_when_changed((), [MODEL_KEY])
     name = st.sidebar.selectbox(
         t("sidebar.model"),
         options,
         index=0 if relabel else options.index(default),  # a re-sent value comes with no default (no Streamlit warning)
-        key="model",
+        key=MODEL_KEY,
         bind="query-params",
         help=f"`{RANDOM}`: {t('sidebar.random_model')}",
         format_func=trained_label,  # "Trained here: reverse · step 1,200 · 14:02"; shipped names and `random` as they are
@@ -133,18 +135,6 @@ def model_picker() -> ModelChoice | None:
     _card_summary(bundle)
     model_warnings(bundle)
     return ModelChoice(key, bundle)
-
-
-def _relabel_trained_choice() -> bool:
-    """After a language switch, re-send a chosen trained model so the picker redraws its name in the new language
-    (shipped names and `random` read the same in both; see `ui.labels`). True if it was re-sent."""
-    chosen, lang = st.session_state.get("model"), current_language()
-    drawn_in = st.session_state.get(_PICKER_LANG_KEY)
-    st.session_state[_PICKER_LANG_KEY] = lang
-    if isinstance(chosen, str) and chosen.startswith(TRAINED_PREFIX) and drawn_in not in (None, lang):
-        st.session_state["model"] = chosen
-        return True
-    return False
 
 
 def model_warnings(bundle: ModelBundle) -> None:

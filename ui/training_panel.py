@@ -19,8 +19,8 @@ from runs.training.export import checkpoint_zip
 from runs.training.job import FAILED, STOPPING, JobView
 from runs.training.registry import registry, trained_key
 from ui.charts import show_figure
-from ui.i18n import labels_of, t
-from ui.labels import keep_valid
+from ui.head_picker import kind_picker, layer_head_picker
+from ui.i18n import t
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
 from viz.training_curves import CurveText, curves_figure, rate_figure
@@ -73,18 +73,14 @@ def _clock(seconds: float | None) -> str:
 
 
 def _pickers(film: Any) -> tuple[str, int, int]:
-    """Which head's attention to show: kind, layer, head (kept when the film grows or the language changes)."""
+    """Which head's attention to show: kind (cross-attention first), layer, head, with the other pages' picker
+    (`ui.head_picker`) under this page's own keys, off the URL (kept when the film grows or the language changes)."""
     kinds = list(film.patterns)
-    st.session_state.setdefault(KIND_KEY, "cross" if "cross" in kinds else kinds[0])
-    keep_valid(KIND_KEY, kinds)
     _, n_layers, n_heads = film.patterns[kinds[0]].shape[:3]
     cols = st.columns([3, 1, 1])
-    kind = cols[0].selectbox(
-        t("training.kind"), kinds, key=KIND_KEY, format_func=labels_of({k: t(f"training.kind_{k}") for k in kinds})
-    )
-    layer = cols[1].selectbox(t("training.layer"), range(n_layers), key=LAYER_KEY)
-    head = cols[2].selectbox(t("training.head"), range(n_heads), key=HEAD_KEY)
-    return kind, min(int(layer), n_layers - 1), min(int(head), n_heads - 1)
+    kind = kind_picker(cols[0], kinds, default="cross", section="training", key=KIND_KEY, url=False)
+    layer, head = layer_head_picker(cols[1:], n_layers, n_heads, section="training", keys=(LAYER_KEY, HEAD_KEY), url=False)
+    return kind, layer, head
 
 
 def _frame_index(film: Any) -> int:

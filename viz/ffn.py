@@ -21,20 +21,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hook_names import STACKS, hook_name, layer_module, pos_module, sublayer_module
+
 SELF_ATTN, CROSS_ATTN, FEED_FORWARD = "self_attn", "cross_attn", "feed_forward"
-STREAM_START = {"encoder": "src_pos.hook_out", "decoder": "tgt_pos.hook_out"}
+STREAM_START = {s: hook_name(pos_module(s), "out") for s in STACKS}  # embeddings + PE
+
+
+def _hidden(stack: str, layer: int) -> str:
+    return hook_name(layer_module(stack, layer, FEED_FORWARD), "hidden")
 
 
 def sublayer_kinds(arrays: Mapping[str, np.ndarray], stack: str, layer: int = 0) -> tuple[str, ...]:
     """What each sublayer of a layer is, in order: (self_attn, feed_forward), or with cross_attn between."""
-    has_three = f"{stack}.layers.{layer}.sublayer.2.hook_sublayer_out" in arrays
+    has_three = hook_name(sublayer_module(stack, layer, 2), "sublayer_out") in arrays
     return (SELF_ATTN, CROSS_ATTN, FEED_FORWARD) if has_three else (SELF_ATTN, FEED_FORWARD)
 
 
 def n_layers(arrays: Mapping[str, np.ndarray], stack: str) -> int:
     """How many layers of `stack` were captured (their feed-forward hidden units)."""
     n = 0
-    while f"{stack}.layers.{n}.feed_forward.hook_hidden" in arrays:
+    while _hidden(stack, n) in arrays:
         n += 1
     return n
 
@@ -97,9 +103,9 @@ def feed_forward_view(
     arrays: Mapping[str, np.ndarray], stack: str, layer: int, tokens: Sequence[str], k: int = 8
 ) -> FeedForwardView:
     """The FFN of `stack` layer `layer` from captured arrays (see the module docstring for the names)."""
-    hidden = _item(arrays, f"{stack}.layers.{layer}.feed_forward.hook_hidden").astype(np.float32)  # (T, d_ff)
+    hidden = _item(arrays, _hidden(stack, layer)).astype(np.float32)  # (T, d_ff)
     ffn_index = sublayer_kinds(arrays, stack, layer).index(FEED_FORWARD)
-    output = _item(arrays, f"{stack}.layers.{layer}.sublayer.{ffn_index}.hook_sublayer_out").astype(np.float32)  # (T, d_model)
+    output = _item(arrays, hook_name(sublayer_module(stack, layer, ffn_index), "sublayer_out")).astype(np.float32)  # (T, d_model)
     if len(tokens) != hidden.shape[0]:
         raise ValueError(f"{len(tokens)} token labels for {hidden.shape[0]} positions")
     firing = hidden > 0
@@ -165,13 +171,13 @@ def residual_contributions(
     start = _item(arrays, STREAM_START[stack]).astype(np.float32)  # (T, d_model)
     outputs = np.stack(
         [
-            np.stack([_item(arrays, f"{stack}.layers.{layer}.sublayer.{i}.hook_sublayer_out") for i in range(len(kinds))])
+            np.stack([_item(arrays, hook_name(sublayer_module(stack, layer, i), "sublayer_out")) for i in range(len(kinds))])
             for layer in range(layers)
         ]
     ).astype(np.float32)  # (L, S, T, d_model)
     streams = np.stack(
         [
-            np.stack([_item(arrays, f"{stack}.layers.{layer}.sublayer.{i}.hook_resid") for i in range(len(kinds))])
+            np.stack([_item(arrays, hook_name(sublayer_module(stack, layer, i), "resid")) for i in range(len(kinds))])
             for layer in range(layers)
         ]
     ).astype(np.float32)  # (L, S, T, d_model)

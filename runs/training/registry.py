@@ -11,7 +11,7 @@ import os
 import threading
 from typing import Any
 
-from runs.model_ref import TRAINED_PREFIX
+from runs.model_ref import TRAINED_PREFIX, register_loader, trained_model_gone
 from runs.training.job import TrainingJob
 from runs.training.options import JobOptions
 from transformer.checkpoint import ModelBundle
@@ -99,7 +99,10 @@ def trained_bundle(key: str) -> ModelBundle:
     """The model of an ended job named by `trained_key`. Raises ValueError if it is gone or still training."""
     job = registry().get(key.removeprefix(TRAINED_PREFIX))
     if job is None:
-        raise ValueError(f"{key}: this trained model is gone (the server restarted or forgot it); train it again")
+        raise ValueError(trained_model_gone(key))
     if job.bundle is None:
         raise ValueError(f"{key}: this model is still training or its training failed")
     return job.bundle
+
+
+register_loader(TRAINED_PREFIX, trained_bundle)  # `runs.model_ref.load_bundle` reads "trained:<job id>" keys here

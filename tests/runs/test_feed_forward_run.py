@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 
+from hook_names import layer_module
 from runs.feed_forward import PARTS, feed_forward_run, parameter_share
 from runs.model_ref import ModelRef, load_bundle
 
@@ -36,7 +37,7 @@ def test_the_ffn_input_becomes_its_output(bundle):
     run = feed_forward_run(bundle, "i read a book")
     for stack in run.stacks:
         for layer, view in enumerate(run.views[stack]):
-            module = bundle.model.get_submodule(f"{stack}.layers.{layer}.feed_forward")
+            module = bundle.model.get_submodule(layer_module(stack, layer, "feed_forward"))
             x = torch.from_numpy(run.inputs[stack][layer])  # (T, d_model)
             with torch.no_grad():
                 hidden = module.w_1(x).relu()

@@ -1,9 +1,15 @@
 """Model references: the URL's string keys round-trip, and a reference loads the model it names."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from runs.model_ref import RANDOM_DEFAULTS, ModelRef, load_bundle, random_key
+from runs.model_ref import RANDOM_DEFAULTS, ModelRef, load_bundle, random_key, register_loader
 from transformer.registry import DEFAULT_MODEL
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_random_keys_keep_the_url_format_and_round_trip():
@@ -37,3 +43,26 @@ def test_a_random_reference_builds_its_config_and_seed():
 def test_an_unknown_name_raises_a_clear_error():
     with pytest.raises(ValueError):
         load_bundle(ModelRef("no-such-model"))
+
+
+def test_a_registered_loader_answers_its_keys():
+    built = load_bundle(ModelRef.random(d_model=32, n_heads=2, n_layers=1))
+    asked: list[str] = []
+    register_loader("test-loader:", lambda key: asked.append(key) or built)
+    assert load_bundle(ModelRef.parse("test-loader:x")) is built and asked == ["test-loader:x"]
+
+
+def test_a_trained_key_is_gone_before_and_after_the_training_registry_is_loaded():
+    """No circle: model_ref never imports the registry; the registry registers its loader when imported."""
+    code = (
+        "import sys, pytest\n"
+        "from runs.model_ref import ModelRef, load_bundle\n"
+        "assert 'runs.training.registry' not in sys.modules\n"
+        "with pytest.raises(ValueError, match='gone'):\n"
+        "    load_bundle(ModelRef.parse('trained:reverse-00000000'))\n"
+        "import runs.training.registry\n"
+        "with pytest.raises(ValueError, match='gone'):\n"
+        "    load_bundle(ModelRef.parse('trained:reverse-00000000'))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr

@@ -3,24 +3,30 @@
 import numpy as np
 import torch
 
-from transformer.batch import Batch, batch_masks, pad_batch, reading_row, token_ids
+from transformer.batch import Batch, batch_masks, encode_text, pad_batch, reading_row
 from transformer.config import TransformerConfig
 from transformer.hooks import capture
 from transformer.model import Transformer
+from transformer.tokenizer import CharTokenizer
 
-INDEX = {"<pad>": 0, "<bos>": 1, "<eos>": 2, "<unk>": 3, "a": 4, "b": 5, "c": 6}
+TOKENIZER = CharTokenizer("abc")  # <pad> <bos> <eos> <unk> a b c
 SRC = [["a", "b", "c", "<eos>"], ["a", "<eos>"], ["c", "b", "<eos>"]]  # lengths 4, 2, 3
 TGT = [["<bos>", "a"], ["<bos>", "a", "b", "c"], ["<bos>"]]  # lengths 2, 4, 1
 
 
 def _ids(sequences):
-    return pad_batch([token_ids(s, INDEX) for s in sequences], 0)
+    return pad_batch([TOKENIZER.ids(s) for s in sequences], 0)
 
 
 def test_padding_and_unknown_symbols():
     assert _ids(SRC).tolist() == [[4, 5, 6, 2], [4, 2, 0, 0], [6, 5, 2, 0]]
     assert _ids(TGT).tolist() == [[1, 4, 0, 0], [1, 4, 5, 6], [1, 0, 0, 0]]
-    assert token_ids(["zzz", "a"], INDEX) == [3, 4]
+    assert TOKENIZER.ids(["zzz", "a"]) == [3, 4]
+
+
+def test_encode_text_cuts_to_leave_room_for_the_rows_special():
+    assert encode_text(TOKENIZER, "abz", 8) == (["a", "b", "z"], [4, 5, 3], False)
+    assert encode_text(TOKENIZER, "abcab", 4) == (["a", "b", "c"], [4, 5, 6], True)  # 3 symbols + <eos> or <bos>
 
 
 def test_padding_causal_combined_and_cross_masks_exactly():

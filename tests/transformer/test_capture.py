@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from hook_names import hook_name
 from transformer.config import TransformerConfig
 from transformer.hooks import capture, hook_names, intervene
 from transformer.interventions import edit_mask, replace_pattern, zero_head
@@ -221,12 +222,12 @@ def test_captured_shapes(model: Transformer) -> None:
     for prefix, (tq, tk) in shapes.items():
         for kind in ("hook_scores", "hook_masked_scores", "hook_pattern"):
             assert cache[f"{prefix}.{kind}"].shape == (2, h, tq, tk)
-        mask = cache[f"{prefix}.hook_mask"]
+        mask = cache[hook_name(prefix, "mask")]
         assert mask.shape == (2, 1, tq, tk) and mask.dtype == torch.bool
-        assert cache[f"{prefix}.hook_q"].shape == (2, h, tq, d_k)
-        assert cache[f"{prefix}.hook_k"].shape == (2, h, tk, d_k)
-        assert cache[f"{prefix}.hook_z"].shape == (2, h, tq, d_k)
-        assert cache[f"{prefix}.hook_out"].shape == (2, tq, 32)
+        assert cache[hook_name(prefix, "q")].shape == (2, h, tq, d_k)
+        assert cache[hook_name(prefix, "k")].shape == (2, h, tk, d_k)
+        assert cache[hook_name(prefix, "z")].shape == (2, h, tq, d_k)
+        assert cache[hook_name(prefix, "out")].shape == (2, tq, 32)
     assert cache["src_pos.hook_out"].shape == (2, 5, 32)
     assert cache["decoder.layers.0.feed_forward.hook_hidden"].shape == (2, 4, 64)
     assert cache["generator.hook_logits"].shape == (2, 4, 20)
@@ -269,11 +270,11 @@ def _replacement() -> torch.Tensor:
 
 
 INTERVENTIONS = {
-    "zero_head_pattern": (f"{ENC0}.hook_pattern", lambda: zero_head(1)),
-    "zero_head_z": (f"{SELF0}.hook_z", lambda: zero_head(2)),
-    "replace_pattern": (f"{CROSS1}.hook_pattern", lambda: replace_pattern(3, _replacement())),
-    "edit_mask_noncausal": (f"{SELF0}.hook_mask", lambda: edit_mask(causal=False)),
-    "edit_mask_blocked": (f"{CROSS1}.hook_mask", lambda: edit_mask(blocked_keys=[1])),
+    "zero_head_pattern": (hook_name(ENC0, "pattern"), lambda: zero_head(1)),
+    "zero_head_z": (hook_name(SELF0, "z"), lambda: zero_head(2)),
+    "replace_pattern": (hook_name(CROSS1, "pattern"), lambda: replace_pattern(3, _replacement())),
+    "edit_mask_noncausal": (hook_name(SELF0, "mask"), lambda: edit_mask(causal=False)),
+    "edit_mask_blocked": (hook_name(CROSS1, "mask"), lambda: edit_mask(blocked_keys=[1])),
 }
 
 
@@ -287,17 +288,17 @@ def test_intervention_changes_logits_and_leaves_model_untouched(model: Transform
 
     assert not torch.allclose(logits, base_logits, atol=1e-4), "the intervention had no effect"
     prefix = name.rsplit(".", 1)[0]
-    pattern = cache[f"{prefix}.hook_pattern"]
+    pattern = cache[hook_name(prefix, "pattern")]
     if kind == "zero_head_pattern":
         assert torch.all(pattern[:, 1] == 0.0)
-        assert torch.equal(pattern[:, [0, 2, 3]], base[f"{prefix}.hook_pattern"][:, [0, 2, 3]])
+        assert torch.equal(pattern[:, [0, 2, 3]], base[hook_name(prefix, "pattern")][:, [0, 2, 3]])
     elif kind == "zero_head_z":
         assert torch.all(cache[name][:, 2] == 0.0)
         assert not torch.all(base[name][:, 2] == 0.0)
-        assert torch.equal(pattern, base[f"{prefix}.hook_pattern"])  # the pattern itself is untouched
+        assert torch.equal(pattern, base[hook_name(prefix, "pattern")])  # the pattern itself is untouched
     elif kind == "replace_pattern":
         assert torch.equal(pattern[:, 3], _replacement()[:4].expand(2, 4, 5))
-        assert torch.equal(pattern[:, :3], base[f"{prefix}.hook_pattern"][:, :3])
+        assert torch.equal(pattern[:, :3], base[hook_name(prefix, "pattern")][:, :3])
     elif kind == "edit_mask_noncausal":
         mask = cache[name]
         assert torch.equal(mask[0, 0], torch.ones(4, 4, dtype=torch.bool))  # no padding in sentence 0
@@ -307,7 +308,7 @@ def test_intervention_changes_logits_and_leaves_model_untouched(model: Transform
     elif kind == "edit_mask_blocked":
         assert not cache[name][..., 1].any()
         assert torch.all(pattern[..., 1] == 0.0)
-        assert torch.all(base[f"{prefix}.hook_pattern"][..., 1] > 0.0)
+        assert torch.all(base[hook_name(prefix, "pattern")][..., 1] > 0.0)
         live = pattern.sum(-1)
         assert torch.allclose(live, torch.ones_like(live), atol=1e-5)
 
@@ -320,25 +321,25 @@ def test_intervention_changes_logits_and_leaves_model_untouched(model: Transform
 
 
 def test_several_interventions_compose(model: Transformer) -> None:
-    name = f"{ENC0}.hook_pattern"
+    name = hook_name(ENC0, "pattern")
     _, cache = _captured(model, interventions={name: [zero_head(0), zero_head(3)]})
     assert torch.all(cache[name][:, [0, 3]] == 0.0)
     assert torch.all(cache[name][:, [1, 2]].sum(-1) > 0.99)
 
 
 def test_intervene_applies_without_recording(model: Transformer) -> None:
-    with torch.no_grad(), intervene(model, {f"{ENC0}.hook_z": zero_head(0)}):
+    with torch.no_grad(), intervene(model, {hook_name(ENC0, "z"): zero_head(0)}):
         logits = model(SRC, TGT)
     assert not torch.allclose(logits, _plain(model), atol=1e-4)
 
 
 def test_shape_changing_intervention_raises(model: Transformer) -> None:
     with pytest.raises(ValueError, match="changed shape"):
-        _captured(model, interventions={f"{ENC0}.hook_pattern": lambda x: x[..., :-1]})
+        _captured(model, interventions={hook_name(ENC0, "pattern"): lambda x: x[..., :-1]})
     with pytest.raises(ValueError, match="head 7"):
-        _captured(model, interventions={f"{ENC0}.hook_pattern": zero_head(7)})
+        _captured(model, interventions={hook_name(ENC0, "pattern"): zero_head(7)})
     with pytest.raises(ValueError, match="does not cover"):
-        _captured(model, interventions={f"{CROSS1}.hook_pattern": replace_pattern(0, torch.zeros(4, 3))})
+        _captured(model, interventions={hook_name(CROSS1, "pattern"): replace_pattern(0, torch.zeros(4, 3))})
     assert torch.equal(_plain(model), _plain(model))
 
 

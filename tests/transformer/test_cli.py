@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hook_names import act_name
 from transformer.__main__ import main
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
@@ -33,9 +34,9 @@ def test_trace_writes_every_pattern(traced: dict[str, np.ndarray]) -> None:
     ts, tt = len(src), len(tgt)
     h = TransformerConfig().n_heads
     expected = {
-        **{f"encoder.layers.{i}.self_attn.hook_pattern": (1, h, ts, ts) for i in range(2)},
-        **{f"decoder.layers.{i}.self_attn.hook_pattern": (1, h, tt, tt) for i in range(2)},
-        **{f"decoder.layers.{i}.cross_attn.hook_pattern": (1, h, tt, ts) for i in range(2)},
+        **{act_name("encoder", i, "pattern"): (1, h, ts, ts) for i in range(2)},
+        **{act_name("decoder", i, "pattern"): (1, h, tt, tt) for i in range(2)},
+        **{act_name("cross", i, "pattern"): (1, h, tt, ts) for i in range(2)},
     }
     assert sorted(k for k in traced if k.endswith("hook_pattern")) == sorted(expected)
     for name, shape in expected.items():

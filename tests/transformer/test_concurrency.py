@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
+from hook_names import act_name
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
 from transformer.hooks import capture
@@ -20,11 +21,7 @@ from transformer.registry import random_bundle
 
 N_THREADS = 10
 REPEATS = 15
-PATTERNS = [
-    f"{p}.layers.{i}.{a}.hook_pattern"
-    for p, a in (("encoder", "self_attn"), ("decoder", "self_attn"), ("decoder", "cross_attn"))
-    for i in range(2)
-]
+PATTERNS = [act_name(kind, i, "pattern") for kind in ("encoder", "decoder", "cross") for i in range(2)]
 NAMES = [*PATTERNS, "generator.hook_logits"]
 
 

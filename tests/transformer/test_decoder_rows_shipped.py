@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from hook_names import act_name, parse_head_label
 from transformer.decoding import trace_text
 from transformer.registry import DEFAULT_MODEL, MODELS_DIR, load_model
 from viz.trace import TraceData
@@ -13,10 +14,10 @@ pytestmark = pytest.mark.skipif(not (MODELS_DIR / DEFAULT_MODEL).is_dir(), reaso
 
 def test_alignment_head_reads_the_word_its_row_writes() -> None:
     bundle = load_model("translate-en-zh")
-    module, _, head = bundle.card["attention"]["best_cross_attention_head"].partition(" head ")
-    assert module == "decoder.layers.1.cross_attn" and head.isdigit()
+    kind, layer, head = parse_head_label(bundle.card["attention"]["best_cross_attention_head"])
+    assert (kind, layer) == ("cross", 1)
     data = TraceData.from_trace(trace_text(bundle, bundle.card["example"]))
-    pattern = data.arrays[f"{module}.hook_pattern"][0, int(head)]  # (Tq, Tk)
+    pattern = data.arrays[act_name(kind, layer, "pattern")][0, head]  # (Tq, Tk)
     looked_at = {data.next_tokens[row]: data.src_tokens[int(pattern[row].argmax())] for row in range(pattern.shape[0])}
     assert looked_at["今天"] == "today"
     assert looked_at["图书馆"] == "library"

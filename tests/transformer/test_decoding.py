@@ -9,6 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from hook_names import act_name
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.decoding import greedy_decode, trace_text
@@ -98,9 +99,9 @@ def test_trace_text_outputs_and_cache_shapes(trained: ModelBundle) -> None:
     assert not trace.truncated and trace.unknown == []
     h, tq, tk = trained.config.n_heads, len(trace.tgt_tokens), len(trace.src_tokens)
     for i in range(2):
-        assert trace.cache[f"decoder.layers.{i}.cross_attn.hook_pattern"].shape == (1, h, tq, tk)
-        assert trace.cache[f"decoder.layers.{i}.self_attn.hook_pattern"].shape == (1, h, tq, tq)
-        assert trace.cache[f"encoder.layers.{i}.self_attn.hook_pattern"].shape == (1, h, tk, tk)
+        assert trace.cache[act_name("cross", i, "pattern")].shape == (1, h, tq, tk)
+        assert trace.cache[act_name("decoder", i, "pattern")].shape == (1, h, tq, tq)
+        assert trace.cache[act_name("encoder", i, "pattern")].shape == (1, h, tk, tk)
 
 
 def test_trace_text_names_limits_the_cache(trained: ModelBundle) -> None:
@@ -140,7 +141,7 @@ def test_capture_logits_agree_with_decoded_tokens_random_models(architecture: st
 
 
 def test_interventions_apply_to_decoding_and_capture_alike(trained: ModelBundle) -> None:
-    blind = {f"decoder.layers.{i}.cross_attn.hook_mask": edit_mask(blocked_keys=[0, 1, 2, 3]) for i in range(2)}
+    blind = {act_name("cross", i, "mask"): edit_mask(blocked_keys=[0, 1, 2, 3]) for i in range(2)}
     trace = trace_text(trained, "abcd", interventions=blind, max_new_tokens=10)
     assert trace.output_text != "dcba"  # with only <eos> visible, the decoder cannot read the source
     _assert_capture_matches_decoding(trained, trace, 10)
@@ -218,7 +219,7 @@ def test_next_tokens_of_a_teacher_forced_run_are_its_predictions() -> None:
 
 
 def test_next_tokens_follow_the_interventions(trained: ModelBundle) -> None:
-    blind = {f"decoder.layers.{i}.cross_attn.hook_mask": edit_mask(blocked_keys=[0, 1, 2, 3]) for i in range(2)}
+    blind = {act_name("cross", i, "mask"): edit_mask(blocked_keys=[0, 1, 2, 3]) for i in range(2)}
     trace = trace_text(trained, "abcd", interventions=blind, max_new_tokens=10)
     assert trace.next_tokens[:-1] == trace.tgt_tokens[1:]
     assert trace.next_tokens != [*"dcba", "<eos>"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from hook_names import hook_name, layer_module, norm_module, pos_module, sublayer_module
 from transformer.config import TransformerConfig
 from transformer.hooks import capture
 from transformer.registry import MODELS_DIR, load_model, random_bundle
@@ -46,44 +47,45 @@ def test_ffn_hidden_shapes_and_residual_sums(label, bundle):
     config = bundle.config
     stacks = ["encoder", "decoder"] if config.is_encoder_decoder else ["decoder"]
     for stack in stacks:
-        start = cache["src_pos.hook_out" if stack == "encoder" else "tgt_pos.hook_out"]
+        start = cache[hook_name(pos_module(stack), "out")]
         b, t, _ = start.shape
         kinds = sublayer_kinds(arrays, stack)
         assert len(kinds) == (3 if stack == "decoder" and config.is_encoder_decoder else 2)
         stream = start
         for layer in range(config.n_layers):
-            hidden = cache[f"{stack}.layers.{layer}.feed_forward.hook_hidden"]
+            hidden = cache[hook_name(layer_module(stack, layer, "feed_forward"), "hidden")]
             assert hidden.shape == (b, t, config.d_ff)
             assert (hidden >= 0).all() and (hidden == 0).any()  # after ReLU: some units are silent
             for i in range(len(kinds)):
-                prefix = f"{stack}.layers.{layer}.sublayer.{i}"
-                added = stream + cache[f"{prefix}.hook_sublayer_out"]
-                after = cache[f"{prefix}.hook_resid"]
+                prefix = sublayer_module(stack, layer, i)
+                added = stream + cache[hook_name(prefix, "sublayer_out")]
+                after = cache[hook_name(prefix, "resid")]
                 if config.norm_position == "pre":
                     torch.testing.assert_close(after, added, atol=ATOL, rtol=0)
                 else:
-                    torch.testing.assert_close(cache[f"{prefix}.norm.hook_in"], added, atol=ATOL, rtol=0)
-                    torch.testing.assert_close(after, cache[f"{prefix}.norm.hook_out"], atol=0, rtol=0)
+                    torch.testing.assert_close(cache[hook_name(norm_module(stack, layer, i), "in")], added, atol=ATOL, rtol=0)
+                    torch.testing.assert_close(after, cache[hook_name(norm_module(stack, layer, i), "out")], atol=0, rtol=0)
                 stream = after
             # the FFN's hidden layer is ReLU(W1 x + b1) of what the FFN read
-            ffn = bundle.model.get_submodule(f"{stack}.layers.{layer}.feed_forward")
+            ffn = bundle.model.get_submodule(layer_module(stack, layer, "feed_forward"))
             read = (
-                cache[f"{stack}.layers.{layer}.sublayer.{len(kinds) - 1}.norm.hook_out"]
+                cache[hook_name(norm_module(stack, layer, len(kinds) - 1), "out")]
                 if config.norm_position == "pre"
-                else cache[f"{stack}.layers.{layer}.sublayer.{len(kinds) - 2}.hook_resid"]
+                else cache[hook_name(sublayer_module(stack, layer, len(kinds) - 2), "resid")]
             )
             torch.testing.assert_close(hidden, ffn.w_1(read).relu(), atol=ATOL, rtol=0)
         # the view's decomposition adds up to the stack's output
         tokens = [str(i) for i in range(t)]
         parts = residual_contributions(arrays, stack, tokens, config.norm_position)
-        final = arrays[f"{stack}.layers.{config.n_layers - 1}.sublayer.{len(kinds) - 1}.hook_resid"][0]
+        final = arrays[hook_name(sublayer_module(stack, config.n_layers - 1, len(kinds) - 1), "resid")][0]
         if config.norm_position == "pre":
             total = parts.start + parts.outputs.sum(axis=(0, 1))  # (T, d_model)
             assert abs(total - final).max() < 1e-4
-            assert abs(total - arrays[f"{stack}.norm.hook_in"][0]).max() < 1e-4  # what the final LayerNorm reads
+            final_norm_in = arrays[hook_name(norm_module(stack, None), "in")][0]  # what the final LayerNorm reads
+            assert abs(total - final_norm_in).max() < 1e-4
         else:
-            last = arrays[f"{stack}.layers.{config.n_layers - 1}.sublayer.{len(kinds) - 1}.norm.hook_in"][0]
-            before = arrays[f"{stack}.layers.{config.n_layers - 1}.sublayer.{len(kinds) - 2}.hook_resid"][0]
+            last = arrays[hook_name(norm_module(stack, config.n_layers - 1, len(kinds) - 1), "in")][0]
+            before = arrays[hook_name(sublayer_module(stack, config.n_layers - 1, len(kinds) - 2), "resid")][0]
             assert abs(before + parts.outputs[-1, -1] - last).max() < 1e-4
         view = feed_forward_view(arrays, stack, config.n_layers - 1, tokens)
         assert view.hidden.shape == (t, config.d_ff) and view.expansion == config.d_ff / config.d_model

@@ -7,9 +7,11 @@ from hook_names import (
     attention_hooks,
     attn_module,
     embed_module,
+    head_label,
     hook_name,
     norm_module,
     parse,
+    parse_head_label,
     pos_module,
     sublayer_module,
 )
@@ -92,3 +94,18 @@ def test_attention_hooks_picks_patterns_in_model_order():
     names = _model().hook_names
     picked = attention_hooks(names)
     assert picked == tuple(n for n in names if n.endswith("attn.hook_pattern")) and len(picked) == 6
+
+
+def test_head_labels_name_a_head_and_parse_back():
+    assert head_label("cross", 1, 3) == "decoder.layers.1.cross_attn head 3"
+    assert head_label("encoder", 0, 0) == "encoder.layers.0.self_attn head 0"
+    for kind in ("encoder", "decoder", "cross"):
+        assert parse_head_label(head_label(kind, 2, 5)) == (kind, 2, 5)
+
+
+@pytest.mark.parametrize(
+    "bad", ["decoder.layers.1.cross_attn", "decoder.layers.1.cross_attn head x", "encoder.norm head 0", "head 3"]
+)
+def test_a_text_that_is_no_head_label_is_refused(bad):
+    with pytest.raises(ValueError):
+        parse_head_label(bad)

@@ -75,7 +75,7 @@ def test_important_heads_really_change_the_output(default, stored: HeadImportanc
 def test_alignment_head_of_the_card_scores_highest(stored: HeadImportance, default) -> None:
     head = stored.alignment_head()
     assert head is not None
-    assert f"{head.module} head {head.head}" == default.card["attention"]["best_cross_attention_head"]
+    assert head.label == default.card["attention"]["best_cross_attention_head"]
 
 
 def test_progress_is_reported_and_a_table_round_trips(default) -> None:

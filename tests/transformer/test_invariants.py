@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from hook_names import act_name, attn_module, hook_name
 from transformer.config import TransformerConfig
 from transformer.hooks import capture
 from transformer.model import Transformer
@@ -59,10 +60,10 @@ def _run(model: Transformer, src_rows: list[list[int]], tgt_rows: list[list[int]
 
 def _attn_prefixes(model: Transformer) -> list[str]:
     n = model.config.n_layers
-    out = [f"decoder.layers.{i}.self_attn" for i in range(n)]
+    out = [attn_module("decoder", i) for i in range(n)]
     if model.config.is_encoder_decoder:
-        out += [f"encoder.layers.{i}.self_attn" for i in range(n)]
-        out += [f"decoder.layers.{i}.cross_attn" for i in range(n)]
+        out += [attn_module("encoder", i) for i in range(n)]
+        out += [attn_module("cross", i) for i in range(n)]
     return out
 
 
@@ -71,7 +72,7 @@ def test_pattern_rows_sum_to_one(variant: str) -> None:
     model = _model(variant)
     _, cache = _run(model, SRC, TGT)
     for prefix in _attn_prefixes(model):
-        pattern, allowed = cache[f"{prefix}.hook_pattern"], cache[f"{prefix}.hook_mask"]
+        pattern, allowed = cache[hook_name(prefix, "pattern")], cache[hook_name(prefix, "mask")]
         live = allowed.any(dim=-1).expand(-1, pattern.shape[1], -1)  # (B, H, Tq): rows with a key to see
         assert live.any()
         sums = pattern.sum(dim=-1)
@@ -84,7 +85,7 @@ def test_decoder_causal_upper_triangle_is_exactly_zero(variant: str) -> None:
     model = _model(variant)
     _, cache = _run(model, SRC, TGT)
     for i in range(model.config.n_layers):
-        pattern = cache[f"decoder.layers.{i}.self_attn.hook_pattern"]
+        pattern = cache[act_name("decoder", i, "pattern")]
         t = pattern.shape[-1]
         future = torch.ones(t, t, dtype=torch.bool).triu(diagonal=1)
         assert torch.all(pattern[..., future] == 0.0)
@@ -99,7 +100,7 @@ def test_padding_keys_get_exactly_zero_weight(variant: str) -> None:
     tgt_pad = _padded(TGT) == PAD  # (B, Tt)
     checked = 0
     for prefix in _attn_prefixes(model):
-        pattern = cache[f"{prefix}.hook_pattern"]  # (B, H, Tq, Tk)
+        pattern = cache[hook_name(prefix, "pattern")]  # (B, H, Tq, Tk)
         key_pad = tgt_pad if ".self_attn" in prefix and prefix.startswith("decoder") else src_pad
         for b in range(pattern.shape[0]):
             cols = key_pad[b].nonzero().flatten()
@@ -124,8 +125,8 @@ def test_sentence_alone_equals_sentence_padded_in_batch(variant: str) -> None:
                 if prefix.startswith("decoder") and "self_attn" in prefix
                 else ((tt, ts) if "cross" in prefix else (ts, ts))
             )
-            alone = alone_cache[f"{prefix}.hook_pattern"][0]
-            batched = batch_cache[f"{prefix}.hook_pattern"][b, :, :tq, :tk]
+            alone = alone_cache[hook_name(prefix, "pattern")][0]
+            batched = batch_cache[hook_name(prefix, "pattern")][b, :, :tq, :tk]
             assert alone.shape == batched.shape
             assert torch.allclose(alone, batched, atol=1e-5), prefix
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from hook_names import act_name
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
@@ -21,7 +22,7 @@ def _bundle(architecture: str = "encoder-decoder") -> ModelBundle:
 
 
 def _no_causal(bundle: ModelBundle) -> dict:
-    return {f"decoder.layers.{i}.self_attn.hook_mask": edit_mask(causal=False) for i in range(bundle.config.n_layers)}
+    return {act_name("decoder", i, "mask"): edit_mask(causal=False) for i in range(bundle.config.n_layers)}
 
 
 def _rows_predict_what_was_generated(trace, max_new_tokens: int) -> None:
@@ -43,7 +44,7 @@ def test_no_causal_capture_agrees_with_generation(architecture: str, text: str) 
     unseen = torch.ones(len(trace.tgt_ids), len(trace.tgt_ids), dtype=torch.bool).triu(1)  # (Tt, Tt) later keys
     unseen[: first - 1, :first] = False  # but the prompt's rows saw the whole prompt
     for i in range(bundle.config.n_layers):  # the newest query of a step has no later key
-        pattern = trace.cache[f"decoder.layers.{i}.self_attn.hook_pattern"][0]  # (H, Tt, Tt)
+        pattern = trace.cache[act_name("decoder", i, "pattern")][0]  # (H, Tt, Tt)
         assert torch.all(pattern[:, unseen] == 0)
         assert torch.allclose(pattern.sum(-1), torch.ones(pattern.shape[:-1]))
 
@@ -118,7 +119,7 @@ def test_last_layer_without_the_mask_never_changes_generation() -> None:
     """Only earlier positions of the last layer see later tokens, and their outputs feed nothing the
     newest position reads: lifting the last layer's mask leaves every generated token as it was."""
     bundle = _bundle()
-    last = f"decoder.layers.{bundle.config.n_layers - 1}.self_attn.hook_mask"
+    last = act_name("decoder", bundle.config.n_layers - 1, "mask")
     for text in ["hello world", "abc", "zebra", "the quick fox"]:
         plain = trace_text(bundle, text, names=(), max_new_tokens=10)
         lifted = trace_text(bundle, text, names=(), interventions={last: edit_mask(causal=False)}, max_new_tokens=10)

@@ -3,16 +3,15 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app import PAGES, ROOT
+from app import PAGES
+from tests.ui.conftest import app_test
 
 PAGE_FILES = [f"views/{name}.py" for name, _ in PAGES]
 
 
 def _run(page: str, lang: str, **params: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.session_state["lang"] = lang  # what the sidebar's language switch sets (AppTest ignores URL binding)
-    for key, value in params.items():
-        at.query_params[key] = value
+    """The app opened on its home page, then `page` chosen in the navigation (`lang` as the language switch sets it)."""
+    at = app_test(timeout=120, params=params, lang=lang)
     at.run()
     if page != PAGE_FILES[0]:
         at.switch_page(page).run()

@@ -5,28 +5,18 @@
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.ui.conftest import assert_no_exception, open_random_in_app
 from transformer.config import TransformerConfig
 from transformer.registry import random_bundle
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGE = "views/architecture.py"
-
 
 def _open(architecture: str = "encoder-decoder", norm: str = "post", text: str = "hi there") -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.switch_page(PAGE).run()
-    at.selectbox(key="model").set_value("random").run()
-    if architecture != "encoder-decoder":
-        at.selectbox(key="r_arch").set_value(architecture).run()
-    if norm != "post":
-        at.selectbox(key="r_norm").set_value(norm).run()
-    at.text_input(key="text").set_value(text).run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_random_in_app("architecture", architecture=architecture, norm=norm, text=text)
+    assert_no_exception(at)
     return at
 
 

@@ -2,9 +2,8 @@
 says which parts of the Transformer the model does not have."""
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.ui.conftest import APP, assert_no_exception, figures, open_page
+from tests.ui.conftest import app_test, assert_no_exception, figures, open_page
 
 PAGES = ["heads", "masks", "positional", "layernorm", "step_by_step", "output", "feed_forward"]
 MODELS = {
@@ -35,8 +34,8 @@ def test_gpt_translator_completes_the_prompt_with_the_translation():
 
 
 def test_architecture_page_for_the_gpt_translator():
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.switch_page("views/architecture.py").run()
+    at = app_test("architecture", timeout=300)
+    at.run()
     at.selectbox(key="model").set_value("gpt-translate-en-zh").run()
     assert_no_exception(at)
     text = " ".join(m.value for m in at.markdown).lower()

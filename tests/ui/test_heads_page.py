@@ -8,16 +8,14 @@ from streamlit.testing.v1 import AppTest
 
 from runs.heads import card_alignment_head
 from runs.model_ref import ModelRef, load_bundle
-from tests.ui.conftest import APP, TIMEOUT, errors, figures
+from tests.ui.conftest import app_test, errors, figures
 from ui.i18n import catalog
 
 CARD_LAYER, CARD_HEAD = card_alignment_head(load_bundle(ModelRef.parse("translate-en-zh")))  # the default model's alignment head
 
 
 def _app(text: str, lang: str = "en", **params: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).switch_page("views/heads.py")  # the lesson is the default page
-    at.query_params.update(lang=lang, text=text, **params)
-    return at
+    return app_test("heads", params={"lang": lang, "text": text, **params})  # the lesson is the home page
 
 
 def _random(at: AppTest, architecture: str = "encoder-decoder") -> AppTest:
@@ -156,7 +154,7 @@ DEFAULT = "i read a book in the library today"  # the translator's example: the 
 
 
 def _opened() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).switch_page("views/heads.py")  # the lesson is the default page
+    at = app_test("heads")  # the lesson is the home page
     at.query_params.update(lang="en")
     at.run()
     assert not errors(at), errors(at)
@@ -205,7 +203,7 @@ def test_important_heads_are_marked_and_explained():
 
 
 def test_url_keeps_the_grid_tab_and_both_stretch_switches():
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).switch_page("views/heads.py")  # the lesson is the default page
+    at = app_test("heads")  # the lesson is the home page
     at.query_params.update(lang="en", grid="decoder", grid_stretch="true", heads_stretch="true")
     at.run()
     assert not errors(at), errors(at)

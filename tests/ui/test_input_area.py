@@ -11,7 +11,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.ui.conftest import APP, TIMEOUT, assert_no_exception, page_path
+from tests.ui.conftest import TIMEOUT, app_test, assert_no_exception, open_page, page_path
 from transformer.registry import load_model
 from transformer.tasks import describe_grammar, diagnose, get_task, random_sentence
 from ui.i18n import catalog
@@ -19,12 +19,7 @@ from ui.url_values import MAX_URL_TEXT_CHARS
 
 
 def _page(name: str = "heads", *, lang: str = "en", **params: str) -> AppTest:
-    at = AppTest.from_file(page_path(name), default_timeout=TIMEOUT)
-    at.query_params.update(params)
-    at.session_state["lang"] = lang
-    at.run()
-    assert_no_exception(at)
-    return at
+    return open_page(name, params=params, lang=lang)
 
 
 def _messages(at: AppTest) -> list[str]:
@@ -200,7 +195,7 @@ def test_long_token_lists_stay_one_line_with_the_full_list_folded():
 
 
 def test_lang_code_in_the_url_is_accepted_and_written():
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).switch_page("views/heads.py")  # the lesson is the home page
+    at = app_test("heads")  # the lesson is the home page
     at.query_params["lang"] = "zh"
     at.run()
     assert_no_exception(at)
@@ -214,7 +209,7 @@ def test_lang_code_in_the_url_is_accepted_and_written():
 
 @pytest.mark.parametrize("raw", ["简体中文", "ZH", "zh-CN"])
 def test_old_links_with_the_label_or_a_region_still_open_in_chinese(raw):
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).switch_page("views/heads.py")  # the lesson is the home page
+    at = app_test("heads")  # the lesson is the home page
     at.query_params["lang"] = raw
     at.run()
     assert at.title[0].value == catalog("zh")["heads.title"]

@@ -2,9 +2,8 @@
 tests/runs/test_reference.py)."""
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.ui.conftest import APP, assert_no_exception
+from tests.ui.conftest import app_test, assert_no_exception
 
 
 @pytest.mark.parametrize(
@@ -16,7 +15,7 @@ from tests.ui.conftest import APP, assert_no_exception
 )
 def test_the_verdict_is_shown_under_the_output_in_the_users_language(lang, text, expected):
     model = "reverse" if text == "hello" else "translate-en-zh"
-    at = AppTest.from_file(APP, default_timeout=180).switch_page("views/heads.py")  # the lesson is the default page
+    at = app_test("heads")  # the lesson is the home page
     at.query_params.update(text=text, model=model)
     at.session_state["lang"] = lang  # as the other AppTest page tests choose the language
     at.run()

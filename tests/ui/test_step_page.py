@@ -6,25 +6,15 @@ Chinese is switched on last, for one final run.
 """
 
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.ui.conftest import figures
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGE = "views/step_by_step.py"
+from tests.ui.conftest import app_test, figures, open_random_in_app
 
 
 def _open(text: str = "hi there", architecture: str = "encoder-decoder") -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.switch_page(PAGE).run()
-    at.selectbox(key="model").set_value("random").run()
-    if architecture != "encoder-decoder":
-        at.selectbox(key="r_arch").set_value(architecture).run()
-    at.text_input(key="text").set_value(text).run()
-    return at
+    return open_random_in_app("step_by_step", architecture=architecture, text=text)
 
 
 def _ok(at: AppTest) -> None:
@@ -96,8 +86,8 @@ def test_chinese_ui(architecture):
 
 def test_decoder_queries_are_named_by_the_token_they_write():
     """On the translator's example, the query picker and the figures name decoder row 2 "我 → 今天"."""
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.switch_page(PAGE).run()
+    at = app_test("step_by_step", timeout=300)
+    at.run()
     at.selectbox(key="kind").set_value("cross").run()
     at.selectbox(key="query").set_value(1).run()
     assert not at.exception, [e.value for e in at.exception]

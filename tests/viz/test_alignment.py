@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from runs.heads import card_alignment_head
+from hook_names import act_name, head_label, parse_head_label
 from transformer.decoding import trace_text
 from transformer.evaluate import cross_attention_alignment, make_batch
 from transformer.hooks import capture
@@ -73,7 +73,7 @@ def test_score_matches_the_training_evaluation_on_one_sentence(translator):
     """The same score computed two ways: here from captured patterns, there by transformer.evaluate."""
     example = get_task("translate-en-zh").reference("i read a book in the library today")
     batch = make_batch(translator, [example])
-    names = [f"decoder.layers.{layer}.cross_attn.hook_pattern" for layer in range(2)]
+    names = [act_name("cross", layer, "pattern") for layer in range(2)]
     with torch.no_grad(), capture(translator.model, names) as cache:
         translator.model(batch.src, batch.tgt_in)
     patterns = np.stack([cache[name][0].numpy() for name in names])  # (L, H, Tt, Ts)
@@ -81,7 +81,7 @@ def test_score_matches_the_training_evaluation_on_one_sentence(translator):
     theirs = cross_attention_alignment(translator, [example])
     for layer in range(2):
         for head in range(4):
-            assert ours[layer, head] == pytest.approx(theirs[f"decoder.layers.{layer}.cross_attn head {head}"])
+            assert ours[layer, head] == pytest.approx(theirs[head_label("cross", layer, head)])
 
 
 def test_default_example_alignment_head_reads_right_through_the_view_model(translator):
@@ -89,8 +89,8 @@ def test_default_example_alignment_head_reads_right_through_the_view_model(trans
     trace = TraceData.from_trace(trace_text(translator, "i read a book in the library today"))
     next_tokens = (*trace.output_tokens, "<eos>")  # greedy decoding: position i writes output token i
     queries, keys = attention_axes("cross", trace.src_tokens, trace.tgt_tokens, next_tokens)
-    layer, head = card_alignment_head(translator)
-    fig = head_figure(trace.pattern("cross", layer)[head], queries, keys)
+    kind, layer, head = parse_head_label(translator.card["attention"]["best_cross_attention_head"])
+    fig = head_figure(trace.pattern(kind, layer)[head], queries, keys)  # the card's alignment head
     rows = {label.split(": ", 1)[1]: i for i, label in enumerate(fig.data[0].y)}
     z = np.asarray(fig.data[0].z)
     looks_at = {label: keys.tokens[int(z[i].argmax())] for label, i in rows.items()}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from hook_names import hook_name, layer_module, sublayer_module
 from viz.ffn import (
     CROSS_ATTN,
     FEED_FORWARD,
@@ -25,12 +26,12 @@ def arrays_for(stack: str, layers: int, sublayers: int, t: int, seed: int = 0) -
     arrays = {("src_pos.hook_out" if stack == "encoder" else "tgt_pos.hook_out"): start}
     stream = start
     for layer in range(layers):
-        arrays[f"{stack}.layers.{layer}.feed_forward.hook_hidden"] = np.maximum(rng.normal(size=(1, t, D_FF)), 0)
+        arrays[hook_name(layer_module(stack, layer, "feed_forward"), "hidden")] = np.maximum(rng.normal(size=(1, t, D_FF)), 0)
         for i in range(sublayers):
             out = rng.normal(size=(1, t, D_MODEL)) * (i + 1)
             stream = stream + out
-            arrays[f"{stack}.layers.{layer}.sublayer.{i}.hook_sublayer_out"] = out
-            arrays[f"{stack}.layers.{layer}.sublayer.{i}.hook_resid"] = stream
+            arrays[hook_name(sublayer_module(stack, layer, i), "sublayer_out")] = out
+            arrays[hook_name(sublayer_module(stack, layer, i), "resid")] = stream
     return arrays
 
 

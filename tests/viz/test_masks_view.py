@@ -3,6 +3,7 @@
 import numpy as np
 import torch
 
+from hook_names import act_name
 from transformer.config import TransformerConfig  # only to capture a real head for the display tests
 from transformer.hooks import capture
 from transformer.model import Transformer
@@ -51,8 +52,7 @@ def _steps_from_model():
     model = Transformer(
         TransformerConfig(architecture="decoder-only", tgt_vocab_size=7, n_layers=1, d_model=16, n_heads=2, d_ff=32, dropout=0.0)
     ).eval()
-    hooks = ["hook_scores", "hook_mask", "hook_masked_scores", "hook_pattern"]
-    names = [f"decoder.layers.0.self_attn.{h}" for h in hooks]
+    names = [act_name("decoder", 0, h) for h in ("scores", "mask", "masked_scores", "pattern")]
     with torch.no_grad(), capture(model, names) as cache:
         model(None, torch.tensor([[1, 4, 5, 6, 4]]))
     return score_steps(cache.numpy(), "decoder", 0, 1)

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from hook_names import hook_name, layer_module, sublayer_module
 from transformer.head_detectors import head_scores
 from viz.detector_figure import detector_figure, marked_heads
 from viz.ffn import feed_forward_view, residual_contributions
@@ -23,10 +24,10 @@ def _arrays(t=4, d=8, d_ff=32, layers=2, seed=0):
     rng = np.random.default_rng(seed)
     arrays = {"src_pos.hook_out": rng.normal(size=(1, t, d))}
     for layer in range(layers):
-        arrays[f"encoder.layers.{layer}.feed_forward.hook_hidden"] = np.maximum(rng.normal(size=(1, t, d_ff)), 0)
+        arrays[hook_name(layer_module("encoder", layer, "feed_forward"), "hidden")] = np.maximum(rng.normal(size=(1, t, d_ff)), 0)
         for sub in range(2):
-            arrays[f"encoder.layers.{layer}.sublayer.{sub}.hook_sublayer_out"] = rng.normal(size=(1, t, d)) * (sub + 1)
-            arrays[f"encoder.layers.{layer}.sublayer.{sub}.hook_resid"] = rng.normal(size=(1, t, d))
+            arrays[hook_name(sublayer_module("encoder", layer, sub), "sublayer_out")] = rng.normal(size=(1, t, d)) * (sub + 1)
+            arrays[hook_name(sublayer_module("encoder", layer, sub), "resid")] = rng.normal(size=(1, t, d))
     return arrays
 
 

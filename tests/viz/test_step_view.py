@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from hook_names import attn_module
+from hook_names import act_name, attn_module, hook_name
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
 from transformer.registry import random_bundle
@@ -47,11 +47,11 @@ def test_softmax_of_scaled_scores_with_mask_reproduces_pattern_and_z(traces, kin
     for layer in (0, 1):
         arrays = traces[(kind, layer)].arrays
         path = attn_module(kind, layer)
-        q, k, v = (arrays[f"{path}.hook_{x}"][0] for x in "qkv")  # (H, T, d_k)
-        allowed = arrays[f"{path}.hook_mask"][0]  # (1, Tq, Tk)
+        q, k, v = (arrays[hook_name(path, x)][0] for x in "qkv")  # (H, T, d_k)
+        allowed = arrays[hook_name(path, "mask")][0]  # (1, Tq, Tk)
         pattern = recompute_pattern(q, k, allowed)  # (H, Tq, Tk)
-        assert np.abs(pattern - arrays[f"{path}.hook_pattern"][0]).max() < 1e-5
-        assert np.abs(pattern @ v - arrays[f"{path}.hook_z"][0]).max() < 1e-5
+        assert np.abs(pattern - arrays[hook_name(path, "pattern")][0]).max() < 1e-5
+        assert np.abs(pattern @ v - arrays[hook_name(path, "z")][0]).max() < 1e-5
         for head in range(q.shape[0]):
             assert check_head(arrays, kind, layer, head).passes(1e-5)
 
@@ -60,7 +60,7 @@ def test_causal_mask_blocks_future_keys_exactly(traces):
     arrays = traces[("decoder", 0)].arrays
     allowed = arrays["decoder.layers.0.self_attn.hook_mask"][0, 0]
     assert not allowed.all(), "a decoder self-attention mask blocks something"
-    q, k = (arrays[f"decoder.layers.0.self_attn.hook_{x}"][0] for x in "qk")
+    q, k = (arrays[act_name("decoder", 0, x)][0] for x in "qk")
     pattern = recompute_pattern(q, k, allowed)
     assert np.all(pattern[:, ~allowed] == 0.0)
     np.testing.assert_allclose(pattern.sum(-1), 1.0, atol=1e-9)
@@ -92,12 +92,12 @@ def test_step_view_rows_are_the_captured_numbers(traces, kind):
     for query in range(len(trace.query_tokens(kind))):
         view = build_step_view(trace.arrays, kind, 1, 2, query, trace.query_tokens(kind), trace.key_tokens(kind))
         keys = view.keys
-        np.testing.assert_allclose(view.scaled, trace.arrays[f"{path}.hook_scores"][0, 2, query, keys], atol=1e-5)
-        np.testing.assert_allclose(view.weights, trace.arrays[f"{path}.hook_pattern"][0, 2, query, keys], atol=1e-5)
+        np.testing.assert_allclose(view.scaled, trace.arrays[hook_name(path, "scores")][0, 2, query, keys], atol=1e-5)
+        np.testing.assert_allclose(view.weights, trace.arrays[hook_name(path, "pattern")][0, 2, query, keys], atol=1e-5)
         np.testing.assert_allclose(view.z, view.captured_z, atol=1e-5)
         np.testing.assert_allclose(view.contributions.sum(0) + view.rest, view.z, atol=1e-12)
         assert view.hidden_weight == pytest.approx(1 - view.weights.sum(), abs=1e-9)
-        np.testing.assert_array_equal(view.allowed, trace.arrays[f"{path}.hook_mask"][0, 0, query, keys])
+        np.testing.assert_array_equal(view.allowed, trace.arrays[hook_name(path, "mask")][0, 0, query, keys])
 
 
 def test_long_input_is_clipped_to_a_window_around_the_strongest_key(bundle):

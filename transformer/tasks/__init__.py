@@ -36,37 +36,11 @@ from transformer.tasks.diagnosis import Diagnosis, Problem, diagnose
 from transformer.tasks.english import Sentence
 from transformer.tasks.induction import InductionTask
 from transformer.tasks.phrase import Phrase
+from transformer.tasks.registry import TASKS, get_task
 from transformer.tasks.translate_fr import EnglishToFrench
 from transformer.tasks.translate_zh import EnglishToChinese
 from transformer.tasks.translate_zh_en import ChineseToEnglish
 from transformer.tasks.words import Grammar, NotInGrammar, WordTask
-
-TASKS: dict[str, Task] = {
-    task.name: task
-    for task in (
-        CopyTask(),
-        ReverseTask(),
-        SortTask(),
-        EnglishToChinese(),
-        EnglishToFrench(),
-        ChineseToEnglish(),
-        GptEnglishToChinese(),
-        InductionTask(),
-    )
-}
-
-
-def get_task(name: str) -> Task:
-    """The registered task called `name`.
-
-    Raises:
-        ValueError: for an unknown name, listing the known ones.
-    """
-    try:
-        return TASKS[name]
-    except KeyError:
-        raise ValueError(f"unknown task {name!r}; known tasks: {', '.join(TASKS)}") from None
-
 
 __all__ = [
     "COMMON_HANZI",

@@ -18,9 +18,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+from transformer.batch import text_limit
 from transformer.tasks.base import Example, Split, Task
 from transformer.tasks.reading import CATEGORY_NAMES, source_lexicon
+from transformer.tasks.registry import get_task
 from transformer.tasks.words import WordTask
+from transformer.tokenizer import SENTENCE_PUNCTUATION, SPECIALS
 
 Slot = tuple[str, bool]  # (a category name from CATEGORY_NAMES, or a literal word in quotes; optional?)
 
@@ -139,8 +142,6 @@ class InputDescription:
 
 def input_description(task: Task, card: Mapping[str, Any] | None = None) -> InputDescription:
     """What `task`'s model reads; `card` (the model's card.json) gives the trained length where the task has none."""
-    from transformer.tokenizer import SENTENCE_PUNCTUATION
-
     card = card or {}
     if task.level == "char":
         length = trained_max_len(card) or getattr(task, "max_len", None)
@@ -159,18 +160,16 @@ def input_description(task: Task, card: Mapping[str, Any] | None = None) -> Inpu
 def model_input_description(bundle: Any) -> InputDescription:
     """What a loaded model reads: its task's description, or for a model without a task (random weights) its
     tokenizer's: the vocabulary's symbols, up to the model's maximum length."""
-    from transformer.tasks import get_task
-
     try:
         return input_description(get_task(str(bundle.card.get("task", ""))), bundle.card)
     except ValueError:
         reader = bundle.source_tokenizer or bundle.target_tokenizer
         unit: Literal["word", "character"] = "word" if reader.level == "word" else "character"
-        symbols = tuple(reader.vocab[4:])  # after the four specials
+        symbols = tuple(reader.vocab[len(SPECIALS) :])  # after <pad> <bos> <eos> <unk>
         return InputDescription(
             unit,
             symbols,
-            bundle.config.max_len - 1,
+            text_limit(bundle.config.max_len),
             getattr(reader, "ignored", ""),
             bool(getattr(reader, "lowercase", False)),
             None,
