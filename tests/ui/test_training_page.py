@@ -246,3 +246,18 @@ def test_the_film_mode_opens_on_the_shipped_reverse_film(lang):
         return max(float(np.mean([cross[h, q, n - 1 - q] for q in range(n)])) for h in range(cross.shape[0]))
 
     assert mirrored(film.n_frames - 1) > 0.5 > mirrored(0)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_film_says_decoder_and_cross_rows_are_named_by_what_they_write(lang):
+    """Issue 10 §1: one sentence on each decoder/cross view; the film's encoder view has none."""
+    from ui.i18n import catalog
+
+    rows_write = catalog(lang)["heads.rows_write"]
+    at = open_page("training", tr_mode="film", lang=lang)  # reverse's film opens on cross-attention
+    assert at.selectbox(key="tr_kind").value == "cross"
+    assert rows_write in [c.value for c in at.caption]
+    for kind, shown in (("encoder", False), ("decoder", True)):
+        at.selectbox(key="tr_kind").set_value(kind).run()
+        assert_no_exception(at)
+        assert (rows_write in [c.value for c in at.caption]) == shown, kind
