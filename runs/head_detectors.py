@@ -20,6 +20,8 @@ from transformer.checkpoint import ModelBundle
 from transformer.detector_inputs import DECODER_CROSS, detector_inputs
 from transformer.evaluate import alignment_sets, make_batch
 from transformer.head_detectors import (
+    CROSS_SCORE_NAMES,
+    SOURCE_ALIGNMENT,
     HeadScores,
     alignment_matrix,
     head_scores,
@@ -77,7 +79,8 @@ def source_alignment(bundle: ModelBundle, n: int = ALIGNMENT_EXAMPLES, seed: int
 
 
 def detector_table(bundle: ModelBundle, half: int = HALF, seed: int = 0) -> DetectorTable:
-    """Every detector score of every attention kind of `bundle`."""
+    """Every detector score that means something for each attention kind of `bundle`: self-attention gets
+    them all, cross-attention only `CROSS_SCORE_NAMES` (first token and source alignment; issue 10 §3)."""
     inputs = detector_inputs(bundle, half=half, seed=seed)
     scores: dict[str, HeadScores] = {}
     tokens: dict[str, tuple[str, ...]] = {}
@@ -88,8 +91,11 @@ def detector_table(bundle: ModelBundle, half: int = HALF, seed: int = 0) -> Dete
         patterns = inputs.patterns[kind]  # (L, H, Tq, Tk)
         ids = None if kind == DECODER_CROSS else inputs.ids[kind]
         table = head_scores(patterns, ids)
-        if kind == DECODER_CROSS and alignment is not None:
-            table = HeadScores((*table.names, "source_alignment"), np.concatenate([table.scores, alignment[None]]))
+        if kind == DECODER_CROSS:
+            if alignment is not None:
+                table = HeadScores((*table.names, SOURCE_ALIGNMENT), np.concatenate([table.scores, alignment[None]]))
+            # between two languages a query's index says nothing about a key's: only the sink and the alignment
+            table = table.only(CROSS_SCORE_NAMES)
         scores[kind] = table
         tokens[kind] = tuple(inputs.tokens[kind])
     return DetectorTable(scores, inputs.half, tokens, n_aligned)

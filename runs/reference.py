@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from transformer.checkpoint import ModelBundle
+from transformer.prompt import prompt_format
 from transformer.tasks import Diagnosis, Task, WordTask, diagnose, get_task, is_heldout
 from viz.trace import TraceData
 
@@ -43,7 +44,9 @@ def check_reference(bundle: ModelBundle, trace: TraceData) -> ReferenceCheck | N
     """Compare a run with the task's right answer; None when the model has no task (random weights).
 
     Compared token by token in the model's own target vocabulary, so spacing in the output text
-    does not matter. Inputs with symbols the model does not know are not judged: it read <unk> (a translator's
+    does not matter. A decoder-only model trained without <eos> (induction: an endless continuation) writes
+    until the length limit, so only as many tokens as the right output has are compared, as
+    `transformer.evaluate` does. Inputs with symbols the model does not know are not judged: it read <unk> (a translator's
     grammar still diagnoses them: which words it lacks, and the nearest sentence it makes).
     """
     task = model_task(bundle)
@@ -56,9 +59,11 @@ def check_reference(bundle: ModelBundle, trace: TraceData) -> ReferenceCheck | N
     if example is None:
         return ReferenceCheck(expected=None, correct=False, heldout=False, diagnosis=diagnosis_of(task, trace.text))
     expected_tokens = bundle.target_tokenizer.tokenize(example.target)
-    return ReferenceCheck(
-        expected=example.target, correct=list(trace.output_tokens) == list(expected_tokens), heldout=is_heldout(example.source)
-    )
+    written = list(trace.output_tokens)
+    fmt = prompt_format(bundle)
+    if fmt is not None and not fmt.end_with_eos:  # it writes on with no <eos>: judged on the reference's length
+        written = written[: len(expected_tokens)]
+    return ReferenceCheck(expected=example.target, correct=written == list(expected_tokens), heldout=is_heldout(example.source))
 
 
 @lru_cache(maxsize=256)

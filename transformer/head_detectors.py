@@ -15,7 +15,13 @@ Scores (stable names, `SCORE_NAMES`; the page gives each a one-line meaning in b
     anti_diagonal    weight on the mirrored position Tk - 1 - q (a reversing head)
     source_alignment weight on a gold alignment's source positions (cross-attention; needs the alignment)
 
-Pure NumPy: patterns come in as arrays (L, H, Tq, Tk), one sequence, no padding.
+Pure NumPy: patterns come in as arrays of one sequence, no padding: a whole stack (L, H, Tq, Tk), one layer's
+heads (H, Tq, Tk) or a single pattern (Tq, Tk) (a hand-made one, say); a score drops the last two axes, so it
+is (L, H), (H,) or a 0-d array respectively.
+
+Cross-attention compares two different sequences, so a score that compares a query's index with a key's
+index (previous token, diagonal, anti-diagonal, duplicate token) means nothing there between two languages:
+`CROSS_SCORE_NAMES` are the scores that do (the rule of `viz.head_summary.CROSS_METRICS`).
 """
 
 from __future__ import annotations
@@ -42,12 +48,19 @@ SCORE_NAMES: tuple[str, ...] = (
     SOURCE_ALIGNMENT,
 )
 """Every score name, in table order. Scores that need tokens (induction, duplicate) or an alignment may be absent."""
+INDEX_SCORE_NAMES: tuple[str, ...] = (PREVIOUS_TOKEN, DUPLICATE_TOKEN, DIAGONAL, ANTI_DIAGONAL)
+"""The scores that compare a query's position with a key's position in the same sequence."""
+CROSS_SCORE_NAMES: tuple[str, ...] = (FIRST_TOKEN, SOURCE_ALIGNMENT)
+"""The scores shown for cross-attention: the sink, and the gold alignment (none of `INDEX_SCORE_NAMES`)."""
 
 
-def _check(patterns: np.ndarray) -> np.ndarray:
+def _check(patterns: np.ndarray, stack: bool = False) -> np.ndarray:
+    """`patterns` as float64, (Tq, Tk), (H, Tq, Tk) or (L, H, Tq, Tk); only the last with `stack`."""
     p = np.asarray(patterns, dtype=np.float64)
-    if p.ndim != 4:
+    if stack and p.ndim != 4:
         raise ValueError(f"patterns must be (layers, heads, Tq, Tk), got shape {p.shape}")
+    if p.ndim not in (2, 3, 4):
+        raise ValueError(f"patterns must be (Tq, Tk), (heads, Tq, Tk) or (layers, heads, Tq, Tk), got shape {p.shape}")
     return p
 
 
@@ -55,21 +68,21 @@ def _mean_over_targets(patterns: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Mean over the queries that have a target of the weight each head puts on that query's targets.
 
     Args:
-        patterns: (L, H, Tq, Tk). targets: (Tq, Tk) bool, True where a query "should" look.
+        patterns: (L, H, Tq, Tk), (H, Tq, Tk) or (Tq, Tk). targets: (Tq, Tk) bool, True where a query "should" look.
     Returns:
-        (L, H); NaN where no query has a target (the score does not apply to this input).
+        (L, H), (H,) or 0-d; NaN where no query has a target (the score does not apply to this input).
     """
     p = _check(patterns)
     targets = np.asarray(targets, dtype=bool)
-    if targets.shape != p.shape[2:]:
-        raise ValueError(f"targets {targets.shape} do not match the patterns' (Tq, Tk) {p.shape[2:]}")
+    if targets.shape != p.shape[-2:]:
+        raise ValueError(f"targets {targets.shape} do not match the patterns' (Tq, Tk) {p.shape[-2:]}")
     targets = targets.copy()
     targets[0] = False  # query 0: see the module docstring
     queries = targets.any(axis=1)  # (Tq,)
     if not queries.any():
-        return np.full(p.shape[:2], np.nan)
-    mass = (p * targets).sum(axis=-1)  # (L, H, Tq)
-    return mass[..., queries].mean(axis=-1)  # (L, H)
+        return np.full(p.shape[:-2], np.nan)
+    mass = (p * targets).sum(axis=-1)  # (L, H, Tq), (H, Tq) or (Tq,)
+    return mass[..., queries].mean(axis=-1)  # (L, H), (H,) or ()
 
 
 def _offset_targets(tq: int, tk: int, key_of: np.ndarray) -> np.ndarray:
@@ -84,28 +97,28 @@ def _offset_targets(tq: int, tk: int, key_of: np.ndarray) -> np.ndarray:
 def previous_token_score(patterns: np.ndarray) -> np.ndarray:
     """(L, H): mean weight on key q - 1. Perfect previous-token head: 1; uniform over T keys: 1/T."""
     p = _check(patterns)
-    tq, tk = p.shape[2:]
+    tq, tk = p.shape[-2:]
     return _mean_over_targets(p, _offset_targets(tq, tk, np.arange(tq) - 1))
 
 
 def diagonal_score(patterns: np.ndarray) -> np.ndarray:
     """(L, H): mean weight on the query's own position."""
     p = _check(patterns)
-    tq, tk = p.shape[2:]
+    tq, tk = p.shape[-2:]
     return _mean_over_targets(p, _offset_targets(tq, tk, np.arange(tq)))
 
 
 def anti_diagonal_score(patterns: np.ndarray) -> np.ndarray:
     """(L, H): mean weight on key Tk - 1 - q (for a square pattern, the mirrored position)."""
     p = _check(patterns)
-    tq, tk = p.shape[2:]
+    tq, tk = p.shape[-2:]
     return _mean_over_targets(p, _offset_targets(tq, tk, tk - 1 - np.arange(tq)))
 
 
 def first_token_score(patterns: np.ndarray) -> np.ndarray:
     """(L, H): mean weight on key 0 (the attention sink)."""
     p = _check(patterns)
-    tq, tk = p.shape[2:]
+    tq, tk = p.shape[-2:]
     return _mean_over_targets(p, _offset_targets(tq, tk, np.zeros(tq, dtype=int)))
 
 
@@ -147,11 +160,11 @@ def source_alignment_score(patterns: np.ndarray, alignment: np.ndarray) -> np.nd
     """
     p = _check(patterns)
     alignment = np.asarray(alignment, dtype=bool)
-    if alignment.shape != p.shape[2:]:
-        raise ValueError(f"alignment {alignment.shape} does not match the patterns' (Tq, Tk) {p.shape[2:]}")
+    if alignment.shape != p.shape[-2:]:
+        raise ValueError(f"alignment {alignment.shape} does not match the patterns' (Tq, Tk) {p.shape[-2:]}")
     queries = alignment.any(axis=1)
     if not queries.any():
-        return np.full(p.shape[:2], np.nan)
+        return np.full(p.shape[:-2], np.nan)
     return (p * alignment).sum(axis=-1)[..., queries].mean(axis=-1)
 
 
@@ -191,6 +204,11 @@ class HeadScores:
         picked = [np.unravel_index(i, grid.shape) for i in order[:k]]
         return [(int(layer), int(head), float(grid[layer, head])) for layer, head in picked if np.isfinite(grid[layer, head])]
 
+    def only(self, names: tuple[str, ...]) -> HeadScores:
+        """The scores among `names` (in this table's order); e.g. `CROSS_SCORE_NAMES` for cross-attention."""
+        kept = [i for i, name in enumerate(self.names) if name in names]
+        return HeadScores(tuple(self.names[i] for i in kept), self.scores[kept])
+
 
 def head_scores(patterns: np.ndarray, tokens: Sequence[int] | None = None, alignment: np.ndarray | None = None) -> HeadScores:
     """Every score that applies to this stack's patterns (L, H, Tq, Tk).
@@ -198,7 +216,7 @@ def head_scores(patterns: np.ndarray, tokens: Sequence[int] | None = None, align
     Token scores (induction, duplicate) need `tokens` (query and key sequences must be the same: a
     self-attention stack); source_alignment needs `alignment` (Tq, Tk).
     """
-    p = _check(patterns)
+    p = _check(patterns, stack=True)
     found: dict[str, np.ndarray] = {
         PREVIOUS_TOKEN: previous_token_score(p),
         FIRST_TOKEN: first_token_score(p),

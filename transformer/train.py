@@ -110,14 +110,18 @@ def tokenizers_for(task: Any) -> tuple[Tokenizer, Tokenizer]:
     """
     from transformer.tasks.decoder_only import is_decoder_only
 
-    kind = CharTokenizer if task.level == "char" else WordTokenizer
+    segmented = bool(getattr(task, "segmented_source", False))
     if is_decoder_only(task):
-        shared = kind(task.vocabulary())
+        # the prompt is typed by a teacher as the word translators' source is: the same punctuation is ignored
+        shared: Tokenizer = (
+            CharTokenizer(task.vocabulary())
+            if task.level == "char"
+            else WordTokenizer(task.vocabulary(), ignored=SENTENCE_PUNCTUATION, segment=segmented)
+        )
         return shared, shared
     if task.level == "char":
         shared = CharTokenizer(task.source_vocabulary(), graphemes=True)
         return shared, shared
-    segmented = bool(getattr(task, "segmented_source", False))
     source = WordTokenizer(task.source_vocabulary(), ignored=SENTENCE_PUNCTUATION, segment=segmented)
     return source, WordTokenizer(task.target_vocabulary())
 

@@ -2,12 +2,16 @@
 
 The facts come from the task (`transformer.tasks.model_input_description`, `describe_grammar`); this
 file only words them in the UI language. It promises nothing the model cannot read: a translator reads
-the words of its lexicon, `reverse` the characters of its set up to its trained length, and untrained
-weights the characters of their vocabulary (no emoji).
+the words of its lexicon, a character model (`reverse`, `induction`) the characters of its own set (letters,
+digits, Chinese characters: whichever it has) up to its trained length, and untrained weights the
+characters of their vocabulary (no emoji).
 """
 
 from __future__ import annotations
 
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 
 import streamlit as st
@@ -29,15 +33,38 @@ def _grammar(task: Task) -> GrammarDescription:
     return describe_grammar(task)  # type: ignore[arg-type]  # only called for word tasks
 
 
+CHARSET_GROUPS = ("letters", "digits", "space", "ascii_marks", "hanzi", "other")  # each has a `grammar.charset_<group>` line
+
+
+def charset_group(symbol: str) -> str:
+    """Which of `CHARSET_GROUPS` a vocabulary symbol (one user-perceived character) belongs to."""
+    if len(symbol) == 1 and symbol.isascii():
+        return "letters" if symbol.isalpha() else "digits" if symbol.isdigit() else "space" if symbol == " " else "ascii_marks"
+    if len(symbol) == 1 and unicodedata.name(symbol, "").startswith(("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH")):
+        return "hanzi"
+    return "other"
+
+
+def charset_counts(symbols: Sequence[str]) -> dict[str, int]:
+    """How many of `symbols` fall in each group, in `CHARSET_GROUPS` order, groups with none left out."""
+    counts = Counter(charset_group(s) for s in symbols)
+    return {group: counts[group] for group in CHARSET_GROUPS if counts[group]}
+
+
 def reads_line(bundle: ModelBundle) -> str:
-    """One sentence: what this model reads (unit, lexicon or character set, the longest input it was trained on)."""
+    """One sentence: what this model reads (unit, lexicon or character set, the longest input it was trained on).
+
+    A character model's set is described from its own vocabulary (so Chinese characters are mentioned only
+    when it has them), and its length is the one its card or task says it was trained on.
+    """
     desc = model_input_description(bundle)
     reader = bundle.source_tokenizer or bundle.target_tokenizer
-    count = len(reader.vocab) - len(SPECIALS)  # after <pad> <bos> <eos> <unk>
+    symbols = reader.vocab[len(SPECIALS) :]  # after <pad> <bos> <eos> <unk>
     n = desc.max_symbols if desc.max_symbols is not None else bundle.config.max_len - 1
+    charset = t("architecture.list_sep").join(t(f"grammar.charset_{g}", n=f"{k:,}") for g, k in charset_counts(symbols).items())
     if is_untrained(bundle) or model_task(bundle) is None:
-        return t("grammar.reads_untrained", count=f"{count:,}", n=n)
-    return t(f"grammar.reads_{desc.unit}", count=f"{count:,}", n=n)
+        return t("grammar.reads_untrained", count=f"{len(symbols):,}", n=n)
+    return t(f"grammar.reads_{desc.unit}", count=f"{len(symbols):,}", charset=charset, n=n)
 
 
 def role_name(role: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from transformer.head_detectors import SCORE_NAMES, HeadScores
+from transformer.head_detectors import INDEX_SCORE_NAMES, SCORE_NAMES, HeadScores
 from ui.analysis_cache import get_detectors
 from ui.charts import show_figure
 from ui.i18n import t
@@ -87,6 +87,8 @@ def head_detectors(model_key: str, default: str | None = None) -> None:
         show_figure(fig, f"head-detectors-{kind}", key=f"detectors_{kind}", html=False)
         _top_heads(scores)
         if kind == "cross":
+            dropped = t("architecture.list_sep").join(t(f"detectors.name_{name}") for name in INDEX_SCORE_NAMES)
+            st.caption(t("detectors.cross_scores", names=dropped))
             if table.alignment_examples:
                 st.caption(t("detectors.alignment_measured", n=table.alignment_examples))
             else:

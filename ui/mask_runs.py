@@ -15,7 +15,8 @@ from viz.trace import TraceData
 
 
 def ablation_default(model_key: str, text: str, baseline: TraceData) -> AblationDefault:
-    """The head whose removal changes this text's output, among the few the importance table ranks first."""
+    """A head whose removal changes this text's output, tried in the importance table's order until one does
+    (`runs.experiments.telling_head`: at most one cached run per head, about a second for 24 heads)."""
     bundle = get_bundle(model_key)
     candidates = ablation_candidates(stored_table(model_key), attention_kinds(bundle))
     return telling_head(candidates, baseline, lambda spec: get_trace(model_key, text, names=(), interventions=(spec,)))

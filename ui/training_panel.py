@@ -176,6 +176,8 @@ def film_view(
         )
         fig.update_layout(width=None, height=360)
         show_figure(fig, f"{name}_attention", key="tr_attention", html=False)
+        if query_axis.reads is not None:  # decoder and cross rows are named by what they write, as on the heads page
+            st.caption(t("heads.rows_write"))
         st.text(t("training.probe", source=film.source, target=film.target))  # plain text: the probe may be the user's
 
 

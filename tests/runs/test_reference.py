@@ -6,9 +6,10 @@ from dataclasses import replace
 import pytest
 
 from runs.reference import check_reference
+from runs.text_run import run_text
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
-from transformer.registry import load_model, random_bundle
+from transformer.registry import list_models, load_model, random_bundle
 from transformer.tasks import diagnose, get_task, is_heldout
 from viz.trace import TraceData
 
@@ -75,3 +76,23 @@ def test_outside_the_grammar_the_diagnosis_names_the_combination_and_the_nearest
 def test_a_sentence_inside_the_grammar_has_no_diagnosis(en_zh, reverse):
     assert check_reference(en_zh, _run(en_zh, "i read a book")).diagnosis is None
     assert check_reference(reverse, _run(reverse, "abc")).diagnosis is None
+
+
+@pytest.mark.parametrize("name", [info.name for info in list_models()])
+def test_every_shipped_models_card_example_is_judged_correct_on_the_page(name):
+    """Issue 13: induction has no <eos> and writes on to its length limit; the page judges the continuation on
+    the reference's length, as `transformer.evaluate` does, so its own card example reads "correct"."""
+    bundle = load_model(name)
+    trace = run_text(bundle, str(bundle.card["example"]))
+    verdict = check_reference(bundle, trace)
+    assert verdict is not None and verdict.expected is not None and verdict.correct, (trace.output_tokens, verdict)
+
+
+def test_an_endless_continuation_is_still_wrong_when_its_first_tokens_are():
+    bundle = load_model("induction")
+    trace = run_text(bundle, str(bundle.card["example"]))
+    expected = bundle.target_tokenizer.tokenize(check_reference(bundle, trace).expected)
+    assert len(trace.output_tokens) > len(expected)  # it wrote on past the answer
+    wrong = next(s for s in bundle.target_tokenizer.vocab[4:] if s != trace.output_tokens[0])
+    assert not check_reference(bundle, replace(trace, output_tokens=(wrong, *trace.output_tokens[1:]))).correct
+    assert not check_reference(bundle, replace(trace, output_tokens=trace.output_tokens[: len(expected) - 1])).correct

@@ -68,3 +68,18 @@ def test_expansion_strips_have_the_models_widths():
     assert widths == [config.d_model, config.d_ff, config.d_model]
     hidden = plotly_array(strips[1]["z"])
     assert hidden.min() >= 0  # after the ReLU
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_expansion_sentence_is_right_for_a_2x_model(lang):
+    """reverse widens 128 → 256 (2×): the sentence states its ratio and the paper's 4× without calling them alike."""
+    at = open_page("feed_forward", model="reverse", text="abc", lang=lang)
+    bundle = load_bundle(ModelRef.parse("reverse"))
+    d_model, d_ff = bundle.config.d_model, bundle.config.d_ff
+    assert d_ff / d_model == 2
+    text = " ".join(m.value for m in at.markdown)
+    sentence = next(part for part in text.split("\n") if f"d_ff = {d_ff}" in part)
+    if lang == "en":
+        assert "(2× wider; the paper's base model widens 512 → 2048, 4×)" in sentence and "also 4" not in sentence
+    else:
+        assert "（扩展为 2 倍；论文的基础模型是 512 → 2048，即 4 倍）" in sentence and "也是 4 倍" not in sentence

@@ -44,3 +44,16 @@ def test_decoder_only_says_it_has_no_cross_attention():
     at = open_page("heads", model="gpt-translate-en-zh", text="i read a book", lang="en")
     assert "detectors_decoder" in figures(at) and "detectors_cross" not in figures(at)
     assert any("no cross-attention" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_cross_tab_says_why_index_scores_are_not_shown(lang):
+    at = open_page("heads", model="translate-en-zh", text="i read a book", lang=lang)  # opens on the cross tab
+    text = " ".join(c.value for c in at.caption)
+    if lang == "en":
+        assert (
+            "compare positions by index (previous token, duplicate token, diagonal (itself), anti-diagonal) mean nothing here"
+            in text
+        )
+    else:
+        assert "按位置序号比较的分数（前一个词元、重复词元、对角线（自身）、反对角线）" in text

@@ -82,12 +82,17 @@ def test_too_few_sentences_get_a_translated_error():
 
 def test_blank_and_extra_lines_are_reported_and_the_page_keeps_working():
     at = _open(text="abc", more="a\n\nab\nabcd\nabcde")
-    assert any("Empty line(s) 2" in i.value for i in at.info)
+    assert any("Empty line(s) 2 of the “more sentences” box" in i.value for i in at.info)  # a line of that box, not sentence 2
     assert any("first 4 sentences" in w.value for w in at.warning)
     assert figure(at, "batch_source")["data"][0]["text"][3][0] == "a"  # sentence 4 is "abcd"
     at.text_area(key="more").set_value("a\x07b")
     at = _in_chinese(at)
     assert any("第 2 句" in i.value and "控制字符" in i.value for i in at.info)
+
+
+def test_skipped_empty_lines_are_named_as_lines_of_the_box_in_chinese():
+    at = _in_chinese(_open(text="abc", more="a\n\nab"))
+    assert any("“其他句子”框中的空行：该框的第 2 行" in i.value for i in at.info)
 
 
 def _upper(at: AppTest, name: str) -> np.ndarray:

@@ -259,3 +259,18 @@ def test_a_link_opens_the_film_mode_and_switching_writes_it():
     assert "tr_mode" not in at.query_params
     at.segmented_control(key="tr_mode").set_value("film").run()
     assert at.query_params.get("tr_mode") == "film"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_film_says_decoder_and_cross_rows_are_named_by_what_they_write(lang):
+    """Issue 10 §1: one sentence on each decoder/cross view; the film's encoder view has none."""
+    from ui.i18n import catalog
+
+    rows_write = catalog(lang)["heads.rows_write"]
+    at = open_page("training", tr_mode="film", lang=lang)  # reverse's film opens on cross-attention
+    assert at.selectbox(key="tr_kind").value == "cross"
+    assert rows_write in [c.value for c in at.caption]
+    for kind, shown in (("encoder", False), ("decoder", True)):
+        at.selectbox(key="tr_kind").set_value(kind).run()
+        assert_no_exception(at)
+        assert (rows_write in [c.value for c in at.caption]) == shown, kind

@@ -138,8 +138,31 @@ def test_head_scores_places_each_score_at_its_layer_and_head():
 
 def test_bad_shapes_raise_clear_errors():
     with pytest.raises(ValueError, match="layers, heads"):
-        previous_token_score(np.eye(3))
+        previous_token_score(np.ones((2, 2, 2, 3, 3)))
     with pytest.raises(ValueError, match="self-attention"):
         head_scores(one_head(np.eye(3)), tokens=[1, 2])
     with pytest.raises(ValueError, match="alignment"):
         source_alignment_score(one_head(np.eye(3)), np.eye(2, dtype=bool))
+
+
+@pytest.mark.parametrize("lead", [(), (3,), (2, 3)], ids=["single (T, T)", "heads (H, T, T)", "stack (L, H, T, T)"])
+def test_scores_read_one_pattern_one_layers_heads_or_a_stack(lead):
+    """Hand-made patterns come as one (T, T) matrix as often as a stack: each score keeps the leading axes."""
+    previous = np.broadcast_to(at([0, *range(T - 1)]), (*lead, T, T))
+    uniform = np.full((*lead, T, T), 1 / T)
+    assert previous_token_score(previous).shape == lead
+    np.testing.assert_array_equal(previous_token_score(previous), np.ones(lead))
+    for score in (previous_token_score, diagonal_score, anti_diagonal_score, first_token_score):
+        np.testing.assert_allclose(score(uniform), np.full(lead, 1 / T))
+    tokens = repeated_tokens(4)
+    t = len(tokens)
+    flat = np.full((*lead, t, t), 1 / t)
+    assert induction_score(flat, tokens).shape == duplicate_token_score(flat, tokens).shape == lead
+    np.testing.assert_allclose(source_alignment_score(flat, np.eye(t, dtype=bool)), np.full(lead, 1 / t))
+
+
+def test_scores_name_a_shape_they_cannot_read():
+    with pytest.raises(ValueError, match=r"\(Tq, Tk\), \(heads, Tq, Tk\)"):
+        previous_token_score(np.ones(T))
+    with pytest.raises(ValueError, match="layers, heads"):
+        head_scores(np.ones((T, T)))  # a table is per layer and head

@@ -84,6 +84,11 @@ class InductionTask(DecoderOnlyTask, Task):
             seen[symbol] = m
         return None
 
+    @property
+    def max_len(self) -> int:
+        """The longest sequence trained on, in symbols (lead-in and both halves): the input help's length."""
+        return self.max_lead + 2 * self.max_half
+
     def source_vocabulary(self) -> tuple[str, ...]:
         return tuple(sorted(ALPHABET))
 
