@@ -3,8 +3,8 @@
 A shipped model carries its head-importance table (`transformer.importance`, `importance.json`,
 fingerprint-checked). An untrained model has no task, hence no right output to lose; its table is
 measured on demand over a fixed sample of the copy task (the right output = the input), which
-shows which heads the untrained output depends on. Decoder-only models are not measured (the
-ablation compares a source's output with a reference target).
+shows which heads the untrained output depends on. A decoder-only model is measured on the same
+sample, read as a prompt it completes (`transformer.importance`: the output after the prompt).
 """
 
 from __future__ import annotations
@@ -24,14 +24,9 @@ RANDOM_SAMPLE_SIZE = 16
 RANDOM_SAMPLE_MAX_CHARS = 10  # short strings: the untrained model decodes each one greedily, once per head
 
 
-def can_measure(bundle: ModelBundle) -> bool:
-    """Whether head importance can be measured for this model: encoder-decoder models only."""
-    return bundle.config.is_encoder_decoder
-
-
 def stored_importance(bundle: ModelBundle) -> HeadImportance | None:
     """A shipped model's stored table (None for random models, missing or stale tables)."""
-    return None if is_untrained(bundle) or not can_measure(bundle) else load_importance(bundle)
+    return None if is_untrained(bundle) else load_importance(bundle)
 
 
 def measure_importance(bundle: ModelBundle, progress: Callable[[int, int], None] | None = None) -> HeadImportance:

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from hook_names import hook_name, parse
+from hook_names import parse_head_label
 from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
-from transformer.importance import HeadImportance
+from transformer.importance import HeadImportance, HeadScore
 from viz import payload
 from viz.alignment import Alignment
 from viz.head_grid import grid_figure, grid_geometry
@@ -78,31 +78,89 @@ def gold_alignment(bundle: ModelBundle, trace: TraceData) -> tuple[int | None, .
     return tuple(example.alignment)
 
 
-def card_alignment_head(bundle: ModelBundle) -> tuple[int, int] | None:
-    """(layer, head) of the card's `attention.best_cross_attention_head` ("decoder.layers.1.cross_attn head 3")."""
-    named = bundle.card.get("attention", {}).get("best_cross_attention_head") if isinstance(bundle.card, dict) else None
-    if not isinstance(named, str) or " head " not in named:
+# The heads a model's card names, in the order the page prefers them: (key under card["attention"], kind, why).
+# A translator's cross-attention alignment head; the induction model's induction head; the GPT translator's
+# prompt-reading head (cross-attention's job, done by self-attention over the prompt).
+CARD_HEADS: tuple[tuple[str, str, str], ...] = (
+    ("best_cross_attention_head", "cross", "alignment"),
+    ("induction_head", "decoder", "induction"),
+    ("best_prompt_attention_head", "decoder", "prompt"),
+)
+FIRST = "first"  # the reason of the fallback opening: layer 0 head 0, chosen for no reason
+
+
+@dataclass(frozen=True)
+class Opening:
+    """The head the page opens on and why: `reason` is a `CARD_HEADS` why, "important" or `FIRST`.
+
+    `score` is the number behind the reason (alignment match or induction score, from the card or the
+    importance table); `row` the head's row of the importance table, when there is one."""
+
+    kind: str
+    layer: int
+    head: int
+    reason: str
+    score: float | None = None
+    row: HeadScore | None = None
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return self.kind, self.layer, self.head
+
+
+def card_head(bundle: ModelBundle, key: str, kind: str) -> tuple[int, int] | None:
+    """(layer, head) of the card's `attention[key]` ("decoder.layers.1.cross_attn head 3") if it is a head of `kind`."""
+    named = bundle.card.get("attention", {}).get(key) if isinstance(bundle.card, dict) else None
+    if not isinstance(named, str):
         return None
-    module, _, head = named.rpartition(" head ")
     try:
-        parsed = parse(hook_name(module, "pattern"))
-        return (parsed.layer, int(head)) if parsed.kind == "cross" and parsed.layer is not None else None
+        label = parse_head_label(named)
     except ValueError:
         return None
+    return (label.layer, label.head) if label.kind == kind else None
+
+
+def card_alignment_head(bundle: ModelBundle) -> tuple[int, int] | None:
+    """(layer, head) of the card's `attention.best_cross_attention_head` ("decoder.layers.1.cross_attn head 3")."""
+    return card_head(bundle, "best_cross_attention_head", "cross")
+
+
+def _card_score(bundle: ModelBundle, reason: str) -> float | None:
+    """The card's number for its named head: the alignment match (both translators' heads) or the induction score."""
+    card = bundle.card if isinstance(bundle.card, dict) else {}
+    value = (
+        card.get("metrics", {}).get("induction_score")
+        if reason == "induction"
+        else card.get("attention", {}).get("alignment_argmax_match")
+    )
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _row(table: HeadImportance | None, kind: str, layer: int, head: int) -> HeadScore | None:
+    try:
+        return None if table is None else table.score(kind, layer, head)
+    except KeyError:
+        return None
+
+
+def opening(bundle: ModelBundle, kinds: list[str], table: HeadImportance | None) -> Opening:
+    """The head the page opens on, and why: the head the card names (a translator's alignment head on
+    cross-attention, the induction head, the GPT translator's prompt-reading head), else a translator's
+    best aligner from the table, else the most important head, else the first kind's layer 0 head 0."""
+    if model_task(bundle) is not None:
+        for key, kind, reason in CARD_HEADS:
+            if kind in kinds and (named := card_head(bundle, key, kind)) is not None:
+                return Opening(kind, *named, reason, _card_score(bundle, reason), _row(table, kind, *named))
+        if "cross" in kinds and table is not None and (best := table.alignment_head()) is not None and best.kind == "cross":
+            return Opening("cross", best.layer, best.head, "alignment", best.alignment, best)
+    if table is not None and (important := [s for s in table.important() if s.kind in kinds]):
+        return Opening(important[0].kind, important[0].layer, important[0].head, "important", row=important[0])
+    return Opening(kinds[0], 0, 0, FIRST)
 
 
 def opening_head(bundle: ModelBundle, kinds: list[str], table: HeadImportance | None) -> tuple[str, int, int]:
-    """The head the page opens on: a translator's alignment head on cross-attention, else the most
-    important head, else encoder (or the only kind) layer 0 head 0."""
-    if "cross" in kinds:
-        named = card_alignment_head(bundle)
-        if named is None and table is not None and (best := table.alignment_head()) is not None:
-            named = (best.layer, best.head)
-        if named is not None and model_task(bundle) is not None:
-            return "cross", *named
-    if table is not None and (important := [s for s in table.important() if s.kind in kinds]):
-        return important[0].kind, important[0].layer, important[0].head
-    return kinds[0], 0, 0
+    """(kind, layer, head) of `opening`."""
+    return opening(bundle, kinds, table).key
 
 
 def plan_grids(trace: TraceData, kinds: list[str], budget: float | None = None) -> LayerPages:

@@ -75,55 +75,68 @@ class EvalResult:
 
 @torch.no_grad()
 def evaluate(bundle: ModelBundle, examples: Sequence[Any], batch_size: int = 250) -> EvalResult:
-    """Greedy-decode every example (in batches) and compare with its target.
-
-    Examples are sorted by source length before batching so little time goes to padding.
-    """
+    """Greedy-decode every example (in batches, `greedy_completions`) and compare with its target."""
     model = bundle.model
     was_training = model.training
     model.eval()
     exact = right = total = 0
     failures: list[tuple[str, str, str]] = []
-    fmt = prompt_format(bundle)
     try:
-        for chunk, batch, ys in _greedy_batches(bundle, fmt, examples, batch_size):
-            for row, example, labels in zip(ys.tolist(), chunk, batch.tgt_out.tolist(), strict=True):
-                want = [t for t in labels if t != PAD_ID]  # target ids + <eos>
-                if fmt is not None:  # a decoder-only model's labels: (prompt tokens), then target ids [+ <eos>]
-                    want = target_ids(bundle.target_tokenizer, example.target)
-                    want = label_row(want) if fmt.end_with_eos else want
-                    row = row if fmt.end_with_eos else row[: len(want)]
-                got = row[: row.index(EOS_ID) + 1] if EOS_ID in row else row
-                right += sum(g == w for g, w in zip(got, want, strict=False))
-                total += len(want)
-                if got == want:
-                    exact += 1
-                elif len(failures) < 10:
-                    failures.append((example.source, example.target, bundle.target_tokenizer.decode(got)))
+        completions = greedy_completions(bundle, examples, batch_size)
     finally:
         model.train(was_training)
+    for example, (got, want) in zip(examples, completions, strict=True):
+        right += sum(g == w for g, w in zip(got, want, strict=False))
+        total += len(want)
+        if got == want:
+            exact += 1
+        elif len(failures) < 10:
+            failures.append((example.source, example.target, bundle.target_tokenizer.decode(got)))
     n = len(examples)
     return EvalResult(exact / max(n, 1), right / max(total, 1), n, tuple(failures))
 
 
+@torch.no_grad()
+def greedy_completions(bundle: ModelBundle, examples: Sequence[Any], batch_size: int = 250) -> list[tuple[list[int], list[int]]]:
+    """(output, right output) ids of every example, in the order given: what `evaluate` compares.
+
+    The output is the greedy completion (after a decoder-only model's prompt) up to and including its
+    <eos>; the right output is the target's ids + <eos>. A model whose format ends without <eos>
+    (induction: an endless continuation) is compared on as many tokens as the target has.
+    Runs under whatever interventions are active on the model (`transformer.importance` ablates heads).
+    """
+    fmt = prompt_format(bundle)
+    out: list[tuple[list[int], list[int]]] = [([], [])] * len(examples)
+    for indices, batch, ys in _greedy_batches(bundle, fmt, examples, batch_size):
+        for i, row, labels in zip(indices, ys.tolist(), batch.tgt_out.tolist(), strict=True):
+            want = [t for t in labels if t != PAD_ID]  # target ids + <eos>
+            if fmt is not None:  # a decoder-only model's labels: (prompt tokens), then target ids [+ <eos>]
+                want = target_ids(bundle.target_tokenizer, examples[i].target)
+                want = label_row(want) if fmt.end_with_eos else want
+                row = row if fmt.end_with_eos else row[: len(want)]
+            out[i] = (row[: row.index(EOS_ID) + 1] if EOS_ID in row else row, want)
+    return out
+
+
 def _greedy_batches(
     bundle: ModelBundle, fmt: PromptFormat | None, examples: Sequence[Any], batch_size: int
-) -> Iterator[tuple[list[Any], Batch, Tensor]]:
-    """(examples, their batch, greedy output ids after the prompt) in batches sorted by source length.
+) -> Iterator[tuple[list[int], Batch, Tensor]]:
+    """(indices into `examples`, their batch, greedy output ids after the prompt) in batches sorted by source length.
 
     A decoder-only batch holds prompts of one length only: the prompt is the decoder's own input, and
     padding inside it would shift the positions of the completion.
     """
     model = bundle.model
     if fmt is None:
-        ordered = sorted(examples, key=lambda e: len(e.source))
+        ordered = sorted(range(len(examples)), key=lambda i: len(examples[i].source))
         chunks = [ordered[i : i + batch_size] for i in range(0, len(ordered), batch_size)]
     else:
-        by_length: dict[int, list[Any]] = {}
-        for example in examples:
-            by_length.setdefault(len(prompt_prefix(bundle, fmt, example.source)), []).append(example)
+        by_length: dict[int, list[int]] = {}
+        for i, example in enumerate(examples):
+            by_length.setdefault(len(prompt_prefix(bundle, fmt, example.source)), []).append(i)
         chunks = [group[i : i + batch_size] for _, group in sorted(by_length.items()) for i in range(0, len(group), batch_size)]
-    for chunk in chunks:
+    for indices in chunks:
+        chunk = [examples[i] for i in indices]
         batch = make_batch(bundle, chunk)
         if fmt is None:
             prefix = torch.tensor([decoder_row([])] * len(chunk))  # (B, 1): <bos>
@@ -132,7 +145,7 @@ def _greedy_batches(
         longest = max(len(target_symbols(bundle.target_tokenizer, e.target)) for e in chunk)
         budget = min(longest + 9, model.config.max_len - prefix.shape[1])
         ys = greedy_decode(model, batch.src, prefix, budget)[:, prefix.shape[1] :]  # (B, n)
-        yield chunk, batch, ys
+        yield indices, batch, ys
 
 
 def alignment_sets(example: Any) -> dict[int, set[int]]:

@@ -5,8 +5,15 @@ For every (kind, layer, head) of a model, on a fixed, seeded held-out sample of 
   (`zero_head` at `hook_z`: the head contributes nothing to W^O);
 - `logprob_drop`: the mean drop in log-probability of the right output (teacher-forced on the
   reference target, <eos> included), intact minus ablated; positive = the head helped;
-- `alignment` (cross-attention only): how often the head's arg-max over source positions is the
-  source word the row's token translates (`evaluate.cross_attention_alignment`).
+- `alignment`: how often the head's arg-max over source positions is the source word the row's token
+  translates (`evaluate.cross_attention_alignment`): cross-attention heads of an encoder-decoder model,
+  the self-attention heads (reading the prompt) of a decoder-only one; only for tasks with an alignment.
+
+The output is what `evaluate.greedy_completions` compares, so importance and the card's exact match
+judge alike: for an encoder-decoder model the greedy output; for a decoder-only model the greedy
+completion after its prompt (`english =` → 中文), cut to the reference's length when the model has
+no <eos> to stop on (induction continues a repeat for ever). Its log-probability is taken on the
+completion only, even where the model was also trained to predict its prompt (induction).
 
 Most heads of a small trained model can be removed one at a time without changing a single output;
 a teacher should be shown the few that cannot. The shipped models store this table next to their
@@ -25,18 +32,18 @@ from typing import Any
 
 import torch
 
-from hook_names import ATTENTION_KINDS, attn_module, head_label
+from hook_names import attn_module, head_label
 from transformer.checkpoint import ModelBundle
-from transformer.decoding import greedy_decode
-from transformer.evaluate import Batch, cross_attention_alignment, make_batch
+from transformer.evaluate import Batch, cross_attention_alignment, greedy_completions, make_batch, prompt_prefix
+from transformer.film import kinds_of
 from transformer.hooks import intervene
 from transformer.interventions import InterventionSpec, build_interventions
+from transformer.prompt import prompt_format
 from transformer.registry import MODELS_DIR
 from transformer.tasks import Example, get_task
-from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from transformer.tokenizer import PAD_ID
 
 IMPORTANCE_JSON = "importance.json"
-KINDS = tuple(ATTENTION_KINDS)  # "encoder", "decoder", "cross": the paper's order
 
 Progress = Callable[[int, int], None]
 """Called as progress(done, total) after each head (and once with done = 0 before the first)."""
@@ -49,7 +56,8 @@ class HeadScore:
     head: int
     changed: float  # share of the sample whose greedy output changes without this head
     logprob_drop: float  # mean log p(right output) intact − ablated (nats); > 0: the head helps
-    alignment: float | None = None  # cross-attention: share of aligned rows whose arg-max is the gold source
+    # share of aligned rows whose arg-max is the gold source: cross-attention, or a decoder-only model's self-attention
+    alignment: float | None = None
 
     @property
     def module(self) -> str:
@@ -86,8 +94,9 @@ class HeadImportance:
         return tuple(sorted(chosen, key=lambda s: (-s.changed, -s.logprob_drop)))
 
     def alignment_head(self) -> HeadScore | None:
-        """The cross-attention head whose arg-max most often hits the gold alignment, if known."""
-        scored = [s for s in self.heads if s.alignment is not None]
+        """The head whose arg-max most often hits the gold alignment (cross-attention when the model has it), if known."""
+        scored = [s for s in self.heads if s.alignment is not None and s.kind == "cross"]
+        scored = scored or [s for s in self.heads if s.alignment is not None]
         return max(scored, key=lambda s: s.alignment or 0.0) if scored else None
 
     def to_dict(self) -> dict[str, Any]:
@@ -128,22 +137,33 @@ def sample(bundle: ModelBundle, n: int, seed: int) -> list[Example]:
     return task.examples(n, "heldout", seed)
 
 
-def _outputs(bundle: ModelBundle, batch: Batch, specs: Sequence[InterventionSpec]) -> list[list[int]]:
-    """Greedy outputs (ids up to, not including, <eos>) of every example under `specs`."""
-    prefix = torch.full((batch.src.shape[0], 1), BOS_ID, dtype=torch.long)  # (B, 1)
-    budget = min(batch.tgt_out.shape[1] + 8, bundle.config.max_len - 1)
+def _outputs(bundle: ModelBundle, examples: Sequence[Example], specs: Sequence[InterventionSpec]) -> list[list[int]]:
+    """Greedy outputs of every example under `specs`, as `evaluate` compares them (`greedy_completions`)."""
     with intervene(bundle.model, build_interventions(specs)):
-        ys = greedy_decode(bundle.model, batch.src, prefix, budget)[:, 1:]  # (B, n)
-    return [row[: row.index(EOS_ID)] if EOS_ID in row else row for row in ys.tolist()]
+        return [got for got, _ in greedy_completions(bundle, examples)]
+
+
+def _completion_labels(bundle: ModelBundle, batch: Batch, examples: Sequence[Example]) -> torch.Tensor:
+    """(B, T) labels of the right output only: a decoder-only model's prompt positions → <pad>.
+
+    Induction is trained to predict its prompt too (random symbols: nothing to learn there); the right
+    output whose log-probability a head may lower is the completion."""
+    fmt = prompt_format(bundle)
+    if fmt is None:
+        return batch.tgt_out
+    labels = batch.tgt_out.clone()
+    for b, example in enumerate(examples):
+        labels[b, : len(prompt_prefix(bundle, fmt, example.source)) - 1] = PAD_ID  # position t predicts token t + 1
+    return labels
 
 
 @torch.no_grad()
-def _logprobs(bundle: ModelBundle, batch: Batch, specs: Sequence[InterventionSpec]) -> torch.Tensor:
-    """(B,) log-probability of each example's reference target + <eos>, teacher-forced under `specs`."""
+def _logprobs(bundle: ModelBundle, batch: Batch, labels: torch.Tensor, specs: Sequence[InterventionSpec]) -> torch.Tensor:
+    """(B,) log-probability of each example's right output (`labels`, <pad> ignored), teacher-forced under `specs`."""
     with intervene(bundle.model, build_interventions(specs)):
         logp = bundle.model(batch.src, batch.tgt_in).log_softmax(-1)  # (B, Tt, vocab)
-    picked = logp.gather(-1, batch.tgt_out.unsqueeze(-1)).squeeze(-1)  # (B, Tt)
-    return picked.masked_fill(batch.tgt_out == PAD_ID, 0.0).sum(-1)  # (B,)
+    picked = logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1)  # (B, Tt)
+    return picked.masked_fill(labels == PAD_ID, 0.0).sum(-1)  # (B,)
 
 
 def compute_importance(
@@ -161,8 +181,6 @@ def compute_importance(
         examples: examples to use instead (e.g. for a random model, which has no task).
         progress: called as progress(done, total) as heads are scored.
     """
-    if not bundle.config.is_encoder_decoder:
-        raise ValueError("head importance is measured on encoder-decoder models (source → reference target)")
     chosen = list(examples) if examples is not None else sample(bundle, n, seed)
     if not chosen:
         raise ValueError("head importance needs at least one example")
@@ -171,9 +189,12 @@ def compute_importance(
     model.eval()
     try:
         batch = make_batch(bundle, chosen)
-        base_out, base_logp = _outputs(bundle, batch, ()), _logprobs(bundle, batch, ())
-        wanted = [[t for t in row if t not in (PAD_ID, EOS_ID)] for row in batch.tgt_out.tolist()]
-        keys = [(kind, layer, head) for kind in KINDS for layer in range(config.n_layers) for head in range(config.n_heads)]
+        labels = _completion_labels(bundle, batch, chosen)
+        base = greedy_completions(bundle, chosen)
+        base_out, base_logp = [got for got, _ in base], _logprobs(bundle, batch, labels, ())
+        exact = sum(got == want for got, want in base) / len(chosen)
+        kinds = kinds_of(bundle)
+        keys = [(kind, layer, head) for kind in kinds for layer in range(config.n_layers) for head in range(config.n_heads)]
         if progress:
             progress(0, len(keys))
         has_alignment = any(e.alignment for e in chosen)
@@ -181,9 +202,9 @@ def compute_importance(
         heads = []
         for done, (kind, layer, head) in enumerate(keys, start=1):
             spec = InterventionSpec("zero_output", HeadScore(kind, layer, head, 0, 0).module, head=head)
-            out, logp = _outputs(bundle, batch, (spec,)), _logprobs(bundle, batch, (spec,))
+            out, logp = _outputs(bundle, chosen, (spec,)), _logprobs(bundle, batch, labels, (spec,))
             changed = sum(a != b for a, b in zip(out, base_out, strict=True)) / len(chosen)
-            align = alignment.get(head_label("cross", layer, head)) if kind == "cross" else None
+            align = alignment.get(head_label(kind, layer, head))  # keys: the heads that read the source
             heads.append(
                 HeadScore(
                     kind,
@@ -198,7 +219,6 @@ def compute_importance(
                 progress(done, len(keys))
     finally:
         model.train(was_training)
-    exact = sum(o == w for o, w in zip(base_out, wanted, strict=True)) / len(chosen)
     return HeadImportance(
         bundle.name,
         task_name(bundle) or "examples",

@@ -12,6 +12,8 @@ import streamlit as st
 
 from runs import head_importance
 from runs.byte_cache import byte_cached, shared_cache
+from runs.heads import FIRST, opening
+from transformer.checkpoint import ModelBundle
 from transformer.importance import HeadImportance
 from ui.charts import show_figure
 from ui.i18n import t
@@ -44,6 +46,21 @@ def _stored_figure(
     return importance_figure(view, titles=titles, layer_label=layer_label, head_label=head_label)
 
 
+def opening_caption(model_key: str, bundle: ModelBundle, kinds: list[str]) -> str:
+    """Why the page opened on its head (`runs.heads.opening`), with the numbers that make it true for this
+    model: the card's alignment or induction score, and the head's row of the importance table."""
+    why = opening(bundle, kinds, current_table(model_key))
+    if why.reason == FIRST:
+        return ""
+    at = {"layer": why.layer, "head": why.head}
+    if why.reason == "important" and why.row is not None:
+        return t("heads.opened_important", **at, changed=why.row.changed, drop=why.row.logprob_drop)
+    text = t(f"heads.opened_{why.reason}", **at, score=why.score) if why.score is not None else t("heads.opened_card", **at)
+    if why.row is not None:
+        text += " " + t("heads.opened_row", changed=why.row.changed, drop=why.row.logprob_drop)
+    return text
+
+
 def _measure(model_key: str) -> None:
     bar = st.progress(0.0, text=t("heads.importance_progress", done=0, total="…"))
 
@@ -65,9 +82,6 @@ def importance_section(
     Drawn outside any fragment and before the grid: after a measurement, the same run marks the grid."""
     st.subheader(t("heads.importance_header"))
     bundle = get_bundle(model_key)
-    if not head_importance.can_measure(bundle):
-        st.info(t("heads.importance_decoder_only"))
-        return
     table = current_table(model_key)
     if table is None:
         if untrained:

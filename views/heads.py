@@ -18,7 +18,7 @@ from runs.heads_page import HeadsPage, default_metric
 from ui.charts import show_figure
 from ui.export import image_format_picker, npz_button, npz_bytes
 from ui.head_detectors import head_detectors
-from ui.head_importance import current_table, importance_section
+from ui.head_importance import current_table, importance_section, opening_caption
 from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker, layer_head_picker
 from ui.i18n import labels_of, t
 from ui.kind_tabs import open_kind_tab
@@ -201,7 +201,7 @@ def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
     with left:
         show_figure(fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig", width="content")
         if (kind, layer, head) == opening and page.opened_for_a_reason:
-            st.caption(t("heads.opened_alignment" if kind == "cross" else "heads.opened_important"))  # under it: the head first
+            st.caption(opening_caption(run[0], ctx.bundle, list(kinds)))  # under it: the head first
         if kind != "encoder":
             st.caption(t("heads.rows_write"))
         if kind == "cross" and alignment is None and not page.untrained:

@@ -5,6 +5,8 @@ card's alignment head putting "今天" on "today" and "图书馆" on "library", 
 page outlines, and the heads that matter.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -85,4 +87,39 @@ def test_untrained_models_measure_importance_on_the_copy_sample_with_progress():
     assert calls[0] == (0, 6) and calls[-1] == (6, 6)  # 3 kinds × 1 layer × 2 heads
     assert table.split == "given" and table.n == head_importance.RANDOM_SAMPLE_SIZE
     decoder_only = load_bundle(ModelRef.random(architecture="decoder-only", n_layers=1, d_model=16, n_heads=2))
-    assert not head_importance.can_measure(decoder_only) and attention_kinds(decoder_only) == ["decoder"]
+    assert attention_kinds(decoder_only) == ["decoder"] and head_importance.stored_importance(decoder_only) is None
+    calls.clear()
+    table = head_importance.measure_importance(decoder_only, lambda done, total: calls.append((done, total)))
+    assert calls[0] == (0, 2) and calls[-1] == (2, 2)  # self-attention only: 1 layer × 2 heads
+    assert {s.kind for s in table.heads} == {"decoder"} and table.n == head_importance.RANDOM_SAMPLE_SIZE
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "reason"),
+    [("gpt-translate-en-zh", "best_prompt_attention_head", "prompt"), ("induction", "induction_head", "induction")],
+)
+def test_decoder_only_models_open_on_the_head_their_card_names_with_its_numbers(name, key, reason):
+    bundle = load_bundle(ModelRef(name))
+    table = head_importance.stored_importance(bundle)
+    assert table is not None, f"regenerate: python -m transformer importance --model {name}"
+    kinds = attention_kinds(bundle)
+    opened = heads.opening(bundle, kinds, table)
+    layer, head = heads.card_head(bundle, key, "decoder")
+    assert (opened.key, opened.reason) == (("decoder", layer, head), reason)
+    assert opened.row == table.score("decoder", layer, head)
+    card = bundle.card
+    expected = card["metrics"]["induction_score"] if reason == "induction" else card["attention"]["alignment_argmax_match"]
+    assert opened.score == pytest.approx(expected)
+    if reason == "induction":
+        assert layer == bundle.config.n_layers - 1 and opened.score >= 0.9  # issue 13's claim, as the caption states it
+    assert heads.opening_head(bundle, kinds, table) == opened.key
+
+
+def test_without_a_named_head_the_page_opens_on_the_most_important_head_and_says_why():
+    bundle = load_bundle(ModelRef("gpt-translate-en-zh"))
+    table = head_importance.stored_importance(bundle)
+    unnamed = dataclasses.replace(bundle, card={**bundle.card, "attention": {}})
+    opened = heads.opening(unnamed, ["decoder"], table)
+    best = table.important()[0]
+    assert best.changed > 0 and (opened.key, opened.reason, opened.row) == (("decoder", best.layer, best.head), "important", best)
+    assert heads.opening(unnamed, ["decoder"], None) == heads.Opening("decoder", 0, 0, heads.FIRST)

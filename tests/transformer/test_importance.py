@@ -23,6 +23,7 @@ from transformer.interventions import InterventionSpec, build_interventions
 from transformer.registry import DEFAULT_MODEL, MODELS_DIR, load_model
 
 SHIPPED = [m for m in ("translate-en-zh", "translate-en-fr", "reverse") if (MODELS_DIR / m).is_dir()]
+DECODER_ONLY = [m for m in ("gpt-translate-en-zh", "induction") if (MODELS_DIR / m).is_dir()]
 
 
 @pytest.fixture(scope="module")
@@ -41,18 +42,43 @@ def test_stored_table_matches_a_fresh_computation(default, stored: HeadImportanc
     assert compute_importance(default, n=stored.n, seed=stored.seed) == stored
 
 
-@pytest.mark.parametrize("name", SHIPPED)
+@pytest.mark.parametrize("name", DECODER_ONLY)
+def test_decoder_only_stored_table_matches_a_fresh_computation(name: str) -> None:
+    bundle = load_model(name)
+    stored = load_importance(bundle)
+    assert stored is not None, f"regenerate: python -m transformer importance --model {name}"
+    assert compute_importance(bundle, n=stored.n, seed=stored.seed) == stored
+
+
+@pytest.mark.parametrize("name", SHIPPED + DECODER_ONLY)
 def test_every_shipped_model_has_a_current_table(name: str) -> None:
     bundle = load_model(name)
     result = load_importance(bundle)
     assert result is not None and result.fingerprint == fingerprint(bundle)
     config = bundle.config
-    assert len(result.heads) == 3 * config.n_layers * config.n_heads
+    kinds = ("encoder", "decoder", "cross") if config.is_encoder_decoder else ("decoder",)
+    assert len(result.heads) == len(kinds) * config.n_layers * config.n_heads
     assert {(s.kind, s.layer, s.head) for s in result.heads} == {
-        (k, layer, h) for k in ("encoder", "decoder", "cross") for layer in range(config.n_layers) for h in range(config.n_heads)
+        (k, layer, h) for k in kinds for layer in range(config.n_layers) for h in range(config.n_heads)
     }
-    assert all((s.alignment is not None) == (s.kind == "cross") for s in result.heads)
+    reads_source = "cross" if config.is_encoder_decoder else "decoder"  # a decoder-only model reads its prompt
+    assert all((s.alignment is not None) == (s.kind == reads_source) for s in result.heads)
     assert result.important(), "a trained model has at least one head that matters"
+    # outputs are compared as the card's exact match compares them: after the prompt, cut to the reference
+    # without <eos> (induction); a wrong cut would make the intact model look wrong on every example
+    assert result.baseline_exact >= 0.9
+
+
+def test_the_induction_head_matters_most_in_its_layer() -> None:
+    """Removing the card's induction head costs the repeat more log-probability than any other head of its layer."""
+    if "induction" not in DECODER_ONLY:
+        pytest.skip("no induction model shipped")
+    bundle = load_model("induction")
+    table = load_importance(bundle)
+    named = bundle.card["attention"]["induction_head"]
+    layer = bundle.config.n_layers - 1
+    row = max((s for s in table.heads if s.layer == layer), key=lambda s: s.logprob_drop)
+    assert f"{row.module} head {row.head}" == named and row.changed > 0
 
 
 def test_important_heads_really_change_the_output(default, stored: HeadImportance) -> None:

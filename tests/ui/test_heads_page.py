@@ -6,9 +6,12 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from runs.heads import card_alignment_head
+from runs import head_importance
+from runs.heads import card_alignment_head, opening
 from runs.model_ref import ModelRef, load_bundle
-from tests.ui.conftest import app_test, errors, figures
+from runs.text_run import attention_kinds
+from tests.ui.conftest import app_test, errors, figures, open_page
+from transformer.registry import MODELS_DIR
 from ui.i18n import catalog
 
 CARD_LAYER, CARD_HEAD = card_alignment_head(load_bundle(ModelRef.parse("translate-en-zh")))  # the default model's alignment head
@@ -230,5 +233,36 @@ def test_untrained_models_measure_importance_on_demand():
     at.button(key="heads_importance_measure").click().run()
     assert not errors(at), errors(at)
     assert [k for k in figures(at) if k.startswith("heads_importance_")]  # the open tab's figure
-    at = _random(_app("hi there"), "decoder-only")
-    assert any("encoder–decoder models" in i.value for i in at.info)
+    at = _random(_app("hi there", r_layers="1", r_heads="2"), "decoder-only")  # measured on the same sample, as a prompt
+    at.button(key="heads_importance_measure").click().run()
+    assert not errors(at), errors(at)
+    assert [k for k in figures(at) if k.startswith("heads_importance_")] == ["heads_importance_decoder"]
+
+
+SHIPPED = sorted(p.name for p in MODELS_DIR.iterdir() if (p / "card.json").is_file())
+REASON_WORDS = {  # what the caption calls the head, per reason of runs.heads.opening
+    "alignment": "alignment head",
+    "prompt": "prompt-reading head",
+    "induction": "induction head",
+    "important": "most important head",
+}
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_model_opens_on_its_telling_head_and_says_why_with_its_numbers(name):
+    bundle = load_bundle(ModelRef.parse(name))
+    table = head_importance.stored_importance(bundle)
+    assert table is not None, f"regenerate: python -m transformer importance --model {name}"
+    opened = opening(bundle, attention_kinds(bundle), table)
+    assert opened.reason in REASON_WORDS, f"{name} opens on layer 0 head 0 for no reason"
+    at = open_page("heads", model=name, text=bundle.card["example"], lang="en")
+    assert (at.selectbox(key="kind").value, at.selectbox(key="layer").value, at.selectbox(key="head").value) == opened.key
+    caption = next((c.value for c in at.caption if "The page opens on" in c.value), "")
+    assert f"{REASON_WORDS[opened.reason]} (layer {opened.layer}, head {opened.head})" in caption, caption
+    row = opened.row
+    assert row is not None and f"changes {row.changed:.0%} of the sample's outputs" in caption, caption
+    assert f"by {row.logprob_drop:.2f}" in caption, caption
+    if opened.reason != "important":
+        assert f"{opened.score:.0%}" in caption, caption  # the card's alignment or induction score
+    if opened.kind == "cross" or name.startswith("gpt-"):
+        assert opened.reason in ("alignment", "prompt"), "a translator opens on the head that reads the source"
