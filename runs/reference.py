@@ -30,6 +30,7 @@ class ReferenceCheck:
     correct: bool  # the model's output tokens are the right output's tokens
     heldout: bool  # the (normalised) input belongs to the held-out split: never trained on
     diagnosis: Diagnosis | None = None  # why a sentence has no right output, and the nearest one that has
+    judged: int | None = None  # only the first `judged` output tokens were compared (a model that writes on with no <eos>)
 
 
 def model_task(bundle: ModelBundle) -> Task | None:
@@ -61,9 +62,11 @@ def check_reference(bundle: ModelBundle, trace: TraceData) -> ReferenceCheck | N
     expected_tokens = bundle.target_tokenizer.tokenize(example.target)
     written = list(trace.output_tokens)
     fmt = prompt_format(bundle)
-    if fmt is not None and not fmt.end_with_eos:  # it writes on with no <eos>: judged on the reference's length
-        written = written[: len(expected_tokens)]
-    return ReferenceCheck(expected=example.target, correct=written == list(expected_tokens), heldout=is_heldout(example.source))
+    judged = len(expected_tokens) if fmt is not None and not fmt.end_with_eos else None
+    if judged is not None:  # it writes on with no <eos>: judged on the reference's length
+        written = written[:judged]
+    correct = written == list(expected_tokens)
+    return ReferenceCheck(expected=example.target, correct=correct, heldout=is_heldout(example.source), judged=judged)
 
 
 @lru_cache(maxsize=256)

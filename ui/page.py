@@ -55,6 +55,8 @@ def show_reference(check: ReferenceCheck | None) -> None:
         st.error(t("input.wrong"), icon=":material/cancel:")
         st.markdown(f"**{t('input.expected')}**")
         st.code(check.expected, language=None, wrap_lines=True)
+    if check.judged is not None:
+        st.caption(t("input.judged_prefix", n=check.judged))
     st.caption(t("input.heldout" if check.heldout else "input.maybe_seen"))
 
 

@@ -86,6 +86,9 @@ def test_every_shipped_models_card_example_is_judged_correct_on_the_page(name):
     trace = run_text(bundle, str(bundle.card["example"]))
     verdict = check_reference(bundle, trace)
     assert verdict is not None and verdict.expected is not None and verdict.correct, (trace.output_tokens, verdict)
+    expected = bundle.target_tokenizer.tokenize(verdict.expected)
+    ends = "<eos>" in trace.output_tokens or len(trace.output_tokens) == len(expected)
+    assert verdict.judged == (None if ends else len(expected))  # the page says when only a prefix was judged
 
 
 def test_an_endless_continuation_is_still_wrong_when_its_first_tokens_are():

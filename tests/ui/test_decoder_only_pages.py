@@ -40,3 +40,15 @@ def test_architecture_page_for_the_gpt_translator():
     assert_no_exception(at)
     text = " ".join(m.value for m in at.markdown).lower()
     assert "decoder-only" in text and "no cross" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_endless_continuation_is_judged_on_the_answers_length_and_the_page_says_so(lang):
+    from runs.model_ref import ModelRef, load_bundle
+    from ui.i18n import catalog
+
+    example = str(load_bundle(ModelRef.parse("induction")).card["example"])
+    at = open_page("heads", model="induction", text=example, lang=lang)
+    assert at.success and not at.error, "the card's own example reads correct"
+    said = catalog(lang)["input.judged_prefix"].split("{n}")[0]
+    assert any(c.value.startswith(said) for c in at.caption), [c.value for c in at.caption]
