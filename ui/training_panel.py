@@ -16,6 +16,7 @@ import streamlit as st
 
 from runs.model_ref import TRAINED_PREFIX
 from runs.training.export import checkpoint_zip
+from runs.training.films import film_opening
 from runs.training.job import FAILED, STOPPING, JobView
 from runs.training.registry import registry, trained_key
 from ui.charts import show_figure
@@ -29,6 +30,7 @@ REFRESH = 1.0  # seconds between redraws while a job trains
 PLAY_EVERY = 0.4  # seconds per frame while a film plays
 FRAME_KEY, FOLLOW_KEY, PLAY_KEY = "tr_frame", "tr_follow", "tr_play"
 KIND_KEY, LAYER_KEY, HEAD_KEY = "tr_kind", "tr_layer", "tr_head"
+OPENED_KEY = "tr_film_opened"  # the film whose opening head was last set
 OWNER_KEY = "tr_owner"
 EOS = "<eos>"
 
@@ -70,6 +72,14 @@ def _clock(seconds: float | None) -> str:
         return "–"
     seconds = round(seconds)
     return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def open_film_on_its_head(name: str, film: Any) -> None:
+    """When shipped film `name` is first shown, pick its model's telling head (`film_opening`: a model load,
+    so only then); the user's later choice is kept."""
+    if st.session_state.get(OPENED_KEY) != name:
+        st.session_state[OPENED_KEY] = name
+        st.session_state[KIND_KEY], st.session_state[LAYER_KEY], st.session_state[HEAD_KEY] = film_opening(name, film)
 
 
 def _pickers(film: Any) -> tuple[str, int, int]:

@@ -216,6 +216,7 @@ def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
 
     at = open_page("training", tr_mode="film")
     assert at.selectbox(key="tr_film_model").value == "tiny"
+    assert at.selectbox(key="tr_kind").value == "cross"  # no head named or measured: cross-attention first
     assert at.slider(key="tr_frame").value == 3  # frames at steps 1, 4, 8, 12; it opens on the last
     z = plotly_array(figure(at, "tr_attention")["data"][0]["z"])
     assert z.shape == (4, 4)  # <bos> c b a × a b c <eos>
@@ -274,3 +275,25 @@ def test_the_film_says_decoder_and_cross_rows_are_named_by_what_they_write(lang)
         at.selectbox(key="tr_kind").set_value(kind).run()
         assert_no_exception(at)
         assert (rows_write in [c.value for c in at.caption]) == shown, kind
+
+
+def test_each_film_opens_on_its_models_telling_head_and_keeps_the_users_choice():
+    """A translator's film opens on its alignment head, reverse's on its anti-diagonal head, induction's on its
+    induction head: the head the heads page opens on, read from the model's card, not layer 0 head 0."""
+    from runs.head_importance import stored_importance
+    from runs.heads import opening
+    from runs.model_ref import ModelRef, load_bundle
+    from runs.training.films import load_film, shipped_films
+
+    at = open_page("training", tr_mode="film", lang="en")
+    for name in shipped_films():
+        at.selectbox(key="tr_film_model").set_value(name).run()
+        assert_no_exception(at)
+        bundle = load_bundle(ModelRef.parse(name))
+        expected = opening(bundle, sorted(load_film(name).patterns, key=lambda k: k != "cross"), stored_importance(bundle))
+        assert expected.reason != "first", name  # every shipped model names or measures a telling head
+        shown = (at.selectbox(key="tr_kind").value, at.selectbox(key="tr_layer").value, at.selectbox(key="tr_head").value)
+        assert shown == expected.key, name
+    other = (at.selectbox(key="tr_head").value + 1) % 2
+    at.selectbox(key="tr_head").set_value(other).run()  # the user's choice stays while the film plays on
+    assert at.selectbox(key="tr_head").value == other
