@@ -35,7 +35,8 @@ def kind_picker(
 ) -> str:
     """An attention-kind selectbox in `container`, seeded from `?kind=` and written back to it.
 
-    Labels come from catalog `section` ("<section>.kind"). `drop_default` leaves the URL without
+    Labels come from catalog `section` ("<section>.kind", and "<section>.kind_<kind>" where a section has
+    shorter kind names for a narrow column, else `kind_name`). `drop_default` leaves the URL without
     `kind` while the page's default is chosen (the heads page's links stay short); otherwise the
     kind is always in the URL.
     """
@@ -43,7 +44,9 @@ def kind_picker(
     if key not in st.session_state:
         st.session_state[key] = st.query_params[key] if url and st.query_params.get(key) in kinds else default
     keep_valid(key, kinds, default)
-    kind = container.selectbox(t(f"{section}.kind"), kinds, key=key, format_func=labels_of({k: kind_name(k) for k in kinds}))
+    names = {k: t(f"{section}.kind_{k}") for k in kinds}
+    names = {k: name if name != f"{section}.kind_{k}" else kind_name(k) for k, name in names.items()}  # t() echoes a missing key
+    kind = container.selectbox(t(f"{section}.kind"), kinds, key=key, format_func=labels_of(names))
     if url:
         if drop_default and kind == default:
             st.query_params.pop(key, None)

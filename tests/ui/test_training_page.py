@@ -179,7 +179,7 @@ def test_a_decoder_only_job_trains_on_the_page_with_decoder_self_attention_only(
     job = registry().get(at.session_state["tr_job"])
     film = job.view().film
     kinds = at.selectbox(key="tr_kind")
-    assert kinds.options == [catalog("en")["heads.kind_decoder"]] and kinds.value == "decoder"  # no encoder, no cross-attention
+    assert kinds.options == [catalog("en")["training.kind_decoder"]] and kinds.value == "decoder"  # only decoder self-attention
     z = plotly_array(figure(at, "tr_attention")["data"][0]["z"])
     assert z.shape == (len(film.tgt_tokens),) * 2  # <bos> prompt [=] completion, each reading the ones before
     assert film.tgt_tokens[1 : 1 + len(film.source.split())] == tuple(film.source.split()) or task == "induction"
