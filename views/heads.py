@@ -16,6 +16,7 @@ import streamlit as st
 from runs.heads import NO_MARKS, GridText, metric_zmax
 from runs.heads_page import HeadsPage, default_metric
 from ui.charts import show_figure
+from ui.counterpart import counterpart_button
 from ui.export import image_format_picker, npz_button, npz_bytes
 from ui.head_detectors import head_detectors
 from ui.head_importance import current_table, importance_section, opening_caption
@@ -206,6 +207,7 @@ def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
             st.caption(t("heads.rows_write"))
         if kind == "cross" and alignment is None and not page.untrained:
             st.caption(t("heads.alignment_unavailable"))
+        counterpart_button(run[0], encoder_decoder="cross" in kinds)
     summary = get_head_summary(run, kind, trace, page.outline(kind))
     with right:
         show_run(trace, ctx.bundle)

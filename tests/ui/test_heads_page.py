@@ -266,3 +266,29 @@ def test_every_shipped_model_opens_on_its_telling_head_and_says_why_with_its_num
         assert f"{opened.score:.0%}" in caption, caption  # the card's alignment or induction score
     if opened.kind == "cross" or name.startswith("gpt-"):
         assert opened.reason in ("alignment", "prompt"), "a translator opens on the head that reads the source"
+
+
+@pytest.mark.parametrize(
+    ("start", "other", "lang"),
+    [("translate-en-zh", "gpt-translate-en-zh", "en"), ("gpt-translate-en-zh", "translate-en-zh", "zh")],
+)
+def test_the_same_sentence_runs_through_the_other_architecture_in_one_click(start, other, lang):
+    """Issue 13: one sentence through both translators shows cross-attention becoming self-attention over the prompt."""
+    text = "i read a book in the library today"
+    at = app_test("heads", params={"lang": lang})
+    at.run()
+    at.selectbox(key="model").set_value(start).run()
+    at.text_input(key="text").set_value(text).run()
+    assert not errors(at), errors(at)
+    said = catalog(lang)["heads.counterpart_from_cross" if start == "translate-en-zh" else "heads.counterpart_from_prompt"]
+    assert any(c.value == said.replace("{other}", other) for c in at.caption)
+    at.button(key="counterpart").click().run()
+    assert not errors(at), errors(at)
+    assert at.selectbox(key="model").value == other and at.text_input(key="text").value == text
+    assert at.selectbox(key="kind").value == ("decoder" if other.startswith("gpt") else "cross")  # its own telling head
+    assert "我 今天 在 图书馆 读 一 本 书" in [c.value for c in at.code]  # the same translation, the other way
+
+
+def test_models_without_a_counterpart_offer_no_switch():
+    at = open_page("heads", model="reverse", text="hello")
+    assert not [b for b in at.button if b.key == "counterpart"]
