@@ -37,7 +37,9 @@ class Trace:
     `src_tokens` label the encoder's positions (keys of cross-attention); `tgt_tokens` label the
     decoder's positions (<bos> followed by the output, i.e. the decoder's input). `next_tokens[i]`
     is what decoder row i writes (predicts next): in a generated run `tgt_tokens[i + 1]`, and <eos>
-    for the last row when decoding stopped there; in a teacher-forced run the model's prediction.
+    for the last row when decoding stopped there; in a teacher-forced run the model's prediction. In a
+    decoder-only prompt (every row before its last token) nothing is written: the next token is the
+    prompt's own, given, so those rows are named by it, not by the model's guess there.
     A row is best labelled by what it writes: cross-attention of the row that writes 今天 looks at "today".
     """
 
@@ -130,6 +132,9 @@ def trace_text(
     next_ids = logits[0].argmax(dim=-1).tolist()  # (Tt,) the next token predicted after each position
     if not generate:
         out = next_ids
+    else:  # a decoder-only prompt's rows write nothing: the next token is the prompt's own (given, not chosen)
+        given = prefix.shape[1] - 1
+        next_ids[:given] = tgt_in[0, 1 : given + 1].tolist()
     target = bundle.target_tokenizer
     return Trace(
         text=text,

@@ -55,6 +55,17 @@ def test_trace_text_completes_the_english_sentence(gpt):
     assert trace.tgt_tokens[: len(TEXT.split()) + 2] == ["<bos>", *TEXT.split(), "="]
 
 
+@pytest.mark.parametrize("text", [TEXT, "i read", "x y z"])
+def test_prompt_rows_are_named_by_the_next_prompt_token_and_completion_rows_by_what_they_write(gpt, text):
+    """Issue 10 §1 for a decoder-only model: a prompt row writes nothing (its next token is given, and the model
+    was never trained to guess it), so it is named by the prompt's next token; from the last prompt token ("=")
+    on, each row is named by the token it wrote."""
+    trace = trace_text(gpt, text)
+    prompt = len(trace.tgt_tokens) - len(trace.output_tokens)  # <bos> + words + "="
+    assert trace.next_tokens[: prompt - 1] == trace.tgt_tokens[1:prompt]
+    assert trace.next_tokens[prompt - 1 :][: len(trace.output_tokens)] == trace.output_tokens
+
+
 def test_trace_text_with_the_separator_typed_completes_the_sentence(gpt):
     assert trace_text(gpt, TEXT + " =").output_text == "我 今天 在 图书馆 读 一 本 书"
 

@@ -39,8 +39,10 @@ def test_no_causal_capture_agrees_with_generation(architecture: str, text: str) 
     trace = trace_text(bundle, text, interventions=_no_causal(bundle), max_new_tokens=10)
     _rows_predict_what_was_generated(trace, 10)
     logits = trace.cache["generator.hook_logits"][0]  # (Tt, vocab): stitched like every other tensor
-    assert bundle.target_tokenizer.symbols(logits.argmax(-1).tolist()) == trace.next_tokens
     first = len(trace.tgt_ids) - len(trace.output_tokens)  # the first step reads <bos> (+ the prompt) at once
+    written = bundle.target_tokenizer.symbols(logits.argmax(-1).tolist())[first - 1 :]
+    assert written == trace.next_tokens[first - 1 :]  # a prompt's rows are named by the prompt's next token instead
+    assert trace.next_tokens[: first - 1] == trace.tgt_tokens[1:first]
     unseen = torch.ones(len(trace.tgt_ids), len(trace.tgt_ids), dtype=torch.bool).triu(1)  # (Tt, Tt) later keys
     unseen[: first - 1, :first] = False  # but the prompt's rows saw the whole prompt
     for i in range(bundle.config.n_layers):  # the newest query of a step has no later key
