@@ -3,6 +3,8 @@ a blocked score reads −∞, and the page is translated; screenshots in both la
 
 import pytest
 
+from ui.i18n import catalog
+
 pytestmark = pytest.mark.e2e
 
 STEPS = '[class*="st-key-score_steps_decoder_0_0"]'  # the scores → masking → softmax figure
@@ -127,7 +129,7 @@ def test_masks_page_at_1280_reads_cleanly_and_tells_the_causal_truth(app_page, a
         assert page.evaluate(CLIPPED_TITLES) == []
         assert page.evaluate(CLIPPED_CONTROL, "causal_scope") == []
         # both truths: generation unchanged (with the reason), and the teacher-forced table
-        unchanged = "Unchanged." if lang == "en" else "没有改变。"
+        unchanged = catalog(lang)["masks.generation_unchanged"]  # whole, as the ablation's "输出没有改变。" contains "没有改变。"
         assert page.get_by_text(unchanged).count() == 1
         assert page.locator("[data-testid=stDataFrame]").count() == 1
         for name in ("forced_with_0_0", "forced_without_0_0"):
