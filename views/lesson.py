@@ -109,6 +109,8 @@ def show_step(content: StepContent, token: tuple, text: str, left, right) -> Non
     with right:
         if content.figure is not None and (shown or not content.figure_hidden):
             show_figure(content.figure, f"lesson_{content.step}", key=f"lesson_fig_{content.step}", html=False)
+        elif content.figure is not None:  # an empty half of the projector screen would look like a fault
+            st.info(t("lesson.figure_after_reveal"), icon=":material/visibility_off:")
 
 
 choice = model_picker()

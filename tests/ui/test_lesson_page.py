@@ -10,6 +10,7 @@ from runs import lesson
 from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import run_text
 from tests.ui.conftest import assert_no_exception, figures, page_path, plotly_array
+from ui.i18n import catalog
 
 OTHER = "the teacher reads a letter at home"
 
@@ -81,8 +82,11 @@ def test_bad_step_falls_back_to_the_first(raw):
 def test_reveal_hides_and_shows():
     at = open_lesson(lesson.STEPS.index("cross") + 1)
     assert not at.success and not figures(at), "the answer and its figure wait for Reveal"
+    waiting = catalog("en")["lesson.figure_after_reveal"]
+    assert waiting in [i.value for i in at.info], "the empty figure column says why it is empty"
     assert reveal(at)
     assert answer(at) and "lesson_fig_cross" in figures(at)
+    assert waiting not in [i.value for i in at.info]
     at.button(key="lesson_hide_cross").click().run()
     assert not at.success and not figures(at)
     at.button(key="lesson_next").click().run()
