@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from runs.head_importance import kind_importance
-from runs.heads import GridMarks, axes_of, gold_alignment, grid_stride, opening_head, plan_grids, self_attention_kinds
+from runs.heads import FIRST, GridMarks, Opening, axes_of, gold_alignment, grid_stride, opening, plan_grids, self_attention_kinds
 from runs.model_ref import is_untrained
 from runs.text_run import attention_names
 from transformer.checkpoint import ModelBundle
@@ -34,7 +34,7 @@ class HeadsPage:
     names: tuple[str, ...]  # the hooks recorded (the attention patterns), also what the download holds
     kinds: tuple[str, ...]  # attention kinds the model has ("encoder", "decoder", "cross"), empty without attention
     shapes: dict[str, tuple[int, int]] = field(default_factory=dict)  # kind → (layers, heads)
-    opening: tuple[str, int, int] = ("encoder", 0, 0)  # the most telling head: what the page opens on
+    opened: Opening = field(default_factory=lambda: Opening("encoder", 0, 0, FIRST))  # the most telling head, why, its numbers
     alignment: tuple[int | None, ...] | None = None  # the task's gold word alignment of the decoder rows
     untrained: bool = False
     plan: LayerPages | None = None  # how many layers the grids show at once within the figure-bytes budget
@@ -46,9 +46,14 @@ class HeadsPage:
         return self_attention_kinds(list(self.kinds))
 
     @property
+    def opening(self) -> tuple[str, int, int]:
+        """(kind, layer, head) the page opens on."""
+        return self.opened.key
+
+    @property
     def opened_for_a_reason(self) -> bool:
-        """The opening head was chosen (alignment or importance), not the layer 0 head 0 fallback."""
-        return self.opening != (self.kinds[0], 0, 0)
+        """The opening head was chosen (named by the card, aligned, or important), not the first-head fallback."""
+        return self.opened.reason != FIRST
 
     def axes(self, kind: str) -> tuple[TokenAxis, TokenAxis]:
         """(query axis, key axis) of `kind`: decoder rows named by the token they write."""
@@ -81,7 +86,7 @@ def heads_page(bundle: ModelBundle, trace: TraceData, table: HeadImportance | No
         names=names,
         kinds=kinds,
         shapes=shapes,
-        opening=opening_head(bundle, list(kinds), table),
+        opened=opening(bundle, list(kinds), table),
         alignment=gold_alignment(bundle, trace),
         untrained=is_untrained(bundle),
         plan=plan_grids(trace, list(kinds)),

@@ -12,8 +12,7 @@ import streamlit as st
 
 from runs import head_importance
 from runs.byte_cache import byte_cached, shared_cache
-from runs.heads import FIRST, opening
-from transformer.checkpoint import ModelBundle
+from runs.heads import FIRST, Opening
 from transformer.importance import HeadImportance
 from ui.charts import show_figure
 from ui.i18n import t
@@ -46,10 +45,9 @@ def _stored_figure(
     return importance_figure(view, titles=titles, layer_label=layer_label, head_label=head_label)
 
 
-def opening_caption(model_key: str, bundle: ModelBundle, kinds: list[str]) -> str:
-    """Why the page opened on its head (`runs.heads.opening`), with the numbers that make it true for this
-    model: the card's alignment or induction score, and the head's row of the importance table."""
-    why = opening(bundle, kinds, current_table(model_key))
+def opening_caption(why: Opening) -> str:
+    """Why the page opened on its head (`runs.heads.opening`, kept in `HeadsPage.opened`), with the numbers
+    that make it true for this model: the card's alignment or induction score, and the head's importance row."""
     if why.reason == FIRST:
         return ""
     at = {"layer": why.layer, "head": why.head}

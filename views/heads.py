@@ -202,7 +202,7 @@ def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
     with left:
         show_figure(fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig", width="content")
         if (kind, layer, head) == opening and page.opened_for_a_reason:
-            st.caption(opening_caption(run[0], ctx.bundle, list(kinds)))  # under it: the head first
+            st.caption(opening_caption(page.opened))  # under it: the head first
         if kind != "encoder":
             st.caption(t("heads.rows_write"))
         if kind == "cross" and alignment is None and not page.untrained:
