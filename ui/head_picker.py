@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from ui.i18n import labels_of, t
+from ui.i18n import DEFAULT_LANGUAGE, catalog, labels_of, t
 from ui.labels import keep_valid
 
 KIND_KEY, LAYER_KEY, HEAD_KEY = "kind", "layer", "head"
@@ -44,8 +44,8 @@ def kind_picker(
     if key not in st.session_state:
         st.session_state[key] = st.query_params[key] if url and st.query_params.get(key) in kinds else default
     keep_valid(key, kinds, default)
-    names = {k: t(f"{section}.kind_{k}") for k in kinds}
-    names = {k: name if name != f"{section}.kind_{k}" else kind_name(k) for k, name in names.items()}  # t() echoes a missing key
+    english = catalog(DEFAULT_LANGUAGE)  # holds every key: a section's own kind names, where it has them
+    names = {k: t(f"{section}.kind_{k}") if f"{section}.kind_{k}" in english else kind_name(k) for k in kinds}
     kind = container.selectbox(t(f"{section}.kind"), kinds, key=key, format_func=labels_of(names))
     if url:
         if drop_default and kind == default:
