@@ -25,9 +25,9 @@ from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 from runs.heads import GridText, head_summary, kind_grid, metric_zmax, rollout_of
 from runs.heads_page import default_metric, heads_page
 from runs.text_run import attention_names
-from transformer.batch import decoder_row, source_row
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
+from transformer.rows import decoder_row, source_row
 from transformer.tokenizer import SPECIALS
 from viz.head_grid import grid_geometry
 from viz.head_summary import metric_figure

@@ -14,12 +14,13 @@ import numpy as np
 import torch
 
 from hook_names import EMBED_PREFIX, attn_module, embed_module, hook_name, pos_module
-from transformer.batch import encode_text, pad_batch, reading_row
+from transformer.batch import pad_batch
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.hooks import as_numpy, capture
 from transformer.positional import sinusoidal_encoding
 from transformer.registry import list_models
+from transformer.rows import encode_text, reading_row
 from viz.batchnorm_contrast import PaddedBatch
 
 

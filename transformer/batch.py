@@ -6,12 +6,10 @@ Compare The Annotated Transformer's `Batch`. For a (source, target) pair of id s
     decoder input = [<bos>] + target tokens     (shifted right: position i predicts token i)
     labels        = target tokens + [<eos>]
 
-A decoder-only model reads [<bos>] + the text's tokens. A text that does not fit is cut to
-`max_len - 1` symbols, leaving one slot for the <eos> or <bos> its row adds (`encode_text`).
-Sentences of different lengths are
-right-padded with <pad> to one length so a batch is one tensor; `Transformer.encode`/`decode` build
-their masks from the ids with `transformer.masks`, and `batch_masks` calls those same functions, so
-a view of the masks shows exactly what the model uses. Training (`evaluate.make_batch`), the app's
+The rows themselves (and `encode_text`, which cuts a text to fit) are plain lists in `transformer.rows`.
+Sentences of different lengths are right-padded with <pad> to one length so a batch is one tensor;
+`Transformer.encode`/`decode` build their masks from the ids with `transformer.masks`, and `batch_masks`
+calls those same functions, so a view of the masks shows exactly what the model uses. Training (`evaluate.make_batch`), the app's
 padded batches (`runs/`) and the text run (`decoding.trace_text`) follow this file.
 """
 
@@ -25,7 +23,8 @@ import torch
 from torch import Tensor
 
 from transformer.masks import causal_mask, cross_mask, decoder_self_mask, padding_mask
-from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
+from transformer.rows import decoder_row, label_row, source_row
+from transformer.tokenizer import PAD_ID
 
 
 class BatchMasks(NamedTuple):
@@ -37,26 +36,6 @@ class BatchMasks(NamedTuple):
     src_padding: Tensor | None = None  # (B, Ts)
     encoder_self: Tensor | None = None  # (B, Ts, Ts): padding keys, the same for every query
     cross: Tensor | None = None  # (B, Tt, Ts): every decoder query × the real source keys
-
-
-class EncodedText(NamedTuple):
-    """A text as a model reads it, before its row adds <bos>/<eos>: symbols and ids kept side by side."""
-
-    symbols: list[str]  # the text's symbols, cut to fit
-    ids: list[int]  # their ids (<unk> for symbols the vocabulary lacks)
-    truncated: bool  # whether symbols were cut off
-
-
-def text_limit(max_len: int) -> int:
-    """How many of a text's symbols fit a row of `max_len`: one slot stays for the <eos> or <bos> the row adds."""
-    return max_len - 1
-
-
-def encode_text(tokenizer: Tokenizer, text: str, max_len: int) -> EncodedText:
-    """Tokenize `text`, cut it to `text_limit(max_len)` symbols and look their ids up, once for every caller."""
-    symbols = tokenizer.tokenize(text)
-    limit = text_limit(max_len)
-    return EncodedText(symbols[:limit], tokenizer.ids(symbols[:limit]), len(symbols) > limit)
 
 
 def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int) -> Tensor:
@@ -88,26 +67,6 @@ def batch_masks(tgt_ids: Tensor, pad_id: int, src_ids: Tensor | None = None) -> 
         encoder_self=keys.expand(-1, -1, src_ids.shape[1], -1)[:, 0],  # (B, Ts, Ts)
         cross=cross_mask(src_ids, pad_id, tt)[:, 0],  # (B, Tt, Ts)
     )
-
-
-def source_row(ids: Sequence[int]) -> list[int]:
-    """What the encoder reads: the tokens, then <eos>."""
-    return [*ids, EOS_ID]
-
-
-def decoder_row(ids: Sequence[int]) -> list[int]:
-    """What the decoder reads: <bos>, then the tokens (the target shifted right by one)."""
-    return [BOS_ID, *ids]
-
-
-def label_row(ids: Sequence[int]) -> list[int]:
-    """What the decoder is trained to predict at each position: the tokens, then <eos>."""
-    return [*ids, EOS_ID]
-
-
-def reading_row(ids: Sequence[int], is_encoder_decoder: bool) -> list[int]:
-    """The row of the stack that reads a text: the encoder's source row, or a decoder-only model's <bos> + text."""
-    return source_row(ids) if is_encoder_decoder else decoder_row(ids)
 
 
 @dataclass(frozen=True)

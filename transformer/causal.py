@@ -20,13 +20,13 @@ import numpy as np
 import torch
 
 from hook_names import attn_module, hook_name
-from transformer.batch import decoder_row, label_row, text_limit
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import trace_text
 from transformer.evaluate import target_ids
 from transformer.hooks import capture
 from transformer.interventions import InterventionSpec, build_interventions
 from transformer.prompt import text_rows
+from transformer.rows import decoder_row, label_row, text_limit
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor
 
-from transformer.batch import decoder_row
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import ActivationCache, Intervention, capture, intervene
 from transformer.model import Transformer
 from transformer.prompt import text_rows
+from transformer.rows import decoder_row
 from transformer.step_capture import capture_steps, looks_ahead
 from transformer.tokenizer import EOS_ID
 

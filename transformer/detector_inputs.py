@@ -20,9 +20,9 @@ import numpy as np
 import torch
 
 from hook_names import act_name
-from transformer.batch import decoder_row, source_row
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
+from transformer.rows import decoder_row, source_row
 from transformer.tokenizer import SPECIALS, Tokenizer
 
 ENCODER_SELF, DECODER_SELF, DECODER_CROSS = "encoder", "decoder", "cross"  # the attention kinds of hook_names

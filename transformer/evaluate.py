@@ -17,11 +17,12 @@ import torch
 from torch import Tensor
 
 from hook_names import act_name, head_label
-from transformer.batch import Batch, decoder_row, label_row, pad_batch
+from transformer.batch import Batch, pad_batch
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import greedy_decode
 from transformer.hooks import capture
 from transformer.prompt import PromptFormat, lm_sequence, prompt_format, with_suffix
+from transformer.rows import decoder_row, label_row
 from transformer.tokenizer import EOS_ID, PAD_ID, Tokenizer
 
 

@@ -3,10 +3,11 @@
 import numpy as np
 import torch
 
-from transformer.batch import Batch, batch_masks, encode_text, pad_batch, reading_row
+from transformer.batch import Batch, batch_masks, pad_batch
 from transformer.config import TransformerConfig
 from transformer.hooks import capture
 from transformer.model import Transformer
+from transformer.rows import encode_text, reading_row
 from transformer.tokenizer import CharTokenizer
 
 TOKENIZER = CharTokenizer("abc")  # <pad> <bos> <eos> <unk> a b c

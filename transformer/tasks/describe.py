@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from transformer.batch import text_limit
+from transformer.rows import text_limit
 from transformer.tasks.base import Example, Split, Task
 from transformer.tasks.reading import CATEGORY_NAMES, source_lexicon
 from transformer.tasks.registry import get_task

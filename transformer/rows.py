@@ -1,0 +1,57 @@
+"""The rows of the one batch convention, as plain lists (no torch): what each stack reads and is trained on.
+
+    source ids    = tokens + [<eos>]            (the encoder reads the whole sentence and its end)
+    decoder input = [<bos>] + target tokens     (shifted right: position i predicts token i)
+    labels        = target tokens + [<eos>]
+
+A decoder-only model reads [<bos>] + the text's tokens. A text that does not fit is cut to `max_len - 1`
+symbols, leaving one slot for the <eos> or <bos> its row adds (`encode_text`). Plain Python, so the tasks
+and the prompt format (which need these rows) import no torch; `transformer.batch` pads them into tensors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from transformer.tokenizer import BOS_ID, EOS_ID, Tokenizer
+
+
+class EncodedText(NamedTuple):
+    """A text as a model reads it, before its row adds <bos>/<eos>: symbols and ids kept side by side."""
+
+    symbols: list[str]  # the text's symbols, cut to fit
+    ids: list[int]  # their ids (<unk> for symbols the vocabulary lacks)
+    truncated: bool  # whether symbols were cut off
+
+
+def text_limit(max_len: int) -> int:
+    """How many of a text's symbols fit a row of `max_len`: one slot stays for the <eos> or <bos> the row adds."""
+    return max_len - 1
+
+
+def encode_text(tokenizer: Tokenizer, text: str, max_len: int) -> EncodedText:
+    """Tokenize `text`, cut it to `text_limit(max_len)` symbols and look their ids up, once for every caller."""
+    symbols = tokenizer.tokenize(text)
+    limit = text_limit(max_len)
+    return EncodedText(symbols[:limit], tokenizer.ids(symbols[:limit]), len(symbols) > limit)
+
+
+def source_row(ids: Sequence[int]) -> list[int]:
+    """What the encoder reads: the tokens, then <eos>."""
+    return [*ids, EOS_ID]
+
+
+def decoder_row(ids: Sequence[int]) -> list[int]:
+    """What the decoder reads: <bos>, then the tokens (the target shifted right by one)."""
+    return [BOS_ID, *ids]
+
+
+def label_row(ids: Sequence[int]) -> list[int]:
+    """What the decoder is trained to predict at each position: the tokens, then <eos>."""
+    return [*ids, EOS_ID]
+
+
+def reading_row(ids: Sequence[int], is_encoder_decoder: bool) -> list[int]:
+    """The row of the stack that reads a text: the encoder's source row, or a decoder-only model's <bos> + text."""
+    return source_row(ids) if is_encoder_decoder else decoder_row(ids)
