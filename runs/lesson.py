@@ -20,12 +20,13 @@ import numpy as np
 
 from hook_names import act_name, attn_module
 from runs.head_importance import kind_importance, stored_importance
-from runs.heads import gold_alignment
+from runs.heads import axes_of, gold_alignment
 from runs.reference import check_reference
 from runs.teaching_arrays import layernorm_affine, parameter_sizes, sinusoid_table, stack_reading_text
 from runs.text_run import run_text
 from transformer.causal import causal_experiment
 from transformer.checkpoint import ModelBundle
+from transformer.head_detectors import alignment_matrix as aligned_cells
 from transformer.interventions import InterventionSpec
 from viz.architecture import Box, architecture_boxes
 from viz.embedding_scale import EmbeddingScale
@@ -34,7 +35,6 @@ from viz.layernorm import StackStats, norm_sites, remove_affine, token_stats
 from viz.positional import similarity
 from viz.scaling import D_K_OPTIONS, ScalingDemo, scaling_demo
 from viz.step_by_step import build_step_view
-from viz.tokens import TokenAxis, attention_axes
 from viz.trace import TraceData
 
 STEPS: tuple[str, ...] = (
@@ -343,12 +343,7 @@ def alignment_matrix(bundle: ModelBundle, trace: TraceData) -> np.ndarray | None
     alignment = gold_alignment(bundle, trace)
     if alignment is None or not trace.src_tokens:
         return None
-    rows = trace.output_tokens
-    values = np.zeros((len(rows), len(trace.src_tokens)), dtype=np.float32)  # (T_out, T_src)
-    for row, key in enumerate(alignment[: len(rows)]):
-        if key is not None:
-            values[row, key] = 1.0
-    return values
+    return aligned_cells(alignment, len(trace.output_tokens), len(trace.src_tokens)).astype(np.float32)  # (T_out, T_src)
 
 
 def marked_head(trace: TraceData, choice: HeadChoice) -> np.ndarray:
@@ -356,11 +351,6 @@ def marked_head(trace: TraceData, choice: HeadChoice) -> np.ndarray:
     marked = np.zeros(trace.patterns(choice.kind).shape[:2], dtype=bool)
     marked[choice.layer, choice.head] = True
     return marked
-
-
-def axes(trace: TraceData, kind: str) -> tuple[TokenAxis, TokenAxis]:
-    """(query axis, key axis) of `kind`: decoder rows named by the token they write."""
-    return attention_axes(kind, trace.src_tokens, trace.tgt_tokens, trace.next_tokens)
 
 
 @dataclass(frozen=True)
@@ -413,8 +403,8 @@ def _scaling(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
 
 def _heads(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
     choice = important_head(bundle, trace)
-    ablated = run_text(bundle, trace.text, names=None, interventions=ablation_specs(choice))
-    figure = {"patterns": trace.patterns(choice.kind), "marked": marked_head(trace, choice), "axes": axes(trace, choice.kind)}
+    ablated = run_text(bundle, trace.text, names=(), interventions=ablation_specs(choice))  # its output only
+    figure = {"patterns": trace.patterns(choice.kind), "marked": marked_head(trace, choice), "axes": axes_of(trace, choice.kind)}
     return StepNumbers("heads", heads_answer(trace, ablated, choice), figure, choice)
 
 
@@ -428,7 +418,7 @@ def _feed_forward(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
 
 
 def _masks(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
-    return StepNumbers("masks", mask_answer(bundle, trace), {"mask": decoder_mask(trace), "axes": axes(trace, "decoder")})
+    return StepNumbers("masks", mask_answer(bundle, trace), {"mask": decoder_mask(trace), "axes": axes_of(trace, "decoder")})
 
 
 def _cross(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
@@ -437,7 +427,7 @@ def _cross(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
         return StepNumbers("cross")
     figure = {
         "pattern": trace.pattern("cross", choice.layer)[choice.head],  # (Tq, Tk)
-        "axes": axes(trace, "cross"),
+        "axes": axes_of(trace, "cross"),
         "alignment": gold_alignment(bundle, trace),
     }
     return StepNumbers("cross", cross_answer(trace, choice), figure, choice)
