@@ -8,11 +8,11 @@ label there, and a link would then change with the language.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
-from ui.i18n import DEFAULT_LANGUAGE, catalog, labels_of, t
+from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 
 KIND_KEY, LAYER_KEY, HEAD_KEY = "kind", "layer", "head"
@@ -32,11 +32,12 @@ def kind_picker(
     key: str = KIND_KEY,
     url: bool = True,
     drop_default: bool = False,
+    names: Mapping[str, str] | None = None,
 ) -> str:
     """An attention-kind selectbox in `container`, seeded from `?kind=` and written back to it.
 
-    Labels come from catalog `section` ("<section>.kind", and "<section>.kind_<kind>" where a section has
-    shorter kind names for a narrow column, else `kind_name`). `drop_default` leaves the URL without
+    The label comes from catalog `section` ("<section>.kind"), the options' names from `names` (shorter
+    ones for a narrow column) or `kind_name`. `drop_default` leaves the URL without
     `kind` while the page's default is chosen (the heads page's links stay short); otherwise the
     kind is always in the URL.
     """
@@ -44,9 +45,8 @@ def kind_picker(
     if key not in st.session_state:
         st.session_state[key] = st.query_params[key] if url and st.query_params.get(key) in kinds else default
     keep_valid(key, kinds, default)
-    english = catalog(DEFAULT_LANGUAGE)  # holds every key: a section's own kind names, where it has them
-    names = {k: t(f"{section}.kind_{k}") if f"{section}.kind_{k}" in english else kind_name(k) for k in kinds}
-    kind = container.selectbox(t(f"{section}.kind"), kinds, key=key, format_func=labels_of(names))
+    labels = {k: (names or {}).get(k) or kind_name(k) for k in kinds}
+    kind = container.selectbox(t(f"{section}.kind"), kinds, key=key, format_func=labels_of(labels))
     if url:
         if drop_default and kind == default:
             st.query_params.pop(key, None)

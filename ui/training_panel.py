@@ -88,7 +88,8 @@ def _pickers(film: Any) -> tuple[str, int, int]:
     kinds = list(film.patterns)
     _, n_layers, n_heads = film.patterns[kinds[0]].shape[:3]
     cols = st.columns([3, 1, 1])
-    kind = kind_picker(cols[0], kinds, default="cross", section="training", key=KIND_KEY, url=False)
+    short = {k: t(f"training.kind_{k}") for k in kinds}  # the shared long names do not fit this narrow column
+    kind = kind_picker(cols[0], kinds, default="cross", section="training", key=KIND_KEY, url=False, names=short)
     layer, head = layer_head_picker(cols[1:], n_layers, n_heads, section="training", keys=(LAYER_KEY, HEAD_KEY), url=False)
     return kind, layer, head
 
