@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
-from transformer.registry import RANDOM, counterpart, list_models, load_model, random_bundle
+from transformer.registry import RANDOM, list_models, load_model, random_bundle
 
 TRAINED_PREFIX = "trained:"  # "trained:<job id>": a model trained on the training page (runs.training.registry)
 Loader = Callable[[str], ModelBundle]
@@ -111,12 +111,6 @@ def load_bundle(ref: ModelRef) -> ModelBundle:
 
 def is_untrained(bundle: ModelBundle) -> bool:
     return bundle.card.get("task") == RANDOM
-
-
-def counterpart_of(model_key: str) -> str | None:
-    """The shipped model that does `model_key`'s task with the other architecture (encoder–decoder ↔
-    decoder-only), so one sentence can be run through both; None for others."""
-    return counterpart(model_key)
 
 
 def shipped_models() -> list[str]:

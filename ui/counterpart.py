@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from runs.model_ref import counterpart_of
+from transformer.registry import counterpart
 from ui.i18n import t
 from ui.sidebar import MODEL_KEY
 
@@ -21,7 +21,7 @@ def _switch(model_key: str) -> None:
 
 def counterpart_button(model_key: str, encoder_decoder: bool) -> None:
     """Nothing for a model without a counterpart."""
-    other = counterpart_of(model_key)
+    other = counterpart(model_key)
     if other is None:
         return
     st.caption(t("heads.counterpart_from_cross" if encoder_decoder else "heads.counterpart_from_prompt", other=other))
