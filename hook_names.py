@@ -108,6 +108,11 @@ def pos_module(stack: str) -> str:
     return f"{EMBED_PREFIX[stack]}_pos"
 
 
+def stack_input(stack: str) -> str:
+    """What `stack`'s first layer reads, the start of its residual stream: embeddings + positions ("src_pos.hook_out")."""
+    return hook_name(pos_module(stack), "out")
+
+
 def parse(name: str) -> HookName:
     """Split a hook name into its parts; raises ValueError for a name that is not a hook point's."""
     module, sep, hook = name.rpartition(".")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from hook_names import stack_input
 from runs.layernorm_page import text_stack
 from runs.model_ref import RANDOM_DEFAULTS
 from runs.sentence_batch import MAX_SENTENCES
@@ -21,7 +22,7 @@ from ui.models import get_layernorm_contrast, get_layernorm_network, get_layerno
 from ui.page import PageContext, start_page
 from ui.prose import prose
 from viz.batchnorm_contrast import batch_mean_figure, sentence_one_figure
-from viz.layernorm import STACK_INPUT, NormSite, StackStats, norm_sites, stacks
+from viz.layernorm import NormSite, StackStats, norm_sites, stacks
 from viz.layernorm_figures import (
     gain_bias_figure,
     residual_figure,
@@ -178,7 +179,7 @@ def batch_section(ctx: PageContext) -> None:
         return
     stack = text_stack(ctx.bundle)
     sites = norm_sites(ctx.bundle.model.hook_names, stack)
-    options = [STACK_INPUT[stack]] + [s.hook_in for s in sites if s.layer is not None]
+    options = [stack_input(stack)] + [s.hook_in for s in sites if s.layer is not None]
     labels = dict(zip(options, [t("layernorm.point_input")] + [site_label(s) for s in sites if s.layer is not None], strict=True))
     keep_valid("ln_batch_site", options)
     where = st.selectbox(t("layernorm.batch_site"), options, format_func=labels.get, key="ln_batch_site")

@@ -21,10 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hook_names import STACKS, hook_name, layer_module, pos_module, sublayer_module
+from hook_names import hook_name, layer_module, stack_input, sublayer_module
 
 SELF_ATTN, CROSS_ATTN, FEED_FORWARD = "self_attn", "cross_attn", "feed_forward"
-STREAM_START = {s: hook_name(pos_module(s), "out") for s in STACKS}  # embeddings + PE
 
 
 def _hidden(stack: str, layer: int) -> str:
@@ -168,7 +167,7 @@ def residual_contributions(
     if layers == 0:
         raise KeyError(f"no {stack} layers were captured")
     kinds = sublayer_kinds(arrays, stack)
-    start = _item(arrays, STREAM_START[stack]).astype(np.float32)  # (T, d_model)
+    start = _item(arrays, stack_input(stack)).astype(np.float32)  # (T, d_model)
     outputs = np.stack(
         [
             np.stack([_item(arrays, hook_name(sublayer_module(stack, layer, i), "sublayer_out")) for i in range(len(kinds))])

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hook_names import STACKS, hook_name, layer_module, norm_module, parse, pos_module, sublayer_module
+from hook_names import STACKS, hook_name, layer_module, norm_module, parse, stack_input, sublayer_module
 
-STACK_INPUT = {s: hook_name(pos_module(s), "out") for s in STACKS}  # embeddings + PE
 SUBLAYER_KINDS = ("self_attn", "cross_attn", "feed_forward")  # module order inside a layer
 
 
@@ -89,7 +88,7 @@ def stacks(hook_names: Sequence[str]) -> list[str]:
 
 def capture_names(hook_names: Sequence[str], stack: str | None = None) -> tuple[str, ...]:
     """Hook names the LayerNorm views need: each norm's input and output, residual stream, stack input."""
-    wanted = [STACK_INPUT[s] for s in stacks(hook_names) if stack in (None, s)]
+    wanted = [stack_input(s) for s in stacks(hook_names) if stack in (None, s)]
     for site in norm_sites(hook_names, stack):
         wanted += [site.hook_in, site.hook_out] + ([site.resid] if site.resid else [])
     return tuple(wanted)
@@ -128,7 +127,7 @@ class StackStats:
         sites = tuple(norm_sites(hook_names, stack))
         in_mean, in_std = token_stats(np.stack([arrays[s.hook_in][0] for s in sites]))  # (S, T)
         out_mean, out_std = token_stats(np.stack([arrays[s.hook_out][0] for s in sites]))
-        points, streams = ["input"], [arrays[STACK_INPUT[stack]][0]]
+        points, streams = ["input"], [arrays[stack_input(stack)][0]]
         for site in sites:
             name = site.resid or site.hook_out
             points.append(site.prefix)
