@@ -114,7 +114,7 @@ def detector_figure(
         grid = scores.score(name).astype(np.float32)  # (L, H)
         marked = set(marks[name])
         hover = _cell_texts(grid, marked, CELL_TEXTS[0])  # the full number, ★ included
-        text = _cell_texts(grid, marked, shown) if shown else hover
+        text = hover if shown in (None, CELL_TEXTS[0]) else _cell_texts(grid, marked, shown)  # formatted once when alike
         fig.add_trace(
             go.Heatmap(
                 z=np.nan_to_num(grid, nan=0.0),
