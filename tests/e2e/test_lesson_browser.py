@@ -4,6 +4,7 @@ opened with the network blocked."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -47,9 +48,26 @@ def _question_on_first_screen(tab, step: str, button) -> None:
     assert box and box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT, (step, "Reveal below the fold", box)
 
 
+BODY_SIZES = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stMarkdownContainer] p')]
+    .filter(p => p.offsetParent !== null).map(p => parseFloat(getComputedStyle(p).fontSize))"""
+
+
+def _body_sizes(tab) -> list[float]:
+    """The font sizes of the visible paragraphs, once the projector stylesheet has reached them.
+
+    Streamlit sends a style-only `st.html` to its event container, which the browser applies a moment
+    after the paragraphs it styles are drawn (measured: 0.1–0.4 s idle, longer on a busy machine), so
+    the test gives it up to 20 s before it reads the sizes; a stylesheet that never arrives still fails."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    with contextlib.suppress(PlaywrightTimeout):
+        styled = f"() => {{ const s = ({BODY_SIZES})(); return s.length && Math.min(...s) >= {BODY_PX}; }}"
+        tab.wait_for_function(styled, timeout=20_000)
+    return tab.evaluate(BODY_SIZES)
+
+
 def _check_projector_step(tab, step: str) -> None:
-    sizes = tab.evaluate("""() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stMarkdownContainer] p')]
-        .filter(p => p.offsetParent !== null).map(p => parseFloat(getComputedStyle(p).fontSize))""")
+    sizes = _body_sizes(tab)
     assert sizes and min(sizes) >= BODY_PX, (step, sizes)
     if step in NO_FIGURE:
         return
