@@ -22,6 +22,7 @@ from runs.training.registry import registry, trained_key
 from ui.charts import show_figure
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
+from ui.models import get_bundle
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
 from viz.training_curves import CurveText, curves_figure, rate_figure
@@ -75,11 +76,11 @@ def _clock(seconds: float | None) -> str:
 
 
 def open_film_on_its_head(name: str, film: Any) -> None:
-    """When shipped film `name` is first shown, pick its model's telling head (`film_opening`: a model load,
-    so only then); the user's later choice is kept."""
+    """When shipped film `name` is first shown, pick its model's telling head (`film_opening`, on the model the
+    other pages share); the user's later choice is kept."""
     if st.session_state.get(OPENED_KEY) != name:
         st.session_state[OPENED_KEY] = name
-        st.session_state[KIND_KEY], st.session_state[LAYER_KEY], st.session_state[HEAD_KEY] = film_opening(name, film)
+        st.session_state[KIND_KEY], st.session_state[LAYER_KEY], st.session_state[HEAD_KEY] = film_opening(get_bundle(name), film)
 
 
 def _pickers(film: Any) -> tuple[str, int, int]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from runs.head_importance import stored_importance
 from runs.heads import opening
 from runs.model_ref import shipped_models
+from transformer.checkpoint import ModelBundle
 from transformer.film import FILM, Film
-from transformer.registry import MODELS_DIR, load_model
+from transformer.registry import MODELS_DIR
 
 FIRST_FILM = "reverse"  # the film a class remembers: the anti-diagonal forming out of noise
 
@@ -24,10 +25,9 @@ def load_film(name: str) -> Film:
     return Film.load(MODELS_DIR / name / FILM)
 
 
-def film_opening(name: str, film: Film) -> tuple[str, int, int]:
-    """The head a shipped model's film opens on: the one the heads page opens on for that model (the head its
-    card names, e.g. a translator's alignment head or `reverse`'s anti-diagonal one), so the film shows the
-    pattern that matters forming, not layer 0 head 0 (a model with no such head: cross-attention's first head)."""
-    bundle = load_model(MODELS_DIR / name)  # the folder the film came from
+def film_opening(bundle: ModelBundle, film: Film) -> tuple[str, int, int]:
+    """The head the film of shipped model `bundle` opens on: the one the heads page opens on for that model (the
+    head its card names, e.g. a translator's alignment head or `reverse`'s anti-diagonal one), so the film shows
+    the pattern that matters forming, not layer 0 head 0 (a model with no such head: cross-attention's first head)."""
     kinds = sorted(film.patterns, key=lambda kind: kind != "cross")
     return opening(bundle, kinds, stored_importance(bundle)).key

@@ -193,8 +193,10 @@ def test_a_decoder_only_job_trains_on_the_page_with_decoder_self_attention_only(
 
 def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
     import runs.training.films as films
+    import ui.training_panel as panel
     from transformer.checkpoint import save_checkpoint
     from transformer.film import FILM, FilmRecorder
+    from transformer.registry import load_model
     from transformer.tasks import ReverseTask
     from transformer.train import TrainSettings, train
 
@@ -213,6 +215,7 @@ def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
     recorder.film().save(folder / FILM)
     monkeypatch.setattr(films, "MODELS_DIR", tmp_path)
     monkeypatch.setattr(films, "shipped_models", lambda: ["tiny"])
+    monkeypatch.setattr(panel, "get_bundle", lambda name: load_model(tmp_path / name))  # the app's model cache
 
     at = open_page("training", tr_mode="film")
     assert at.selectbox(key="tr_film_model").value == "tiny"
