@@ -21,7 +21,7 @@ from transformer.batch import Batch, pad_batch
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import greedy_decode
 from transformer.hooks import capture
-from transformer.prompt import PromptFormat, lm_sequence, prompt_format, with_suffix
+from transformer.prompt import PromptFormat, lm_sequence, prompt_format, prompt_row
 from transformer.rows import decoder_row, label_row
 from transformer.tokenizer import EOS_ID, PAD_ID, Tokenizer
 
@@ -56,7 +56,7 @@ def _lm_batch(bundle: ModelBundle, fmt: PromptFormat, examples: Sequence[Any]) -
 def prompt_prefix(bundle: ModelBundle, fmt: PromptFormat, source: str) -> list[int]:
     """A decoder-only model's input before it completes `source`: <bos> + prompt + suffix."""
     tok = bundle.target_tokenizer
-    return decoder_row(tok.ids(with_suffix(tok.tokenize(source), fmt)))
+    return prompt_row(tok, tok.tokenize(source), fmt)
 
 
 @dataclass(frozen=True)

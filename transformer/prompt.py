@@ -72,6 +72,11 @@ def with_suffix(symbols: Sequence[str], fmt: PromptFormat | None) -> list[str]:
     return [*symbols, *suffix]
 
 
+def prompt_row(tokenizer: Tokenizer, symbols: Sequence[str], fmt: PromptFormat | None) -> list[int]:
+    """A decoder-only model's input before it completes `symbols`: <bos> + prompt + suffix, as ids."""
+    return decoder_row(tokenizer.ids(with_suffix(symbols, fmt)))
+
+
 @dataclass(frozen=True)
 class TextRows:
     """How a model reads one text, before anything is generated (`text_rows`)."""
@@ -93,7 +98,7 @@ def text_rows(bundle: Any, text: str) -> TextRows:
     if config.is_encoder_decoder:
         return TextRows(encoded, source_row(encoded.ids), decoder_row([]))
     prompt = with_suffix(encoded.symbols, prompt_format(bundle))[: text_limit(config.max_len)]
-    return TextRows(encoded, None, decoder_row(reader.ids(prompt)))
+    return TextRows(encoded, None, decoder_row(reader.ids(prompt)))  # the suffix added before the cut
 
 
 def lm_sequence(
@@ -105,7 +110,7 @@ def lm_sequence(
     position t is the token after it. Without `loss_on_prompt` the labels start at the suffix's last
     symbol, whose next token is the completion's first.
     """
-    head = decoder_row(tokenizer.ids(with_suffix(prompt, fmt)))
+    head = prompt_row(tokenizer, prompt, fmt)
     full = [*head, *tokenizer.ids(completion)]
     if fmt.end_with_eos:
         full = label_row(full)
