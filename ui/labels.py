@@ -28,19 +28,20 @@ def keep_valid(key: str, options: Sequence, fallback: object = None) -> None:
         st.session_state[key] = value if value in options else (options[0] if fallback is None else fallback)
 
 
-def relabel_when_changed(signature: tuple, keys: Sequence[str]) -> bool:
+def relabel_when_changed(signature: tuple, keys: Sequence[str]) -> frozenset[str]:
     """Re-send widgets `keys` once whenever the language or `signature` (e.g. the edited sentences,
     which label a row picker) changes: for widgets that must not be re-set on every run (multiselects,
     the sidebar's model picker). Each set of keys remembers its own signature, so two callers on one
     page (the sidebar and the page) do not re-send each other's widgets on every run.
 
-    Returns True if a value was re-sent (a selectbox given its value through state then takes no `index`)."""
+    Returns the keys whose value was re-sent: a selectbox given its value through state takes no default
+    `index` (else Streamlit logs a warning on that run), so its caller passes 0 when its key is among them."""
     signature = (current_language(), *signature)
     remembered = f"{_SIGNATURE_KEY}:{'|'.join(keys)}"
     if st.session_state.get(remembered) == signature:
-        return False
+        return frozenset()
     st.session_state[remembered] = signature
     resent = [key for key in keys if key in st.session_state]
     for key in resent:
         st.session_state[key] = st.session_state[key]
-    return bool(resent)
+    return frozenset(resent)

@@ -113,11 +113,11 @@ def model_picker() -> ModelChoice | None:
     options = [*names, *trained_model_keys(), RANDOM]  # models trained on the training page by this session
     default = DEFAULT_MODEL if DEFAULT_MODEL in names else options[0]
     # after a language switch, re-send the choice so a trained model's name is redrawn in the new language
-    relabel = relabel_when_changed((), [MODEL_KEY])
+    resent = relabel_when_changed((), [MODEL_KEY])
     name = st.sidebar.selectbox(
         t("sidebar.model"),
         options,
-        index=0 if relabel else options.index(default),  # a re-sent value comes with no default (no Streamlit warning)
+        index=0 if MODEL_KEY in resent else options.index(default),  # a re-sent value comes with no default
         key=MODEL_KEY,
         bind="query-params",
         help=f"`{RANDOM}`: {t('sidebar.random_model')}",

@@ -32,7 +32,7 @@ if not batch.ok:
         st.info(t("masks.need_text"))
     st.stop()
 
-relabelled = relabel_when_changed(batch.sentences, ("row", "causal_scope", "blocked", "block_in"))
+resent = relabel_when_changed(batch.sentences, ("row", "causal_scope", "blocked", "block_in"))
 config = ctx.bundle.config
 
 # 1. The padded batch: every sentence's real run (decoding only: no activations are kept).
@@ -50,7 +50,7 @@ prose(t("masks.masks_explain"))
 row = st.selectbox(
     t("masks.row"),
     list(range(view.size)),
-    index=0 if relabelled and "row" in st.session_state else view.most_padded,  # a re-sent value takes no default
+    index=0 if "row" in resent else view.most_padded,  # a re-sent value takes no default
     key="row",
     bind="query-params",
     format_func=labels_of({i: f"{i + 1}: {s}" for i, s in enumerate(batch.sentences)}),

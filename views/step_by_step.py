@@ -177,7 +177,7 @@ if ctx is not None and ctx.text is not None:
     # One row of choices (kind, layer, head, query; the same URL keys as the Masks and Attention-heads
     # pages), then step 1's figure: the first 1280 × 720 screen shows it. The formula, what it means and
     # the run's output follow it.
-    relabelled = relabel_when_changed((ctx.text, st.session_state.get("kind")), ("query",))
+    resent = relabel_when_changed((ctx.text, st.session_state.get("kind")), ("query",))
     st.header(t("step.section_steps"))
     cols = st.columns([3, 1.4, 1.4, 3], vertical_alignment="bottom")
     kind = kind_picker(cols[0], attention_kinds(ctx.bundle), default="decoder", section="masks")
@@ -188,7 +188,7 @@ if ctx is not None and ctx.text is not None:
     query = cols[3].selectbox(
         t("step.query"),
         list(range(len(queries))),
-        index=0 if relabelled else len(queries) // 2,  # a re-sent value takes no default (no Streamlit warning)
+        index=0 if "query" in resent else len(queries) // 2,  # a re-sent value takes no default
         key="query",
         bind="query-params",
         format_func=queries.option_label,
