@@ -1,0 +1,216 @@
+"""What a class answers on each lesson step: choices built from the step's own numbers, and the truth.
+
+The lesson asks before it reveals (`runs.lesson`); in class mode every student answers on their own
+screen. The choices come from the same `StepNumbers` the Reveal shows, so they follow the class's
+sentence and model: the sentence's tokens for "which word will it read most?", yes / no where the model
+decides, ranges around a measured number, or a number to type where the answer is a count. Nothing is
+written down in advance; a test changes the sentence and checks the truth follows.
+
+A choice's `code` is what the class store keeps (language-neutral, at most a few characters); its
+label is shown as it is (a token, a range) or, when `literal` is False, looked up in the catalog
+`classroom.opt_<label>` by the page. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from runs import lesson
+from runs.lesson import StepNumbers
+from viz.trace import TraceData
+
+MAX_CHOICES = 8  # a phone shows eight tokens without scrolling
+NUMBER_MAX = 1_000_000  # the largest number a student may type (counts of steps, heads)
+
+
+@dataclass(frozen=True)
+class Choice:
+    code: str  # what the store keeps: "t5" (token 5), "r2" (the third range), "yes"
+    label: str  # a token or a range as shown, or (literal=False) a catalog name: classroom.opt_<label>
+    literal: bool = True
+
+
+@dataclass(frozen=True)
+class ClassQuestion:
+    """One step's question for the class. No `choices`: the answer is a whole number typed in (`truth`
+    is it, as text); else `truth` is the right choice's code. `prompt` names what is asked
+    (classroom.prompt_<prompt>): the lesson's own question stays above it."""
+
+    step: str
+    prompt: str
+    truth: str
+    choices: tuple[Choice, ...] = ()
+
+    @property
+    def is_number(self) -> bool:
+        return not self.choices
+
+    def correct(self, answer: str | None) -> bool:
+        return answer == self.truth
+
+    def normalize(self, raw: object) -> str | None:
+        """An answer as the store keeps it: a known choice's code, or a whole number in 0 … NUMBER_MAX as
+        text ("007" → "7"); None for anything else (the page refuses it before the store sees it)."""
+        if not isinstance(raw, str | int | float) or isinstance(raw, bool) or len(str(raw)) > 32:
+            return None
+        if not self.is_number:
+            return raw if isinstance(raw, str) and raw in {c.code for c in self.choices} else None
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            return None
+        if not 0 <= value <= NUMBER_MAX or value != int(value):  # NaN fails the first test, ±inf too
+            return None
+        return str(int(value))
+
+
+def named(*codes: str) -> tuple[Choice, ...]:
+    """Choices whose labels are catalog names (classroom.opt_<code>): yes / no, "the output changes"."""
+    return tuple(Choice(code, code, literal=False) for code in codes)
+
+
+def yes_no(step: str, truth: bool | None) -> ClassQuestion | None:
+    """A yes / no question, or None when the model gives no answer to compare with."""
+    if truth is None:
+        return None
+    return ClassQuestion(step, "choose", "yes" if truth else "no", named("yes", "no"))
+
+
+def token_choices(tokens: Sequence[str], truth: int, limit: int = MAX_CHOICES) -> tuple[tuple[Choice, ...], str]:
+    """(choices, truth's code): the sentence's distinct tokens in sentence order, at most `limit` of them,
+    the truth always among them (a long sentence keeps evenly spaced others). A token that repeats is one
+    choice, coded by its first position, so "the" is right wherever "the" was read."""
+    first: dict[str, int] = {}
+    for i, token in enumerate(tokens):
+        first.setdefault(token, i)
+    positions = sorted(first.values())
+    truth_pos = first[tokens[truth]]
+    others = [p for p in positions if p != truth_pos]
+    if len(others) > limit - 1:
+        step = len(others) / (limit - 1)
+        others = [others[int(k * step)] for k in range(limit - 1)]
+    kept = sorted({truth_pos, *others})
+    return tuple(Choice(f"t{p}", tokens[p]) for p in kept), f"t{truth_pos}"
+
+
+def range_choices(value: float, edges: Sequence[float], digits: int = 2) -> tuple[tuple[Choice, ...], str]:
+    """(choices, truth's code): the ranges `edges` cut the number line into ("< 1", "1 – 3", …, "≥ 30"),
+    and the one `value` falls in."""
+
+    def fmt(x: float) -> str:
+        return f"{x:.{digits}g}"
+
+    labels = [f"< {fmt(edges[0])}"]
+    labels += [f"{fmt(a)} – {fmt(b)}" for a, b in zip(edges, edges[1:], strict=False)]
+    labels.append(f"≥ {fmt(edges[-1])}")
+    index = sum(value >= edge for edge in edges)
+    return tuple(Choice(f"r{i}", label) for i, label in enumerate(labels)), f"r{index}"
+
+
+def number(step: str, prompt: str, truth: int) -> ClassQuestion:
+    return ClassQuestion(step, prompt, str(int(truth)))
+
+
+NORM_SIZES = (1.0, 3.0, 10.0, 30.0)  # vector lengths: the embeddings step's ranges
+MAX_WEIGHTS = (0.25, 0.5, 0.75, 0.95)  # the biggest softmax weight: the scaling step's ranges
+
+
+def _task(numbers: StepNumbers, trace: TraceData) -> ClassQuestion | None:
+    return yes_no("task", numbers.answer["correct"])  # type: ignore[arg-type]
+
+
+def _why_attention(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
+    return number("why_attention", "rnn_steps", int(numbers.answer["rnn"]))  # type: ignore[call-overload]
+
+
+def _embeddings(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
+    choices, truth = range_choices(float(numbers.answer["scaled"]), NORM_SIZES)  # type: ignore[arg-type]
+    return ClassQuestion("embeddings", "scaled_norm", truth, choices)
+
+
+def _positional(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
+    answer = numbers.answer
+    position = int(answer["position"])  # type: ignore[call-overload]
+    candidates = {int(answer["nearest"]), int(answer["farthest"]), 0, 2 * position, lesson.PE_POSITIONS // 2}  # type: ignore[call-overload]
+    kept = sorted(p for p in candidates - {position} if 0 <= p < lesson.PE_POSITIONS)
+    return ClassQuestion("positional", "nearest", f"p{answer['nearest']}", tuple(Choice(f"p{p}", str(p)) for p in kept))
+
+
+def _attention(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
+    tokens = trace.key_tokens(lesson.query_kind(trace))
+    choices, truth = token_choices(tokens, int(numbers.answer["key_index"]))  # type: ignore[call-overload]
+    return ClassQuestion("attention", "choose", truth, choices)
+
+
+def _scaling(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
+    choices, truth = range_choices(float(numbers.answer["unscaled"]), MAX_WEIGHTS)  # type: ignore[arg-type]
+    return ClassQuestion("scaling", "unscaled_weight", truth, choices)
+
+
+def _heads(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
+    truth = "changes" if numbers.answer["before"] != numbers.answer["after"] else "same"
+    return ClassQuestion("heads", "choose", truth, named("changes", "same"))
+
+
+LN_SETTLED = 0.05  # a mean within this of 0, a spread within this of 1: what LayerNorm promises
+
+
+def _layernorm(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
+    a = numbers.answer
+    centred = float(a["out_mean"]) < LN_SETTLED  # type: ignore[arg-type]
+    unit = abs(float(a["out_std_min"]) - 1) < LN_SETTLED and abs(float(a["out_std_max"]) - 1) < LN_SETTLED  # type: ignore[arg-type]
+    truth = {(True, True): "mean0_std1", (True, False): "mean0", (False, True): "std1", (False, False): "unchanged"}[(centred, unit)]
+    return ClassQuestion("layernorm", "choose", truth, named("mean0_std1", "mean0", "std1", "unchanged"))
+
+
+def _feed_forward(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
+    truth = "ffn" if numbers.answer["ffn_params"] > numbers.answer["attn_params"] else "attn"  # type: ignore[operator]
+    return ClassQuestion("feed_forward", "choose", truth, named("ffn", "attn"))
+
+
+def _masks(numbers: StepNumbers, trace: TraceData) -> ClassQuestion | None:
+    return yes_no("masks", numbers.answer["changed"])  # type: ignore[arg-type]
+
+
+def _cross(numbers: StepNumbers, trace: TraceData) -> ClassQuestion | None:
+    if numbers.choice is None:
+        return None
+    choices, truth = token_choices(trace.src_tokens, int(numbers.answer["key"]))  # type: ignore[call-overload]
+    return ClassQuestion("cross", "choose", truth, choices)
+
+
+def _architecture(numbers: StepNumbers, trace: TraceData) -> ClassQuestion | None:
+    word = str(numbers.answer["word"])
+    written = list(trace.next_tokens or trace.output_tokens)
+    if not word or word not in written:
+        return None  # nothing generated, or a written token the run's axes do not name
+    choices, truth = token_choices(written, written.index(word))
+    return ClassQuestion("architecture", "choose", truth, choices)
+
+
+def _recap(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
+    return number("recap", "heads_total", int(numbers.answer["heads"]))  # type: ignore[call-overload]
+
+
+QUESTIONS: dict[str, Callable[[StepNumbers, TraceData], ClassQuestion | None]] = {
+    "task": _task,
+    "why_attention": _why_attention,
+    "embeddings": _embeddings,
+    "positional": _positional,
+    "attention": _attention,
+    "scaling": _scaling,
+    "heads": _heads,
+    "layernorm": _layernorm,
+    "feed_forward": _feed_forward,
+    "masks": _masks,
+    "cross": _cross,
+    "architecture": _architecture,
+    "recap": _recap,
+}
+
+
+def class_question(numbers: StepNumbers, trace: TraceData) -> ClassQuestion | None:
+    """The class's question on `numbers.step` for the run `trace`, or None where the step asks nothing the
+    model can settle (a sentence outside the grammar, an untrained model that generates nothing)."""
+    return QUESTIONS[numbers.step](numbers, trace)
