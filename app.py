@@ -14,6 +14,7 @@ os.environ.setdefault("MKL_NUM_THREADS", "2")
 
 import streamlit as st
 
+from ui.class_mode import class_banner
 from ui.i18n import t
 from ui.projector import apply_projector_mode, projector_requested, projector_toggle
 from ui.sidebar import language_switch
@@ -58,4 +59,6 @@ alias = st.Page(ROOT / "views" / f"{HOME_ALIAS}.py", title=t(f"nav.{HOME_ALIAS}"
 current = st.navigation([*pages, alias])
 if current.url_path == HOME_ALIAS:
     st.switch_page(pages[0], query_params=st.query_params.to_dict())
+if current.url_path:  # a lab page: a student in a class sees the way back to the teacher's step
+    class_banner(pages[0])
 current.run()

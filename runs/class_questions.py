@@ -13,6 +13,8 @@ label is shown as it is (a token, a range) or, when `literal` is False, looked u
 
 from __future__ import annotations
 
+import itertools
+
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -102,7 +104,7 @@ def range_choices(value: float, edges: Sequence[float], digits: int = 2) -> tupl
         return f"{x:.{digits}g}"
 
     labels = [f"< {fmt(edges[0])}"]
-    labels += [f"{fmt(a)} – {fmt(b)}" for a, b in zip(edges, edges[1:], strict=False)]
+    labels += [f"{fmt(a)} – {fmt(b)}" for a, b in itertools.pairwise(edges)]
     labels.append(f"≥ {fmt(edges[-1])}")
     index = sum(value >= edge for edge in edges)
     return tuple(Choice(f"r{i}", label) for i, label in enumerate(labels)), f"r{index}"
@@ -160,7 +162,9 @@ def _layernorm(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
     a = numbers.answer
     centred = float(a["out_mean"]) < LN_SETTLED  # type: ignore[arg-type]
     unit = abs(float(a["out_std_min"]) - 1) < LN_SETTLED and abs(float(a["out_std_max"]) - 1) < LN_SETTLED  # type: ignore[arg-type]
-    truth = {(True, True): "mean0_std1", (True, False): "mean0", (False, True): "std1", (False, False): "unchanged"}[(centred, unit)]
+    truth = {(True, True): "mean0_std1", (True, False): "mean0", (False, True): "std1", (False, False): "unchanged"}[
+        (centred, unit)
+    ]
     return ClassQuestion("layernorm", "choose", truth, named("mean0_std1", "mean0", "std1", "unchanged"))
 
 

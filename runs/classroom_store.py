@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+CLASS_PARAM = "class"  # the join link's query parameter: /?class=CODE
 DIR_ENV = "ATLAS_CLASS_DIR"  # the folder of the class file; default: the user's data folder
 FILE_NAME = "classes.sqlite3"
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read off a projector, typed on a phone

@@ -14,10 +14,11 @@ from streamlit.errors import StreamlitAPIException
 
 from runs.lesson import STEPS, step_number
 from ui.charts import show_figure
+from ui.class_mode import InClass, asks_class, class_bar, class_controls, follow_teacher, lead_class, question_panel
 from ui.i18n import t
 from ui.inputs import TEXT_KEY, example_text, text_box
 from ui.lesson_handout import deferred_handout
-from ui.lesson_steps import StepContent, build_step, lesson_for
+from ui.lesson_steps import Lesson, StepContent, build_step, lesson_for
 from ui.safe import md_literal
 from ui.sidebar import model_picker
 
@@ -37,7 +38,8 @@ def set_revealed(token: tuple, shown: bool) -> None:
     (revealed_set().add if shown else revealed_set().discard)(token)
 
 
-def header(n: int, content_title: str) -> None:
+def header(n: int, content_title: str, following: bool = False) -> None:
+    """The step's title and Previous / Next (disabled for a student, whose page follows the teacher's)."""
     cols = st.columns([6, 1.7, 1.5], vertical_alignment="center")
     cols[0].title(f"{n}/{len(STEPS)} · {content_title}", help=t("lesson.step_of", n=n, total=len(STEPS)), anchor=False)
     cols[1].button(
@@ -45,7 +47,7 @@ def header(n: int, content_title: str) -> None:
         key="lesson_prev",
         on_click=go_to,
         args=(n - 1,),
-        disabled=n == 1,
+        disabled=n == 1 or following,
         icon=":material/arrow_back:",
         shortcut="left",
         width="stretch",
@@ -55,7 +57,7 @@ def header(n: int, content_title: str) -> None:
         key="lesson_next",
         on_click=go_to,
         args=(n + 1,),
-        disabled=n == len(STEPS),
+        disabled=n == len(STEPS) or following,
         icon=":material/arrow_forward:",
         shortcut="right",
         width="stretch",
@@ -75,8 +77,12 @@ def lab_link(content: StepContent, text: str) -> None:
         st.markdown(f"[{md_literal(label)}](/{content.lab_page}?{urlencode(params)})")
 
 
-def show_step(content: StepContent, token: tuple, text: str, left, right) -> None:
-    """The step's text, question, answer and notes in `left`; its figure in `right`, at the top of the screen."""
+def show_step(content: StepContent, token: tuple, text: str, left, right, ls: Lesson, cls: InClass | None = None) -> None:
+    """The step's text, question, answer and notes in `left`; its figure in `right`, at the top of the screen.
+    In a class (`cls`), the question gets the class's answers, and a student's page reveals when the teacher's does."""
+    student = cls is not None and not cls.teacher
+    if student and cls.state.revealed:
+        set_revealed(token, True)
     shown = content.question is None or token in revealed_set()
     with left:
         st.markdown(content.text)
@@ -84,16 +90,18 @@ def show_step(content: StepContent, token: tuple, text: str, left, right) -> Non
             st.markdown(content.extra)
         if content.question:
             st.info(f"**{t('lesson.predict')}:** {content.question}", icon=":material/psychology_alt:")
+            question_panel(cls, ls, STEPS.index(content.step) + 1)
             if token in revealed_set():
                 st.success(f"**{t('lesson.answer')}:** {content.answer}", icon=":material/lightbulb:")
-                st.button(
-                    t("lesson.hide"),
-                    key=f"lesson_hide_{content.step}",
-                    on_click=set_revealed,
-                    args=(token, False),
-                    type="tertiary",
-                )
-            else:
+                if not student:
+                    st.button(
+                        t("lesson.hide"),
+                        key=f"lesson_hide_{content.step}",
+                        on_click=set_revealed,
+                        args=(token, False),
+                        type="tertiary",
+                    )
+            elif not student:
                 st.button(
                     t("lesson.reveal"),
                     key=f"lesson_reveal_{content.step}",
@@ -113,6 +121,7 @@ def show_step(content: StepContent, token: tuple, text: str, left, right) -> Non
             st.info(t("lesson.figure_after_reveal"), icon=":material/visibility_off:")
 
 
+following = follow_teacher()  # a student's page: the teacher's step, model and sentence, before any widget reads them
 choice = model_picker()
 if choice is not None:
     n = step_number(st.query_params.get(STEP_PARAM))
@@ -137,9 +146,14 @@ if choice is not None:
     else:
         ls = lesson_for(choice.key, check.text)
         content = build_step(step, ls)
+        token = (step, choice.key, check.text)
+        cls = following or lead_class(n, choice.key, check.text, token in revealed_set())
         with top:
-            header(n, content.title)
-        show_step(content, (step, choice.key, check.text), check.text, left, figure)
+            header(n, content.title, following=following is not None)
+            class_bar(cls, asks_class(ls, n))
+        show_step(content, token, check.text, left, figure, ls, cls)
+        with left:
+            class_controls(cls, n, choice.key, check.text)
         left.download_button(
             t("lesson.handout"),
             data=deferred_handout(ls),

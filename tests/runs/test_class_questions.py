@@ -60,7 +60,7 @@ def test_the_truth_follows_the_sentence():
 
 
 def test_a_long_sentence_keeps_eight_tokens_and_the_truth():
-    tokens = tuple(f"w{i}" for i in range(40)) + ("w3",)
+    tokens = (*(f"w{i}" for i in range(40)), "w3")
     for truth in (0, 17, 39, 40):
         choices, code = token_choices(tokens, truth)
         assert len(choices) == 8 and code in {c.code for c in choices}

@@ -1,0 +1,125 @@
+"""Class mode on the lesson page (AppTest): a teacher starts a class, students join by link or by code,
+follow the teacher's steps, answer, and see the truth after Reveal; nobody but the teacher drives."""
+
+from __future__ import annotations
+
+import pytest
+
+from runs.classroom_store import DIR_ENV, ClassError, ClassStore
+from tests.ui.conftest import assert_no_exception, open_page
+from ui.class_mode import STUDENT_KEY, TEACHER_KEY
+from ui.i18n import catalog
+
+
+@pytest.fixture(autouse=True)
+def class_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv(DIR_ENV, str(tmp_path))
+    return tmp_path
+
+
+def _title(at) -> str:
+    return at.title[0].value
+
+
+def _texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [e.value for kind in ("success", "error", "info", "warning") for e in at.get(kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+def _answer_widget(at, kind: str):
+    found = [w for w in at.get(kind) if str(w.key or "").startswith("class_answer_")]
+    assert found, f"no {kind} answer widget"
+    return found[0]
+
+
+def _start(params=None):
+    teacher = open_page("lesson", params=params)
+    teacher.button(key="class_start").click().run()
+    assert_no_exception(teacher)
+    code, secret = teacher.session_state[TEACHER_KEY]
+    return teacher, code, secret
+
+
+def test_teacher_starts_students_follow_answer_and_see_the_truth(class_dir):
+    teacher, code, secret = _start()
+    en = catalog("en")
+    assert code in _texts(teacher) and teacher.get("image"), "the code and its QR code are on the screen"
+    assert f"class={code}" in teacher.get("code")[0].value and secret not in teacher.get("code")[0].value
+    assert teacher.query_params.get("class") is None, "the teacher's URL carries no class, let alone its secret"
+
+    linked = open_page("lesson", params={"class": code})  # by the link (the QR code)
+    typed = open_page("lesson")  # by typing the code, in lower case with a dash
+    typed.text_input(key="class_join_code").input(f"{code[:2].lower()}-{code[2:]}")
+    typed.button[[b.label for b in typed.button].index(en["classroom.join"])].click().run()
+    assert_no_exception(typed)
+    for student in (linked, typed):
+        assert student.session_state[STUDENT_KEY] == code and TEACHER_KEY not in student.session_state
+        assert _title(student) == _title(teacher)
+        assert student.button(key="lesson_next").disabled, "a student's page follows; its own Next is off"
+        assert not [b for b in student.button if str(b.key).startswith("lesson_reveal")], "only the teacher reveals"
+
+    store = ClassStore(class_dir)
+    assert store.tally(code, secret).joined == 2
+    question = store.state(code).question
+    _answer_widget(linked, "radio").set_value("yes").run()  # step 1: will the model translate it right?
+    _answer_widget(typed, "radio").set_value("no").run()
+    _answer_widget(typed, "radio").set_value("yes").run()  # changed before Reveal
+    assert store.tally(code, secret).counts == {"yes": 2}
+    assert store.my_answer(code, linked.session_state["class_student_id"], question) == "yes"
+
+    teacher.button(key="lesson_next").click().run()  # step 2: a number to type
+    assert store.state(code).step == 2
+    for student in (linked, typed):
+        student.run()
+        assert_no_exception(student)
+        assert _title(student) == _title(teacher) and _title(student).startswith("2/")
+    _answer_widget(linked, "number_input").set_value(7)
+    linked.button[[b.label for b in linked.button].index(en["classroom.send"])].click().run()
+    _answer_widget(typed, "number_input").set_value(3)
+    typed.button[[b.label for b in typed.button].index(en["classroom.send"])].click().run()
+    tally = store.tally(code, secret)
+    assert tally.answered == 2 and tally.counts == {"7": 1, "3": 1}
+    assert "2 of 2 answered" in _texts(teacher.run())
+
+    teacher.button(key="lesson_reveal_why_attention").click().run()
+    assert store.state(code).revealed
+    bars = [p.proto.text for p in teacher.get("progress")]
+    truth = next(line for line in bars if line.startswith("**✓"))
+    assert bars and truth.startswith("**✓ 7**"), bars  # the sentence's first and last words are 7 positions apart
+    for student, verdict in ((linked, "success"), (typed, "error")):
+        student.run()
+        assert_no_exception(student)
+        assert student.get(verdict), (verdict, _texts(student))
+        assert any(en["lesson.answer"] in s.value for s in student.success), "the student's page reveals with the teacher's"
+    with pytest.raises(ClassError, match="revealed"):  # answers are closed after Reveal
+        store.answer(code, "latecomer", store.state(code).question, "7")
+
+
+def test_a_student_cannot_drive_the_class(class_dir):
+    _, code, secret = _start()
+    student = open_page("lesson", params={"class": code, "step": "9"})  # a hand-made link to another step
+    assert _title(student).startswith("1/") and ClassStore(class_dir).state(code).step == 1
+    student.query_params["step"] = "5"
+    student.run()
+    assert _title(student).startswith("1/") and ClassStore(class_dir).state(code).step == 1
+    assert secret not in str(student.session_state) and TEACHER_KEY not in student.session_state
+
+
+@pytest.mark.parametrize("bad", ["NOPE0", "'; DROP TABLE classes; --", "x" * 5000, "🙂"])
+def test_a_bad_code_gets_a_clear_message(bad):
+    at = open_page("lesson", params={"class": bad})
+    assert STUDENT_KEY not in at.session_state
+    assert any("No class has the code" in w.value for w in at.warning), _texts(at)
+    assert at.query_params.get("class") is None and _title(at).startswith("1/")
+
+
+def test_the_teacher_ends_the_class_and_students_are_told(class_dir):
+    teacher, code, _ = _start()
+    student = open_page("lesson", params={"class": code}, lang="zh")  # the page alone: the language through its state
+    teacher.button(key="class_end").click().run()
+    assert ClassStore(class_dir).state(code) is None
+    student.run()
+    assert_no_exception(student)
+    assert STUDENT_KEY not in student.session_state
+    assert any(code in w.value and "已结束" in w.value for w in student.warning)
