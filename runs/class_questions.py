@@ -14,7 +14,6 @@ label is shown as it is (a token, a range) or, when `literal` is False, looked u
 from __future__ import annotations
 
 import itertools
-
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
