@@ -45,7 +45,7 @@ def join_card(code: str) -> None:
     """The code in large type, the QR code and the link: for the projector while the class joins."""
     link = join_link(code)
     with st.container(border=True, key="class_join_card"):
-        st.markdown(f"### {t('classroom.join_with')} `{code}`")
+        st.metric(t("classroom.join_with"), code)  # the code in the largest type the page has
         cols = st.columns([1, 1.4], vertical_alignment="center")
         cols[0].image(qr_png(link), width=220, caption=t("classroom.scan"))
         cols[1].code(link, language=None, wrap_lines=True)

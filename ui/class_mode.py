@@ -244,9 +244,10 @@ def class_bar(cls: InClass | None, asks: bool) -> None:
             st.button(t("classroom.end"), key="class_end", on_click=end_class, icon=":material/stop_circle:")
         else:
             st.caption(t("classroom.following"))
-            _poll_teacher(code)
             st.button(t("classroom.leave"), key="class_leave", on_click=leave, type="tertiary")
-    if cls.teacher and st.session_state.get(SHOW_JOIN_KEY):
+    if not cls.teacher:
+        _poll_teacher(code)  # draws nothing: outside the bar, so it takes no room in the row
+    elif st.session_state.get(SHOW_JOIN_KEY):
         join_card(code)
 
 
@@ -324,8 +325,9 @@ def _distribution(question: ClassQuestion, tally: Tally) -> None:
         st.progress(other / tally.answered, text=f"{t('classroom.other')} · {other}")
 
 
-def question_panel(cls: InClass | None, ls: Lesson, n: int) -> None:
-    """Under the step's question: the student's answer, or the teacher's view of the class's answers."""
+def question_panel(cls: InClass | None, ls: Lesson, n: int, beside) -> None:
+    """Under the step's question: the student's answer; for the teacher a line on what happens now, and
+    after Reveal the class's answers in `beside` (the figure's column: the two side by side)."""
     if cls is None:
         return
     state = cls.state
@@ -335,13 +337,14 @@ def question_panel(cls: InClass | None, ls: Lesson, n: int) -> None:
     if question_id(n, ls.model_key, ls.text) != state.question:  # this page shows another model or sentence
         st.caption(t("classroom.not_same"))
         return
-    with st.container(key="class_question"):
-        if not cls.teacher:
+    if not cls.teacher:
+        with st.container(key="class_question"):
             _student_answer(state.code, question, state.question, state.revealed)
-        elif state.revealed:
+    elif state.revealed:
+        with beside, st.container(key="class_question", border=True):
             _distribution(question, store().tally(state.code, st.session_state[TEACHER_KEY][1]))
-        else:
-            st.caption(t("classroom.answering"))
+    else:
+        st.caption(t("classroom.answering"))
 
 
 def asks_class(ls: Lesson, n: int) -> bool:

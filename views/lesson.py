@@ -39,15 +39,17 @@ def set_revealed(token: tuple, shown: bool) -> None:
 
 
 def header(n: int, content_title: str, following: bool = False) -> None:
-    """The step's title and Previous / Next (disabled for a student, whose page follows the teacher's)."""
-    cols = st.columns([6, 1.7, 1.5], vertical_alignment="center")
+    """The step's title and Previous / Next (none for a student: their page follows the teacher's)."""
+    cols = st.columns([6, 1.7, 1.5] if not following else [1], vertical_alignment="center")
     cols[0].title(f"{n}/{len(STEPS)} · {content_title}", help=t("lesson.step_of", n=n, total=len(STEPS)), anchor=False)
+    if following:
+        return
     cols[1].button(
         t("lesson.prev"),
         key="lesson_prev",
         on_click=go_to,
         args=(n - 1,),
-        disabled=n == 1 or following,
+        disabled=n == 1,
         icon=":material/arrow_back:",
         shortcut="left",
         width="stretch",
@@ -57,7 +59,7 @@ def header(n: int, content_title: str, following: bool = False) -> None:
         key="lesson_next",
         on_click=go_to,
         args=(n + 1,),
-        disabled=n == len(STEPS) or following,
+        disabled=n == len(STEPS),
         icon=":material/arrow_forward:",
         shortcut="right",
         width="stretch",
@@ -90,7 +92,7 @@ def show_step(content: StepContent, token: tuple, text: str, left, right, ls: Le
             st.markdown(content.extra)
         if content.question:
             st.info(f"**{t('lesson.predict')}:** {content.question}", icon=":material/psychology_alt:")
-            question_panel(cls, ls, STEPS.index(content.step) + 1)
+            question_panel(cls, ls, STEPS.index(content.step) + 1, beside=right)
             if token in revealed_set():
                 st.success(f"**{t('lesson.answer')}:** {content.answer}", icon=":material/lightbulb:")
                 if not student:

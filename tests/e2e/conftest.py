@@ -108,13 +108,19 @@ def stop_streamlit(process: subprocess.Popen) -> None:
 
 
 @pytest.fixture(scope="session")
-def app_url() -> Iterator[str]:
+def class_dir(tmp_path_factory) -> Path:
+    """The test server's class-mode folder (`ATLAS_CLASS_DIR`): a temporary one, never the user's data folder."""
+    return tmp_path_factory.mktemp("classes")
+
+
+@pytest.fixture(scope="session")
+def app_url(class_dir) -> Iterator[str]:
     """Start the app on 127.0.0.1:<free port>, wait for its health check, yield its URL, stop it."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     SCREENSHOTS.mkdir(exist_ok=True)
     with (SCREENSHOTS / "streamlit.log").open("w") as log:  # git-ignored with the screenshots
-        server = launch_streamlit(port, log, CI="1")
+        server = launch_streamlit(port, log, CI="1", ATLAS_CLASS_DIR=str(class_dir))
         try:
             wait_healthy(url, server, STARTUP_TIMEOUT_S, 0.5)
             yield url
