@@ -27,7 +27,6 @@ import json
 import os
 import random
 import signal
-import statistics
 import sys
 import tempfile
 import time
@@ -42,7 +41,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from benchmarks import profile_split
 from benchmarks.browser import rss_peak_kib, streamlit_server
-from benchmarks.common import arguments, header, ms, print_table, size
+from benchmarks.common import arguments, header, ms, print_table, quantile, size
 
 REPLY_TIMEOUT_S = 180  # a reply slower than this is an error, never a hang
 QUERY = "lang=en"  # the default model, English UI
@@ -266,12 +265,6 @@ async def classroom(
     return {"tally": tally, "wall": wall, "cpu": cpu, "open_cpu": cpu1 - cpu0, "threads": threads}
 
 
-def _quantile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    return statistics.quantiles(values, n=100, method="inclusive")[int(q * 100) - 1] if len(values) > 1 else values[0]
-
-
 def main() -> None:
     parser = arguments(__doc__)
     parser.add_argument("--students", type=int, nargs="*", default=[10, 30], help="class sizes to simulate")
@@ -328,10 +321,10 @@ def main() -> None:
                     n,
                     pattern if not spread else f"{pattern} ({spread:.0f} s)",
                     len(tally.times),
-                    ms(_quantile(tally.first_load, 0.5)),
-                    ms(_quantile(tally.first_load, 0.95)),
-                    ms(_quantile(tally.times, 0.5)),
-                    ms(_quantile(tally.times, 0.95)),
+                    ms(quantile(tally.first_load, 0.5)),
+                    ms(quantile(tally.first_load, 0.95)),
+                    ms(quantile(tally.times, 0.5)),
+                    ms(quantile(tally.times, 0.95)),
                     ms(max(tally.times, default=0)),
                     f"{result['cpu']:.1f} s ({100 * busy:.0f} %)",
                     ms(result["cpu"] / max(len(tally.times), 1)),  # type: ignore[operator]

@@ -128,6 +128,13 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - start, result
 
 
+def quantile(values: list[float], q: float) -> float:
+    """The `q` quantile (0.5, 0.95) of `values`, inclusive method; NaN for none."""
+    if not values:
+        return float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q * 100) - 1] if len(values) > 1 else values[0]
+
+
 def ms(seconds: float) -> str:
     return f"{1000 * seconds:.0f}" if seconds >= 0.1 else f"{1000 * seconds:.1f}"
 

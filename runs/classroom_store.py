@@ -42,6 +42,7 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read off a p
 CODE_LENGTH = 5  # 31⁵ ≈ 29 million codes
 MAX_ANSWER_CHARS = 64  # a choice's code or a typed number; anything longer is not an answer
 MAX_KEY_CHARS = 4_000  # a model key or a sentence (the URL's own cap on text)
+POLL_S = 1.0  # how often a student's page asks whether the teacher moved, and the teacher's counts refresh
 IDLE_S = 4 * 3600  # a class nobody moved or answered in for this long is over
 BUSY_TIMEOUT_S = 10.0  # how long a write waits for another process's write before giving up
 _CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")

@@ -22,12 +22,14 @@ from __future__ import annotations
 import contextlib
 import secrets
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from runs.class_questions import ClassQuestion, class_question
 from runs.classroom_store import (
     CLASS_PARAM,
+    POLL_S,
     ClassError,
     ClassState,
     ClassStore,
@@ -41,11 +43,12 @@ from runs.model_ref import ModelRef, shipped_models
 from ui.class_join import join_card
 from ui.i18n import t
 from ui.inputs import TEXT_KEY
-from ui.lesson_steps import Lesson
 from ui.safe import md_literal
 from ui.sidebar import MODEL_KEY
 
-POLL_S = 1.0  # how often a student's page asks whether the teacher moved (and the teacher's counts refresh)
+if TYPE_CHECKING:  # app.py imports this file for its banner on every page; the lesson's figures are not needed there
+    from ui.lesson_steps import Lesson
+
 TEACHER_KEY = "class_teacher"  # session state: (code, secret) of the class this session leads
 STUDENT_KEY = "class_student"  # session state: the code of the class this session follows
 STUDENT_ID_KEY = "class_student_id"  # session state: this session's anonymous id

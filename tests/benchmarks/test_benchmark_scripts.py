@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-IN_PROCESS = ["capture_overhead", "wire_cost", "server_time", "training", "run_cache", "training_live"]
+IN_PROCESS = ["capture_overhead", "wire_cost", "server_time", "training", "run_cache", "training_live", "class_mode"]
 BROWSER = ["browser_time", "cold_start", "memory", "lesson"]
 SERVER = ["classroom"]  # a real `streamlit run`, no browser
 
@@ -42,6 +42,12 @@ def test_script_prints_its_table(name):
     assert _has_table(stdout), stdout
     if name == "wire_cost":  # the worst case for compression, random rows, is measured too
         assert "| noise small" in stdout, stdout
+    if name == "class_mode":  # every answer counted, none lost, every teacher poll consistent
+        row = next(line for line in stdout.splitlines() if line.startswith("| 10 "))
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[4] == "10/10 ✓" and cells[5] == "0", row
+        done, polls = cells[-1].split("/")
+        assert done == polls, row
 
 
 @pytest.mark.e2e
