@@ -112,7 +112,7 @@ def show_step(content: StepContent, token: tuple, text: str, left, right, ls: Le
                     type="primary",
                     icon=":material/visibility:",
                 )
-        if content.notes:
+        if content.notes and not student:  # the teacher's notes give answers away
             with st.expander(t("lesson.notes")):
                 st.markdown(content.notes)
         lab_link(content, text)
@@ -156,13 +156,14 @@ if choice is not None:
         show_step(content, token, check.text, left, figure, ls, cls)
         with left:
             class_controls(cls, n, choice.key, check.text)
-        left.download_button(
-            t("lesson.handout"),
-            data=deferred_handout(ls),
-            file_name="attention-lesson.html",
-            mime="text/html",
-            help=t("lesson.handout_help"),
-            icon=":material/download:",
-            on_click="ignore",
-            key="lesson_handout",
-        )
+        if following is None:  # a student's handout would hold every answer before Reveal
+            left.download_button(
+                t("lesson.handout"),
+                data=deferred_handout(ls),
+                file_name="attention-lesson.html",
+                mime="text/html",
+                help=t("lesson.handout_help"),
+                icon=":material/download:",
+                on_click="ignore",
+                key="lesson_handout",
+            )

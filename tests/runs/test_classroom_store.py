@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from multiprocessing import get_context
 
 import pytest
 
@@ -123,6 +124,24 @@ def test_many_students_answering_at_once_lose_nothing(tmp_path):
     tally = store.tally(code, secret)
     assert tally.joined == len(students) and tally.answered == len(students)
     assert tally.counts == {"yes": sum(i % 3 != 0 for i in range(80)), "no": sum(i % 3 == 0 for i in range(80))}
+
+
+def answer_from_a_process(folder: str, code: str, question: str, names: list[str]) -> int:
+    """A second server process: its own store on the same file, answering for `names`."""
+    store = ClassStore(folder)
+    for name in names:
+        store.answer(code, name, question, name[-1])
+    return len(names)
+
+
+def test_two_processes_share_one_class(tmp_path):
+    store = ClassStore(tmp_path)
+    code, secret = store.create(1, MODEL, TEXT)
+    question = store.state(code).question
+    shares = [[f"p{p}-s{i}-{i % 2}" for i in range(30)] for p in range(2)]
+    with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
+        sent = sum(pool.map(answer_from_a_process, [str(tmp_path)] * 2, [code] * 2, [question] * 2, shares))
+    assert sent == 60 and store.tally(code, secret).counts == {"0": 30, "1": 30}
 
 
 def test_idle_classes_expire_and_their_data_is_deleted(tmp_path):

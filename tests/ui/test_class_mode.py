@@ -123,3 +123,19 @@ def test_the_teacher_ends_the_class_and_students_are_told(class_dir):
     assert_no_exception(student)
     assert STUDENT_KEY not in student.session_state
     assert any(code in w.value and "已结束" in w.value for w in student.warning)
+
+
+def test_students_follow_the_teachers_model_and_sentence(class_dir):
+    teacher, code, _ = _start()
+    student = open_page("lesson", params={"class": code})
+    assert not [b for b in student.get("download_button") if b.key == "lesson_handout"], "no handout of answers"
+    assert not [e for e in student.expander if e.label == catalog("en")["lesson.notes"]], "no teacher's notes"
+    teacher.selectbox(key="model").set_value("reverse").run()
+    teacher.text_input(key="text").input("hello class").run()
+    assert_no_exception(teacher)
+    state = ClassStore(class_dir).state(code)
+    assert (state.model, state.text) == ("reverse", "hello class")
+    student.run()
+    assert_no_exception(student)
+    assert student.selectbox(key="model").value == "reverse" and student.text_input(key="text").value == "hello class"
+    assert _title(student) == _title(teacher)
