@@ -40,6 +40,7 @@ from runs.classroom_store import (
 )
 from runs.lesson import STEPS
 from runs.model_ref import ModelRef, shipped_models
+from transformer.registry import RANDOM
 from ui.class_join import join_card
 from ui.i18n import t
 from ui.inputs import TEXT_KEY
@@ -155,10 +156,11 @@ def end_class() -> None:
 def _follow_model(model: str) -> None:
     """Put the sidebar's model picker (and a random model's settings) on the teacher's model."""
     ref = ModelRef.parse(model)
-    wanted = {MODEL_KEY: "random"} if ref.is_random else {MODEL_KEY: model}
     if ref.is_random:
-        wanted.update({RANDOM_WIDGETS[name]: value for name, value in ref.settings if name in RANDOM_WIDGETS})
-    elif model not in shipped_models():  # a model trained in the teacher's session: not offered here
+        wanted = {MODEL_KEY: RANDOM, **{RANDOM_WIDGETS[name]: value for name, value in ref.settings if name in RANDOM_WIDGETS}}
+    elif model in shipped_models():
+        wanted = {MODEL_KEY: model}
+    else:  # a model trained in the teacher's session: this page's picker does not offer it
         _notice("model_elsewhere")
         return
     for key, value in wanted.items():
@@ -174,22 +176,19 @@ def follow_teacher() -> InClass | None:
     new_link = raw is not None and (linked is None or linked != st.session_state.get(STUDENT_KEY))
     if new_link and not join(raw):
         st.query_params.pop(CLASS_PARAM, None)  # a bad code: said once, not again on every rerun
-    _show_notice()
     code = st.session_state.get(STUDENT_KEY)
-    if code is None:
-        return None
-    state = store().state(code)
-    if state is None:
+    state = None if code is None else store().state(code)
+    if code is not None and state is None:  # ended or expired since this page was drawn
         leave()
-        st.warning(t("classroom.ended", code=code), icon=":material/group_off:")
-        return None
-    st.query_params[STEP_PARAM] = str(state.step)
-    _follow_model(state.model)
+        _notice("ended", code=code)
+    if state is not None:
+        st.query_params[STEP_PARAM] = str(state.step)
+        _follow_model(state.model)
+        if st.session_state.get(TEXT_KEY) != state.text:
+            st.session_state[TEXT_KEY] = state.text
+        st.session_state[VERSION_KEY] = state.version
     _show_notice()
-    if st.session_state.get(TEXT_KEY) != state.text:
-        st.session_state[TEXT_KEY] = state.text
-    st.session_state[VERSION_KEY] = state.version
-    return InClass(state, teacher=False)
+    return None if state is None else InClass(state, teacher=False)
 
 
 @st.fragment(run_every=POLL_S)

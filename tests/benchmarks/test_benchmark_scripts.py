@@ -67,3 +67,11 @@ def test_server_script_prints_its_table(name):
     assert stdout.startswith("## ") and _has_table(stdout), stdout
     row = next(line for line in stdout.splitlines() if line.startswith("| 3 "))
     assert row.endswith("| 0 | 0/3 |"), row  # no errors, no leaks, every reply checked
+
+
+@pytest.mark.slow
+def test_class_follow_prints_its_table():
+    """Students' pages through a real server: every page opens and follows the teacher's move."""
+    stdout = _run("class_follow")
+    assert stdout.startswith("## ") and _has_table(stdout), stdout
+    assert "| 3/3 opened |" in stdout and "| 3/3 on step 2 |" in stdout, stdout
