@@ -116,10 +116,9 @@ async def follow(port: int, pid: int, store: ClassStore, n: int, idle_s: float, 
     await asyncio.sleep(idle_s)
     idle_cpu, idle_wall = _cpu_seconds(pid) - cpu0, time.perf_counter() - wall0
     idle_polls = [p for s in students for p in s.polls]
-    rows: list[list[object]] = [
-        [n, "polling, no move", f"{sum(1 for s in students if s.fragment)}/{n} opened" + ("" if opened else " (timeout)")]
-        + [f"{ms(statistics.median(idle_polls))} / {ms(quantile(idle_polls, 0.95))}", "–", f"{idle_cpu / idle_wall:.2f}"]
-    ]
+    pages = f"{sum(1 for s in students if s.fragment)}/{n} opened" + ("" if opened else " (timeout)")
+    polls = f"{ms(statistics.median(idle_polls))} / {ms(quantile(idle_polls, 0.95))}"
+    rows: list[list[object]] = [[n, "polling, no move", pages, polls, "–", f"{idle_cpu / idle_wall:.2f}"]]
     for step in range(2, 2 + moves):
         cpu0, moved = _cpu_seconds(pid), time.perf_counter()
         store.move(code, secret, step, DEFAULT_MODEL, TEXT)
@@ -155,7 +154,8 @@ def main() -> None:
             with streamlit_server() as server:
                 port = int(server.url.rsplit(":", 1)[1])
                 rows += asyncio.run(follow(port, server.process.pid, store, n, args.idle, args.moves))
-    print_table(["students", "phase", "pages", "poll p50 / p95 ms", "move → new step p50 / p95 / max", "server CPU (cores)"], rows)
+    columns = ["students", "phase", "pages", "poll p50 / p95 ms", "move → new step p50 / p95 / max", "server CPU (cores)"]
+    print_table(columns, rows)
 
 
 if __name__ == "__main__":
