@@ -11,9 +11,10 @@ interval, never while a run is going. The teacher is this script moving the clas
 teacher's page does (`ClassStore.move`).
 
 Measured: for `--idle` seconds of polling with no move, the server's CPU (user + system, /proc) per second
-and the time of one poll (send → the fragment's `script_finished`); then `--moves` times, from the move to
-each student's page receiving the new step's title (the poll sees the new version and reruns the whole
-page: the student's lesson is drawn on the teacher's step). Every wait is bounded.
+and per poll, and the time of one poll (send → the fragment's `script_finished`); then `--moves` times, from
+the move to each student's page receiving the new step's title (the poll sees the new version and reruns
+the whole page: the student's lesson is drawn on the teacher's step), and the server's CPU per page. The CPU
+numbers hold on a busy machine too; the wall times grow with whatever else runs. Every wait is bounded.
 """
 
 from __future__ import annotations
@@ -118,16 +119,17 @@ async def follow(port: int, pid: int, store: ClassStore, n: int, idle_s: float, 
     idle_polls = [p for s in students for p in s.polls]
     pages = f"{sum(1 for s in students if s.fragment)}/{n} opened" + ("" if opened else " (timeout)")
     polls = f"{ms(statistics.median(idle_polls))} / {ms(quantile(idle_polls, 0.95))}"
-    rows: list[list[object]] = [[n, "polling, no move", pages, polls, "–", f"{idle_cpu / idle_wall:.2f}"]]
+    per_poll = f"{ms(idle_cpu / max(len(idle_polls), 1))} a poll"
+    rows: list[list[object]] = [[n, "polling, no move", pages, polls, "–", f"{idle_cpu / idle_wall:.2f}", per_poll]]
     for step in range(2, 2 + moves):
         cpu0, moved = _cpu_seconds(pid), time.perf_counter()
         store.move(code, secret, step, DEFAULT_MODEL, TEXT)
         await wait_for(lambda step=step: all(step in s.steps for s in students), FOLLOW_TIMEOUT_S)
-        took = time.perf_counter() - moved
+        took, cpu = time.perf_counter() - moved, _cpu_seconds(pid) - cpu0
         delays = [s.steps[step] - moved for s in students if step in s.steps]
         followed = f"{len(delays)}/{n} on step {step}"
         times = f"{statistics.median(delays):.2f} / {quantile(delays, 0.95):.2f} / {max(delays):.2f} s" if delays else "–"
-        rows.append([n, f"teacher → step {step}", followed, "–", times, f"{(_cpu_seconds(pid) - cpu0) / took:.2f}"])
+        rows.append([n, f"teacher → step {step}", followed, "–", times, f"{cpu / took:.2f}", f"{ms(cpu / n)} a page"])
         await asyncio.sleep(2 * students[0].interval)  # the class settles before the next move
     stop.set()
     for task in (*pollers, *readers):
@@ -155,6 +157,7 @@ def main() -> None:
                 port = int(server.url.rsplit(":", 1)[1])
                 rows += asyncio.run(follow(port, server.process.pid, store, n, args.idle, args.moves))
     columns = ["students", "phase", "pages", "poll p50 / p95 ms", "move → new step p50 / p95 / max", "server CPU (cores)"]
+    columns.append("CPU ms")
     print_table(columns, rows)
 
 

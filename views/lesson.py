@@ -18,8 +18,9 @@ from ui.class_mode import InClass, asks_class, class_bar, class_controls, follow
 from ui.i18n import t
 from ui.inputs import TEXT_KEY, example_text, text_box
 from ui.lesson_handout import deferred_handout
-from ui.lesson_steps import Lesson, StepContent, build_step, lesson_for
+from ui.lesson_steps import Lesson, StepContent, lesson_for
 from ui.safe import md_literal
+from ui.shared_steps import shared_step
 from ui.sidebar import model_picker
 
 STEP_PARAM = "step"
@@ -147,7 +148,7 @@ if choice is not None:
         left.info(t("lesson.no_text"))
     else:
         ls = lesson_for(choice.key, check.text)
-        content = build_step(step, ls)
+        content = shared_step(step, ls)  # built once for the whole class (every student moves at once)
         token = (step, choice.key, check.text)
         cls = following or lead_class(n, choice.key, check.text, token in revealed_set())
         with top:
