@@ -238,7 +238,7 @@ def class_bar(cls: InClass | None, asks: bool) -> None:
     if cls is None:
         return
     code = cls.state.code
-    with st.container(horizontal=True, vertical_alignment="center", key="class_bar", gap="medium"):
+    with st.container(horizontal=True, vertical_alignment="center", key="class_bar", gap="small"):
         st.markdown(f":material/groups: **{t('classroom.class_code')} `{code}`**")
         if cls.teacher:
             _live_counts(code, st.session_state[TEACHER_KEY][1], asks)
