@@ -17,10 +17,11 @@ from transformer.causal import CausalExperiment
 from ui import charts
 from ui.head_picker import kind_name
 from ui.i18n import t
+from ui.model_words import first_row_example
 from viz.mask_figures import batch_heatmap, binary_heatmap
 from viz.masked_scores import pattern_figure, score_steps, steps_figure
 from viz.masks import MaskBatch, key_padding_matrix
-from viz.tokens import Labels, TokenAxis, attention_axes, visible_token
+from viz.tokens import Labels, TokenAxis, as_axis, attention_axes, visible_token
 from viz.trace import TraceData
 
 # Widths (px) the figures are laid out for: their column at a 1280 px wide window (projector), so
@@ -65,9 +66,9 @@ def show_batch(view: MaskBatch) -> None:
     )
 
 
-def rows_note() -> None:
-    """The one sentence that says why decoder rows are labelled by what they write."""
-    st.caption(t("masks.rows_write"))
+def rows_note(view: MaskBatch, row: int) -> None:
+    """The one sentence that says why decoder rows are labelled by what they write, with sentence `row`'s first row."""
+    st.caption(t("masks.rows_write", example=first_row_example(as_axis(view.query_labels(row)))))
 
 
 def mask_matrices(view: MaskBatch, row: int) -> None:

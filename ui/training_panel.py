@@ -22,6 +22,7 @@ from runs.training.registry import registry, trained_key
 from ui.charts import show_figure
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
+from ui.model_words import rows_write_caption
 from ui.models import get_bundle
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
@@ -189,7 +190,7 @@ def film_view(
         fig.update_layout(width=None, height=360)
         show_figure(fig, f"{name}_attention", key="tr_attention", html=False)
         if query_axis.reads is not None:  # decoder and cross rows are named by what they write, as on the heads page
-            st.caption(t("heads.rows_write"))
+            st.caption(rows_write_caption(query_axis))
         st.text(t("training.probe", source=film.source, target=film.target))  # plain text: the probe may be the user's
 
 

@@ -24,11 +24,13 @@ from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker
 from ui.i18n import labels_of, t
 from ui.kind_tabs import open_kind_tab
 from ui.labels import keep_valid
+from ui.model_words import alignment_verb, rows_write_caption
 from ui.models import Run, get_grid_figure, get_head_summary, get_heads_page, get_rollout
 from ui.page import PageContext, show_run, start_page
 from ui.prose import prose
 from viz.head_summary import HeadSummary, metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
+from viz.tokens import as_axis
 
 CLICKS_KEY = "heads_grid_clicks"  # bumped after each grid click, so the grid comes back unselected
 OPENED_KEY = "heads_opened_for"  # the model key the opening head was chosen for
@@ -107,7 +109,7 @@ def _grids(run: Run, page: HeadsPage) -> None:
     kind, tab = open_kind_tab(kinds, TAB_KEY, default=_grid_tab(kinds), on_change=_on_tab, args=(labels,))
     with tab:
         if kind != "encoder":
-            st.caption(t("heads.rows_write"))
+            st.caption(rows_write_caption(as_axis(page.axes(kind)[0])))
         marked = page.marks.get(kind, NO_MARKS)
         layers = plan.layers(shown)
         fig = get_grid_figure(run, kind, layers, plan.extra_stride, text, page.trace, stretch=bool(stretch), marks=marked)
@@ -186,7 +188,7 @@ def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
                 value=True,
                 key="heads_alignment",
                 bind="query-params",
-                help=t("heads.alignment_help"),
+                help=t("heads.alignment_help", verb=alignment_verb(ctx.bundle)),
             )
         ):
             outline = alignment
@@ -202,9 +204,9 @@ def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
     with left:
         show_figure(fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig", width="content")
         if (kind, layer, head) == opening and page.opened_for_a_reason:
-            st.caption(opening_caption(page.opened))  # under it: the head first
+            st.caption(opening_caption(page.opened, verb=alignment_verb(ctx.bundle)))  # under it: the head first
         if kind != "encoder":
-            st.caption(t("heads.rows_write"))
+            st.caption(rows_write_caption(as_axis(page.axes(kind)[0])))
         if kind == "cross" and alignment is None and not page.untrained:
             st.caption(t("heads.alignment_unavailable"))
         counterpart_button(run[0], encoder_decoder="cross" in kinds)
@@ -228,7 +230,7 @@ def _rollout(run: Run, page: HeadsPage) -> None:
         st.session_state["rollout_layer"] = layers[-1]  # start from the whole stack
     upto = cols[1].select_slider(t("heads.rollout_upto"), layers, key="rollout_layer")
     if kind != "encoder":
-        st.caption(t("heads.rows_write"))
+        st.caption(rows_write_caption(as_axis(page.axes(kind)[0])))
     queries, keys = page.axes(kind)
     text = HeatmapText(
         title=t("heads.rollout_title", kind=kind_name(kind), layer=upto),

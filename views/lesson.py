@@ -82,10 +82,12 @@ def show_step(content: StepContent, token: tuple, text: str, left, right) -> Non
         st.markdown(content.text)
         if content.extra:
             st.markdown(content.extra)
+        if content.skipped:
+            st.info(t("lesson.skipped", why=content.skipped), icon=":material/skip_next:")
         if content.question:
             st.info(f"**{t('lesson.predict')}:** {content.question}", icon=":material/psychology_alt:")
             if token in revealed_set():
-                st.success(f"**{t('lesson.answer')}:** {content.answer}", icon=":material/lightbulb:")
+                st.success(f"**{content.answer_label or t('lesson.answer')}:** {content.answer}", icon=":material/lightbulb:")
                 st.button(
                     t("lesson.hide"),
                     key=f"lesson_hide_{content.step}",

@@ -98,7 +98,7 @@ def test_path_lengths_and_answer(traces):
 
 def test_output_probabilities_are_probabilities(bundle, traces):
     trace = traces[SENTENCES[0]]
-    probs = lesson.output_probabilities(bundle, trace)
+    probs = lesson.output_probabilities(trace)
     assert [w for w, _ in probs][:-1] == list(trace.output_tokens)
     assert all(0 < p <= 1 for _, p in probs)
     answer = lesson.architecture_answer(bundle, trace)
@@ -110,4 +110,4 @@ def test_random_model_answers(traces):
     trace = run_text(bundle, SENTENCES[0])
     assert lesson.important_head(bundle, trace).kind in trace.kinds()
     assert lesson.mask_answer(bundle, trace)["changed"] is None  # untrained: not generated
-    assert lesson.importance_view(bundle, "cross") is None
+    assert not lesson.has_importance(bundle)
