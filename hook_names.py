@@ -70,6 +70,11 @@ def ordinal(index: int) -> int:
     return index + 1
 
 
+def from_ordinal(number: int) -> int:
+    """`ordinal`'s inverse: the index of the layer or head a reader calls `number` (a link's `?layer=1` is index 0)."""
+    return number - 1
+
+
 def hook_name(module: str, hook: str) -> str:
     """`("src_pos", "pe")` → "src_pos.hook_pe" (`hook` may carry its "hook_" prefix)."""
     return f"{module}.{HOOK_PREFIX}{_short(hook)}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from hook_names import ordinal
 from transformer.head_detectors import INDEX_SCORE_NAMES, SCORE_NAMES, HeadScores
 from ui.analysis_cache import get_detectors
 from ui.charts import show_figure
@@ -42,7 +43,7 @@ def _top_heads(scores: HeadScores) -> None:
             "detectors.top_line",
             name=t(f"detectors.name_{name}"),
             heads=", ".join(
-                t("detectors.head_at", layer=layer, head=head, score=f"{scores.score(name)[layer, head]:.2f}")
+                t("detectors.head_at", layer=ordinal(layer), head=ordinal(head), score=f"{scores.score(name)[layer, head]:.2f}")
                 for layer, head in marks[name]
             ),
         )

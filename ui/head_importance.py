@@ -10,6 +10,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from hook_names import ordinal
 from runs import head_importance
 from runs.byte_cache import byte_cached, shared_cache
 from runs.heads import FIRST, Opening
@@ -51,7 +52,7 @@ def opening_caption(why: Opening, verb: str = "") -> str:
     `verb`: what a row's written token does to its aligned input token (`ui.model_words.alignment_verb`)."""
     if why.reason == FIRST:
         return ""
-    at = {"layer": why.layer, "head": why.head}
+    at = {"layer": ordinal(why.layer), "head": ordinal(why.head)}
     if why.reason == "important" and why.row is not None:
         return t("heads.opened_important", **at, changed=why.row.changed, drop=why.row.logprob_drop)
     if why.score is None:

@@ -33,6 +33,7 @@ from viz.step_figures import scores_figure
 from viz.tokens import TokenAxis
 from viz.trace import TraceData
 
+FIRST = str(ordinal(0))  # "1": the first layer or head in a link, as the pages count them
 FIGURE_HEIGHT = 440  # px: a step's figure fits beside its text in a 1280 × 720 window
 
 
@@ -280,7 +281,7 @@ def _attention(ls: Lesson) -> StepContent:
         t("lesson.attention_notes"),
         fig,
         lab_page="step_by_step",
-        lab_params={"kind": kind, "layer": "0", "head": "0", "query": str(numbers.figure["query"])},
+        lab_params={"kind": kind, "layer": FIRST, "head": FIRST, "query": str(numbers.figure["query"])},
     )
 
 
@@ -343,7 +344,7 @@ def _heads(ls: Lesson) -> StepContent:
         fig,
         figure_hidden=False,
         lab_page="heads",
-        lab_params={"kind": choice.kind, "layer": str(choice.layer), "head": str(choice.head)},
+        lab_params={"kind": choice.kind, "layer": str(ordinal(choice.layer)), "head": str(ordinal(choice.head))},
     )
 
 
@@ -433,7 +434,7 @@ def _masks(ls: Lesson) -> StepContent:
         fig,
         figure_hidden=False,
         lab_page="masks",
-        lab_params={"kind": "decoder", "layer": "0", "head": "0"},
+        lab_params={"kind": "decoder", "layer": FIRST, "head": FIRST},
     )
 
 
@@ -473,7 +474,7 @@ def _cross(ls: Lesson) -> StepContent:
         t("lesson.cross_notes_task", summary=summary) if summary else t("lesson.cross_notes"),
         fig,
         lab_page="heads",
-        lab_params={"kind": "cross", "layer": str(choice.layer), "head": str(choice.head)},
+        lab_params={"kind": "cross", "layer": str(ordinal(choice.layer)), "head": str(ordinal(choice.head))},
     )
 
 

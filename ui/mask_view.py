@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from hook_names import ordinal
 from runs.causal_view import CausalSummary, CausalTarget
 from transformer.causal import CausalExperiment
 from ui import charts
@@ -173,7 +174,7 @@ def compare_patterns(before: TraceData, after: TraceData, kind: str, layer: int,
     cols = st.columns(2)
     for col, trace, key in ((cols[0], before, "masks.pattern_before"), (cols[1], after, "masks.pattern_after")):
         pattern = score_steps(trace.arrays, kind, layer, head).pattern
-        title = t(key, kind=kind_name(kind), layer=layer, head=head)
+        title = t(key, kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head))
         with col:
             show_figure(
                 pattern_figure(
@@ -274,7 +275,7 @@ def _causal_patterns(experiment: CausalExperiment, layer: int, head: int) -> Non
                     patterns[index][head],
                     row_tokens=rows,
                     col_tokens=reads,
-                    title=t(key, layer=shown, head=head),
+                    title=t(key, layer=ordinal(shown), head=ordinal(head)),
                     x_title=t("masks.key"),
                     y_title=t("masks.query"),
                     weight_label=t("masks.weight"),

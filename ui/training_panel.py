@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from hook_names import ordinal
 from runs.model_ref import TRAINED_PREFIX
 from runs.training.export import checkpoint_zip
 from runs.training.films import film_opening
@@ -178,8 +179,8 @@ def film_view(
                 title=t(
                     "training.head_title",
                     kind=t(f"training.kind_{kind}"),
-                    layer=layer,
-                    head=head,
+                    layer=ordinal(layer),
+                    head=ordinal(head),
                     step=f"{int(film.frame_steps[index]):,}",
                 ),
                 x_title=t("training.keys"),

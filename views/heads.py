@@ -13,6 +13,7 @@ from functools import partial
 
 import streamlit as st
 
+from hook_names import from_ordinal, ordinal
 from runs.heads import NO_MARKS, GridText, metric_zmax
 from runs.heads_page import HeadsPage, default_metric
 from ui.charts import show_figure
@@ -46,7 +47,7 @@ def _on_grid_click(kind: str, chart_key: str) -> None:
         return  # a deselection or a point without a head: nothing to select
     st.session_state.update(kind=kind, layer=layer, head=head)
     st.session_state[CLICKS_KEY] = st.session_state.get(CLICKS_KEY, 0) + 1
-    st.toast(t("heads.selected", kind=kind_name(kind), layer=layer, head=head), icon=":material/zoom_in:")
+    st.toast(t("heads.selected", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head)), icon=":material/zoom_in:")
 
 
 def _open_on(model_key: str, page: HeadsPage) -> None:
@@ -65,8 +66,8 @@ def _open_on(model_key: str, page: HeadsPage) -> None:
         for key, value in ((KIND_KEY, chosen), (LAYER_KEY, layer if same else 0), (HEAD_KEY, head if same else 0)):
             if url.get(key) is None:
                 st.session_state[key] = value  # a bound picker writes it to the URL
-            elif key != KIND_KEY and str(url[key]).isdigit():
-                st.session_state[key] = int(url[key])
+            elif key != KIND_KEY and str(url[key]).isdigit() and int(url[key]) >= 1:
+                st.session_state[key] = from_ordinal(int(url[key]))  # links count layers and heads from 1
     st.session_state[OPENED_KEY] = model_key
 
 
@@ -99,7 +100,7 @@ def _grids(run: Run, page: HeadsPage) -> None:
                 key="grid_page",
                 default=0,
                 required=True,
-                format_func=lambda p: f"{plan.layers(p).start}–{plan.layers(p).stop - 1}",
+                format_func=lambda p: f"{ordinal(plan.layers(p).start)}–{ordinal(plan.layers(p).stop - 1)}",
             )
             or 0
         )
@@ -155,7 +156,8 @@ def _metric_picture(summary: HeadSummary, kind: str) -> None:
 def _summary_table(summary: HeadSummary) -> None:
     """Every statistic of every head; a click on a column title sorts (find the previous-token head)."""
     names = {"layer": t("heads.layer"), "head": t("heads.head"), **{m: t(f"heads.metric_{m}") for m in summary.metrics}}
-    rows = [{names[k]: v for k, v in row.items()} for row in summary.rows()]
+    shown = {"layer": ordinal, "head": ordinal}  # the table counts layers and heads as the pages do
+    rows = [{names[k]: shown.get(k, lambda v: v)(v) for k, v in row.items()} for row in summary.rows()]
     st.dataframe(
         rows,
         hide_index=True,
@@ -193,7 +195,7 @@ def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
         ):
             outline = alignment
     text = HeatmapText(
-        title=t("heads.head_title", kind=kind_name(kind), layer=layer, head=head),
+        title=t("heads.head_title", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head)),
         x_title=t("heads.axis_key"),
         y_title=t("heads.axis_query"),
         value=t("heads.weight"),
@@ -228,12 +230,12 @@ def _rollout(run: Run, page: HeadsPage) -> None:
     layers = list(range(len(rolled)))
     if st.session_state.get("rollout_layer") not in layers:
         st.session_state["rollout_layer"] = layers[-1]  # start from the whole stack
-    upto = cols[1].select_slider(t("heads.rollout_upto"), layers, key="rollout_layer")
+    upto = cols[1].select_slider(t("heads.rollout_upto"), layers, key="rollout_layer", format_func=lambda i: str(ordinal(i)))
     if kind != "encoder":
         st.caption(rows_write_caption(as_axis(page.axes(kind)[0])))
     queries, keys = page.axes(kind)
     text = HeatmapText(
-        title=t("heads.rollout_title", kind=kind_name(kind), layer=upto),
+        title=t("heads.rollout_title", kind=kind_name(kind), layer=ordinal(upto)),
         x_title=t("heads.axis_key"),
         y_title=t("heads.axis_query"),
         value=t("heads.rollout_value"),
