@@ -39,6 +39,10 @@ STYLESHEET = f"""<style>
 .stApp h2 {{ font-size: 30px !important; }}
 .stApp h3 {{ font-size: 26px !important; }}
 .stApp .stMainBlockContainer, .stApp .block-container {{ padding-top: 4rem !important; padding-bottom: 1rem !important; }}
+.stApp [data-testid="stMarkdownContainer"] code, .stApp [data-testid="stCode"] code,
+.stApp [data-testid="stText"], .stApp [data-testid="stDataFrame"] {{
+  font-size: {BODY_PX}px !important;
+}}
 </style>"""
 
 

@@ -282,9 +282,10 @@ def job_panel(job_id: str, owner: str) -> None:
         if not mine:
             st.info(t("training.watching", task=view.options.task), icon=":material/visibility:")
         _progress(view)
-        cols = st.columns([2, 1.3, 2.5, 4.5], vertical_alignment="center")
+        # One row that wraps, each control as wide as its label: fixed columns cut "Follow the latest frame" short.
+        row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
         if view.live and mine:
-            cols[0].button(
+            row.button(
                 t("training.stop"),
                 key="tr_stop",
                 icon=":material/stop_circle:",
@@ -293,10 +294,10 @@ def job_panel(job_id: str, owner: str) -> None:
                 disabled=view.state == STOPPING,
             )
         if view.film is not None:
-            cols[1].toggle(t("training.play"), key=PLAY_KEY, help=t("training.play_help"))
+            row.toggle(t("training.play"), key=PLAY_KEY, help=t("training.play_help"))
             st.session_state.setdefault(FOLLOW_KEY, True)
-            cols[2].toggle(t("training.follow"), key=FOLLOW_KEY, help=t("training.follow_help"))
-        cols[3].caption(t("training.stopping") if view.state == STOPPING else _numbers(view))
+            row.toggle(t("training.follow"), key=FOLLOW_KEY, help=t("training.follow_help"))
+        row.caption(t("training.stopping") if view.state == STOPPING else _numbers(view))
         if not view.live:
             _ended(view, owner)
         if view.film is None:

@@ -7,6 +7,7 @@ that proves it. "Open in the lab" opens the full page on the same sentence and h
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -79,9 +80,12 @@ def show_step(content: StepContent, token: tuple, text: str, left, right) -> Non
     """The step's text, question, answer and notes in `left`; its figure in `right`, at the top of the screen."""
     shown = content.question is None or token in revealed_set()
     with left:
-        st.markdown(content.text)
-        if content.extra:
-            st.markdown(content.extra)
+        # Once the answer is shown, the step's text (read before the question) folds away, so the question and
+        # the whole answer fit on the 1280 × 720 projector screen without scrolling.
+        with st.expander(t("lesson.text_again"), icon=":material/menu_book:") if content.question and shown else nullcontext():
+            st.markdown(content.text)
+            if content.extra:
+                st.markdown(content.extra)
         if content.skipped:
             st.info(t("lesson.skipped", why=content.skipped), icon=":material/skip_next:")
         if content.question:
