@@ -128,9 +128,11 @@ if choice is not None:
     # The figure column starts right under the title on every step (the 1280 × 720 first screen).
     left, right = st.columns([2, 3], gap="medium")
     figure = right.container()  # the step's figure, at the top of the right column
+    body = left.container()  # the step's text, question and answer, first under the title
     # Step 1 (where the class types its sentence) opens the sentence box in the wide right column, under
     # the figure Reveal shows: in the narrow left one, on a projector, it squeezed its buttons and pushed
-    # the question and Reveal below the fold. Elsewhere it sits closed above the step's text.
+    # the question and Reveal below the fold. Elsewhere it sits closed under the step, so the question and
+    # the whole revealed answer fit the 1280 × 720 screen.
     current = st.session_state.get(TEXT_KEY, st.query_params.get(TEXT_KEY, example_text(choice.bundle)))
     label = t("lesson.sentence", text=md_literal(current)) if current else t("lesson.sentence_hint")
     with right if n == 1 else left, st.expander(label, expanded=n == 1 or not current, icon=":material/edit:"):
@@ -139,13 +141,13 @@ if choice is not None:
     if check.text is None:
         with top:
             header(n, t(f"lesson.{step}_title"))
-        left.info(t("lesson.no_text"))
+        body.info(t("lesson.no_text"))
     else:
         ls = lesson_for(choice.key, check.text)
         content = build_step(step, ls)
         with top:
             header(n, content.title)
-        show_step(content, (step, choice.key, check.text), check.text, left, figure)
+        show_step(content, (step, choice.key, check.text), check.text, body, figure)
         left.download_button(
             t("lesson.handout"),
             data=deferred_handout(ls),
