@@ -49,8 +49,10 @@ def test_every_step_words_itself_from_what_the_model_is(model, lang):
     for step, content in steps.items():
         assert content.title and content.text, (model, step)
         if content.skipped:  # a step that does not apply asks nothing and says why
-            assert content.question is None and content.answer is None and content.skipped in ui["lesson.skipped"].format(
-                why=content.skipped
+            assert (
+                content.question is None
+                and content.answer is None
+                and content.skipped in ui["lesson.skipped"].format(why=content.skipped)
             )
             continue
         assert content.question and content.answer, (model, lang, step)
