@@ -21,6 +21,7 @@ from transformer.checkpoint import ModelBundle
 from ui.i18n import current_language, t
 from ui.model_words import alignment_verb
 from ui.models import get_bundle, get_lesson_step, get_trace
+from ui.projector import TICK_PX
 from ui.safe import md_literal
 from viz.head_grid import grid_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
@@ -35,6 +36,7 @@ from viz.trace import TraceData
 
 FIRST = str(ordinal(0))  # "1": the first layer or head in a link, as the pages count them
 FIGURE_HEIGHT = 440  # px: a step's figure fits beside its text in a 1280 × 720 window
+FIGURE_WIDTH = 640  # px: the figure column (3 of 5) of a 1280 px window
 
 
 @dataclass(frozen=True)
@@ -255,6 +257,8 @@ def _attention(ls: Lesson) -> StepContent:
             "softmax": t("step.row_softmax"),
             "key": t("step.axis_key"),
         },
+        width_px=FIGURE_WIDTH,
+        font_px=TICK_PX,  # the projector's cell size: the decimals that fit there fit everywhere
     )
     kind, query = answer["kind"], lit(answer["query"])
     reply = t("lesson.attention_answer", query=query, word=lit(answer["key"]), weight=num(answer["weight"]))
