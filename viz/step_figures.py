@@ -54,11 +54,11 @@ def number_heatmap(
     )
 
 
-def finish(fig: go.Figure, height: float, top: int = 20, grid: bool = False, **layout: object) -> go.Figure:
+def finish(fig: go.Figure, height: float, top: int = 20, grid: bool = False, right: int = 10, **layout: object) -> go.Figure:
     """Shared layout, and margins that grow to fit tick labels (token labels are long; nothing is clipped)."""
     fig.update_xaxes(automargin=True, showgrid=grid, zeroline=False)
     fig.update_yaxes(automargin=True, showgrid=grid, zeroline=False)
-    fig.update_layout(base_layout(height=int(height), margin={"l": 10, "r": 10, "t": top, "b": 10}, **layout))
+    fig.update_layout(base_layout(height=int(height), margin={"l": 10, "r": right, "t": top, "b": 10}, **layout))
     return fig
 
 
@@ -133,8 +133,9 @@ def scores_figure(view: StepView, text: Mapping[str, str], width_px: int | None 
     for i, (trace, label) in enumerate(rows, start=1):
         fig.add_trace(trace, row=i, col=1)
         fig.update_yaxes(_ticks([label]), row=i, col=1)
-    fig.update_xaxes(_ticks(view.key_labels, text["key"]), row=len(rows), col=1)
-    return finish(fig, 120 + 1.6 * ROW_PX * len(rows))
+    # every key named: a slanted last label ("8: <eos>") reaches past the plot, where plotly would hide it
+    fig.update_xaxes(_ticks(view.key_labels, text["key"]), ticklabeloverflow="allow", row=len(rows), col=1)
+    return finish(fig, 120 + 1.6 * ROW_PX * len(rows), right=60)
 
 
 def weighted_sum_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
