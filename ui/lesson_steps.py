@@ -400,14 +400,14 @@ def _feed_forward(ls: Lesson) -> StepContent:
     )
 
 
-def skipped_step(step: str, why: str, lab_page: str) -> StepContent:
+def skipped_step(step: str, text: str, why: str, lab_page: str) -> StepContent:
     """A step that does not apply to this model: its title and text, and why it is skipped (no question)."""
-    return StepContent(step, t(f"lesson.{step}_title"), t(f"lesson.{step}_text"), lab_page=lab_page, skipped=why)
+    return StepContent(step, t(f"lesson.{step}_title"), text, lab_page=lab_page, skipped=why)
 
 
 def _masks(ls: Lesson) -> StepContent:
     if not ls.kind.has_decoder:
-        return skipped_step("masks", t("lesson.skip_masks_encoder_only"), "masks")
+        return skipped_step("masks", t("lesson.masks_text"), t("lesson.skip_masks_encoder_only"), "masks")
     numbers = ls.numbers("masks")
     answer = numbers.answer
     state = {True: "changed", False: "same", None: "none"}[answer["changed"]]
@@ -448,7 +448,8 @@ def _cross(ls: Lesson) -> StepContent:
     choice = numbers.choice
     if choice is None:
         why = "decoder_only" if kind.has_decoder else "encoder_only"
-        return skipped_step("cross", t(f"lesson.skip_cross_{why}"), "heads")
+        text = t("lesson.cross_text", verb=alignment_verb(ls.bundle))
+        return skipped_step("cross", text, t(f"lesson.skip_cross_{why}"), "heads")
     answer, alignment = numbers.answer, numbers.figure["alignment"]
     query_axis, key_axis = numbers.figure["axes"]
     verb = alignment_verb(ls.bundle)
@@ -490,7 +491,8 @@ def probability(p: float) -> str:
 def _architecture(ls: Lesson) -> StepContent:
     kind, config = ls.kind, ls.bundle.config
     if not kind.has_decoder:
-        return skipped_step("architecture", t("lesson.skip_architecture_encoder_only"), "architecture")
+        text, why = t("lesson.architecture_text_encoder_only"), t("lesson.skip_architecture_encoder_only")
+        return skipped_step("architecture", text, why, "architecture")
     numbers = ls.numbers("architecture")
     answer, probs = numbers.answer, numbers.figure["probabilities"]
     eps = answer["label_smoothing"]

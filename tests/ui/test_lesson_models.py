@@ -48,6 +48,7 @@ def test_every_step_words_itself_from_what_the_model_is(model, lang):
 
     for step, content in steps.items():
         assert content.title and content.text, (model, step)
+        assert not re.search(r"\{\w*\}", words(content) + content.skipped), (model, lang, step)  # every blank filled
         if content.skipped:  # a step that does not apply asks nothing and says why
             assert (
                 content.question is None
