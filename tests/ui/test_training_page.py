@@ -259,6 +259,8 @@ def test_a_link_opens_the_film_mode_and_switching_writes_it():
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.selectbox(key="tr_film_model").value == "reverse"
+    # on the page, not in the sidebar: projector mode collapses the sidebar, and the switch must stay in reach
+    assert [c.key for c in at.main.segmented_control].count("tr_mode") == 1 and not at.sidebar.segmented_control
     at.segmented_control(key="tr_mode").set_value("live").run()
     assert "tr_mode" not in at.query_params
     at.segmented_control(key="tr_mode").set_value("film").run()
