@@ -500,7 +500,7 @@ def _architecture(ls: Lesson) -> StepContent:
     fig = probability_figure(
         [w for w, _ in probs],
         [p for _, p in probs],
-        x_title=t("lesson.fig_written"),
+        x_title=t("lesson.fig_written" if kind.trained else "lesson.fig_predicted"),
         y_title=t("lesson.fig_probability"),
         cap=cap,
         cap_label=t("lesson.fig_smoothing", cap=num(cap)) if cap else "",
