@@ -8,6 +8,7 @@ a reverser's row *copies* its input character). Both come from what the model is
 
 from __future__ import annotations
 
+from runs.model_kind import task_family
 from transformer.checkpoint import ModelBundle
 from transformer.tokenizer import SPECIALS
 from ui.i18n import t
@@ -19,8 +20,6 @@ ALIGNMENT_VERBS = ("translation", "reverse", "copy", "sort", "induction")  # hea
 
 def alignment_verb(bundle: ModelBundle) -> str:
     """What a decoder row's written token does to the input token the task aligns it with ("translates", "copies")."""
-    from runs.model_kind import task_family
-
     family = task_family(bundle)
     return t(f"heads.align_{family if family in ALIGNMENT_VERBS else 'other'}")
 
