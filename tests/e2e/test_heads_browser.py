@@ -81,7 +81,7 @@ def test_the_page_opens_on_the_translators_alignment_head(app_page, app_url, bro
     page.locator(TICKS).first.wait_for(timeout=180_000)
     tools.wait_idle(page)
     layer, head = card_alignment_head(load_bundle(ModelRef.parse("translate-en-zh")))
-    title = f"Cross-attention (decoder → encoder), layer {layer}, head {head}"
+    title = f"Cross-attention (decoder → encoder), layer {layer + 1}, head {head + 1}"  # pages count from 1
     assert title in page.locator(".st-key-head_fig .gtitle").text_content()
     rows = _ticks(page, "y")
     assert "我 → 今天" in rows and "在 → 图书馆" in rows, rows

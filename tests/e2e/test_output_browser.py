@@ -76,4 +76,9 @@ def test_step_buttons_whole_and_on_the_first_screen(chromium, app_url, browser_t
             page.locator(CHART).wait_for(timeout=60_000)
             page.wait_for_timeout(800)  # the projector stylesheet lands a moment after the first paint
             _step_buttons_whole(page, PROJECTOR["height"])
+            if "projector" in query:  # the output and token lists at body size, not the smallest type on screen
+                page.wait_for_function(
+                    "() => parseFloat(getComputedStyle(document.querySelector('[data-testid=stCode] code')).fontSize) >= 22",
+                    timeout=20_000,
+                )
         browser_tools.screenshot(page, f"output-projector-{lang}")
