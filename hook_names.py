@@ -15,6 +15,7 @@ reads arrays by these names.
     norm_module("decoder", 2, 1)                  # "decoder.layers.2.sublayer.1.norm"
     parse("decoder.layers.1.cross_attn.hook_z")   # HookName(module=..., hook="z", stack="decoder", layer=1, kind="cross")
     head_label("cross", 1, 3)                     # "decoder.layers.1.cross_attn head 3" (cards, metrics)
+    ordinal(1)                                    # 2: layer index 1 as pages show it ("layer 2", 第 2 层)
     parse_head_label("decoder.layers.1.cross_attn head 3")  # HeadLabel(kind="cross", layer=1, head=3)
 """
 
@@ -57,6 +58,21 @@ class HookName(NamedTuple):
 
 def _short(hook: str) -> str:
     return hook.removeprefix(HOOK_PREFIX)
+
+
+def ordinal(index: int) -> int:
+    """A 0-based layer or head index as every page shows it to a reader: counted from 1.
+
+    The first layer is layer 1 (第 1 层) and the first head head 1 (第 1 个头), in prose, labels and pickers
+    on every page and in both languages; hook names, cards and URLs keep the 0-based index
+    (`decoder.layers.0.cross_attn` is layer 1). Every number a page shows passes through here.
+    """
+    return index + 1
+
+
+def from_ordinal(number: int) -> int:
+    """`ordinal`'s inverse: the index of the layer or head a reader calls `number` (a link's `?layer=1` is index 0)."""
+    return number - 1
 
 
 def hook_name(module: str, hook: str) -> str:

@@ -133,9 +133,10 @@ def _embeddings(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
 def _positional(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
     answer = numbers.answer
     position = int(answer["position"])  # type: ignore[call-overload]
-    candidates = {int(answer["nearest"]), int(answer["farthest"]), 0, 2 * position, lesson.PE_POSITIONS // 2}  # type: ignore[call-overload]
-    kept = sorted(p for p in candidates - {position} if 0 <= p < lesson.PE_POSITIONS)
-    return ClassQuestion("positional", "nearest", f"p{answer['nearest']}", tuple(Choice(f"p{p}", str(p)) for p in kept))
+    nearest, *tied = answer["nearest"]  # type: ignore[misc]  # positions equally alike: one of them is offered
+    candidates = {int(nearest), int(answer["farthest"][0]), 0, 2 * position, lesson.PE_POSITIONS // 2}  # type: ignore[index]
+    kept = sorted(p for p in candidates - {position, *tied} if 0 <= p < lesson.PE_POSITIONS)
+    return ClassQuestion("positional", "nearest", f"p{nearest}", tuple(Choice(f"p{p}", str(p)) for p in kept))
 
 
 def _attention(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:

@@ -18,25 +18,25 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hook_names import act_name, attn_module
-from runs.head_importance import kind_importance, stored_importance
+from hook_names import GENERATOR, act_name, attn_module, hook_name
+from runs.head_importance import stored_importance
 from runs.heads import axes_of, gold_alignment
-from runs.reference import check_reference
-from runs.teaching_arrays import layernorm_affine, parameter_sizes, sinusoid_table, stack_reading_text
+from runs.model_kind import label_smoothing
+from runs.reference import check_reference, model_task
+from runs.teaching_arrays import layernorm_affine, parameter_sizes, position_table, sinusoid_table, stack_reading_text
 from runs.text_run import run_text
 from transformer.causal import causal_experiment
 from transformer.checkpoint import ModelBundle
 from transformer.head_detectors import alignment_matrix as aligned_cells
 from transformer.interventions import InterventionSpec
-from viz.architecture import Box, architecture_boxes
+from transformer.tokenizer import EOS
 from viz.embedding_scale import EmbeddingScale
-from viz.head_importance import HeadImportance as HeadImportanceView
 from viz.layernorm import StackStats, norm_sites, remove_affine, token_stats
-from viz.positional import similarity
 from viz.scaling import D_K_OPTIONS, ScalingDemo, scaling_demo
 from viz.step_by_step import build_step_view
 from viz.trace import TraceData
 
+GENERATOR_LOGITS = hook_name(GENERATOR, "logits")  # (1, T, V): the output layer's scores per decoder row
 STEPS: tuple[str, ...] = (
     "task",
     "why_attention",
@@ -78,12 +78,22 @@ class HeadChoice:
 
 
 def task_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
-    """Step 1: what the model wrote and whether the task's rules call it right (None: no right answer known)."""
+    """Step 1: what the model wrote and whether the task's rules call it right (None: no right answer known).
+
+    A model that writes on past the right output (no <eos>: the induction model continues its loop) is
+    judged on the first `judged` tokens only; `output` is that part and `more` counts the tokens after it.
+    """
     check = check_reference(bundle, trace)
+    judged = None if check is None else check.judged
+    tokens = trace.output_tokens
+    shown = tokens if judged is None else tokens[:judged]
+    joiner = "" if all(len(tok) == 1 for tok in tokens) else " "
     return {
-        "output": trace.output_text,
+        "output": joiner.join(shown) if judged is not None else trace.output_text,
+        "more": len(tokens) - len(shown),
         "correct": None if check is None or check.expected is None else check.correct,
         "expected": None if check is None else check.expected,
+        "teacher_forced": trace.teacher_forced,
     }
 
 
@@ -129,14 +139,21 @@ def positional_table(d_model: int, n_positions: int = PE_POSITIONS) -> np.ndarra
     return sinusoid_table(n_positions, d_model)  # (P, d_model)
 
 
-def positional_answer(d_model: int, position: int = PE_QUERY) -> dict[str, object]:
-    """Step 4: which other position's code is most like `position`'s (dot product of sinusoid rows)."""
-    sim = similarity(positional_table(d_model)).astype(np.float64)  # (P, P)
-    row = sim[position].copy()
-    row[position] = -np.inf
-    nearest = int(np.argmax(row))
-    far = int(np.argmin(sim[position]))
-    return {"position": position, "nearest": nearest, "farthest": far}
+def positional_answer(table: np.ndarray, position: int = PE_QUERY) -> dict[str, object]:
+    """Step 4: which other positions' codes are most and least like `position`'s (cosine of the rows of
+    `table`, (P, d_model)). Equal cosines (to 3 decimals, as shown) are a tie: every tied position is named."""
+    unit = table.astype(np.float64) / np.maximum(np.linalg.norm(table, axis=-1, keepdims=True), 1e-12)
+    row = np.round(unit @ unit[position], 3)  # (P,)
+    others = np.delete(np.arange(len(row)), position)
+    best, worst = row[others].max(), row[others].min()
+    return {
+        "position": position,
+        "nearest": [int(p) for p in others if row[p] == best],
+        "farthest": [int(p) for p in others if row[p] == worst],
+        "cos_nearest": float(best),
+        "cos_farthest": float(worst),
+        "positions": len(row),
+    }
 
 
 def attention_query(trace: TraceData) -> int:
@@ -144,11 +161,21 @@ def attention_query(trace: TraceData) -> int:
     return len(trace.query_tokens(query_kind(trace))) // 2
 
 
+LESSON_KEYS = 16  # keys the attention step shows at most; past that it names the keys and weight it hides
+
+
 def step_view(trace: TraceData, head: int = 0, layer: int = 0):
     """`viz.step_by_step.StepView` of one query of the first layer's head `head`, with the run's numbers."""
     kind = query_kind(trace)
     return build_step_view(
-        trace.arrays, kind, layer, head, attention_query(trace), trace.query_tokens(kind), trace.key_tokens(kind)
+        trace.arrays,
+        kind,
+        layer,
+        head,
+        attention_query(trace),
+        trace.query_tokens(kind),
+        trace.key_tokens(kind),
+        max_keys=LESSON_KEYS,
     )
 
 
@@ -158,11 +185,17 @@ def attention_answer(trace: TraceData, head: int = 0) -> dict[str, object]:
     pattern = trace.pattern(kind, 0)[head]  # (Tq, Tk)
     query = attention_query(trace)
     key = int(np.argmax(pattern[query]))
+    view = step_view(trace, head)
     return {
+        "kind": kind,
         "query": trace.query_tokens(kind)[query],
         "key": trace.key_tokens(kind)[key],
         "weight": float(pattern[query, key]),
         "key_index": key,
+        "n_keys": int(pattern.shape[-1]),
+        "first_shown": int(view.keys[0]),
+        "last_shown": int(view.keys[-1]),
+        "hidden_weight": float(view.hidden_weight),
     }
 
 
@@ -187,6 +220,12 @@ def important_head(bundle: ModelBundle, trace: TraceData) -> HeadChoice:
     kind = trace.kinds()[-1]
     patterns = trace.pattern(kind, trace.n_layers(kind) - 1)  # (H, Tq, Tk)
     return HeadChoice(kind, trace.n_layers(kind) - 1, int(np.argmax(patterns.max(-1).mean(-1))))
+
+
+def has_importance(bundle: ModelBundle) -> bool:
+    """Whether `important_head` chose from the model's stored importance table (else: the sharpest head)."""
+    table = stored_importance(bundle)
+    return table is not None and bool(table.important())
 
 
 def ablation_specs(choice: HeadChoice) -> tuple[InterventionSpec, ...]:
@@ -215,15 +254,20 @@ def layernorm_stats(bundle: ModelBundle, trace: TraceData) -> StackStats:
 
 def layernorm_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
     """Step 8: mean and standard deviation of each token's vector before and after the first LayerNorm (its
-    gain and bias removed), extremes over the sentence's tokens."""
+    gain and bias removed), extremes over the sentence's tokens; and the standard deviations with gain and
+    bias (`affine_*`), the output line the figure draws."""
     stack, _ = stack_reading_text(bundle)
     site = norm_sites(bundle.model.hook_names, stack)[0]
     gain, bias = layernorm_affine(bundle, site.prefix)
     x_in = trace.arrays[site.hook_in][0]  # (T, d_model)
-    y = remove_affine(trace.arrays[site.hook_out][0], gain, bias)  # (T, d_model)
+    y_affine = trace.arrays[site.hook_out][0]  # (T, d_model): what the figure draws
+    y = remove_affine(y_affine, gain, bias)  # (T, d_model)
     in_mean, in_std = token_stats(x_in)
     out_mean, out_std = token_stats(y)
+    _, affine_std = token_stats(y_affine)
     return {
+        "affine_std_min": float(affine_std.min()),
+        "affine_std_max": float(affine_std.max()),
         "in_mean": float(np.abs(in_mean).max()),
         "in_std_min": float(in_std.min()),
         "in_std_max": float(in_std.max()),
@@ -299,17 +343,25 @@ def cross_answer(trace: TraceData, choice: HeadChoice) -> dict[str, object]:
     return {"row": row, "writes": writes[row], "reads": trace.src_tokens[key], "key": key, "weight": float(pattern[row, key])}
 
 
-def output_probabilities(bundle: ModelBundle, trace: TraceData) -> list[tuple[str, float]]:
-    """Step 12: each written token with the probability the model gave it (teacher-forced on its own output)."""
-    if not trace.output_text.strip():
+def output_probabilities(trace: TraceData) -> list[tuple[str, float]]:
+    """Step 12: each token the model wrote (its <eos> included) with the probability its softmax gave it,
+    read from the run's own logits (a decoder-only model's prompt rows are not its output)."""
+    writes = trace.next_tokens or trace.tgt_tokens
+    # the row that writes the first output token: after <bos> and the prompt (a decoder-only model's input)
+    start = 0 if trace.teacher_forced else max(len(writes) - len(trace.output_tokens) - 1, 0)
+    stop = min(start + len(trace.output_tokens), len(writes))
+    stop += stop < len(writes) and writes[stop] == EOS  # the <eos> it wrote; not a token past the length limit
+    if stop <= start:
         return []
-    exp = causal_experiment(bundle, trace.text, trace.output_text, layers=(0,), generate=False)
-    return [(p.with_mask, p.p_with_mask) for p in exp.positions]
+    logits = np.asarray(trace.arrays[GENERATOR_LOGITS][0][start:stop], dtype=np.float64)  # (n_out, V)
+    probs = np.exp(logits - logits.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    return [(tok, float(p)) for tok, p in zip(writes[start:stop], probs.max(-1), strict=True)]
 
 
 def architecture_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
     """Step 12: the least sure word of the output and its probability."""
-    probs = output_probabilities(bundle, trace)
+    probs = output_probabilities(trace)
     if not probs:
         return {"word": "", "p": 0.0, "mean": 0.0}
     word, p = min(probs, key=lambda wp: wp[1])
@@ -331,19 +383,40 @@ def recap_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
     }
 
 
-def importance_view(bundle: ModelBundle, kind: str) -> HeadImportanceView | None:
-    """The stored head-importance table of one attention kind as (L, H) arrays, or None without a table."""
-    table = stored_importance(bundle)
-    return None if table is None else kind_importance(table, kind, bundle.config.n_layers, bundle.config.n_heads)
-
-
-def alignment_matrix(bundle: ModelBundle, trace: TraceData) -> np.ndarray | None:
-    """Step 1's figure: (T_out, T_src) 1 where output token i translates source token j (the task's gold
-    alignment), or None when there is none to show."""
-    alignment = gold_alignment(bundle, trace)
-    if alignment is None or not trace.src_tokens:
+def prompt_alignment(bundle: ModelBundle, trace: TraceData) -> tuple[tuple[int | None, ...], tuple[str, ...]] | None:
+    """A decoder-only model's task alignment: each output token → the prompt word it renders, and the
+    prompt's words; None under the same conditions as `runs.heads.gold_alignment`."""
+    task = model_task(bundle)
+    if task is None or trace.unknown or trace.teacher_forced or not trace.text.strip():
         return None
-    return aligned_cells(alignment, len(trace.output_tokens), len(trace.src_tokens)).astype(np.float32)  # (T_out, T_src)
+    example = task.reference(trace.text)
+    if example is None or example.alignment is None:
+        return None
+    source = tuple(task.split_source(example.source))
+    expected = bundle.target_tokenizer.tokenize(example.target)
+    if list(trace.output_tokens) != list(expected) or len(expected) != len(example.alignment):
+        return None
+    if any(a is not None and not 0 <= a < len(source) for a in example.alignment):
+        return None
+    return tuple(example.alignment), source
+
+
+def task_alignment(bundle: ModelBundle, trace: TraceData) -> tuple[tuple[int | None, ...], tuple[str, ...]] | None:
+    """The task's alignment of the output to the input's tokens (the encoder's, or the prompt's words), and those tokens."""
+    if not trace.src_tokens:
+        return prompt_alignment(bundle, trace)
+    alignment = gold_alignment(bundle, trace)
+    return None if alignment is None else (alignment, trace.src_tokens)
+
+
+def alignment_matrix(bundle: ModelBundle, trace: TraceData) -> tuple[np.ndarray, tuple[str, ...]] | None:
+    """Step 1's figure: (T_out, T_src) 1 where output token i renders source token j (the task's gold
+    alignment), with the source tokens; None when there is none to show."""
+    found = task_alignment(bundle, trace)
+    if found is None:
+        return None
+    alignment, source = found
+    return aligned_cells(alignment, len(trace.output_tokens), len(source)).astype(np.float32), source  # (T_out, T_src)
 
 
 def marked_head(trace: TraceData, choice: HeadChoice) -> np.ndarray:
@@ -372,7 +445,9 @@ def _reading_tokens(bundle: ModelBundle, trace: TraceData) -> tuple[str, ...]:
 
 
 def _task(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
-    return StepNumbers("task", task_answer(bundle, trace), {"values": alignment_matrix(bundle, trace)})
+    found = alignment_matrix(bundle, trace)
+    figure = {} if found is None else {"values": found[0], "source": found[1]}
+    return StepNumbers("task", task_answer(bundle, trace), figure)
 
 
 def _why_attention(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
@@ -385,10 +460,20 @@ def _embeddings(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
     return StepNumbers("embeddings", embedding_answer(scale), {"scale": scale})
 
 
+def model_positions(bundle: ModelBundle, n_positions: int = PE_POSITIONS) -> tuple[np.ndarray, bool]:
+    """(P, d_model) the position codes the model adds, and whether they were learned (else the paper's sinusoids)."""
+    learned = position_table(bundle, stack_reading_text(bundle)[0])
+    if learned is not None:
+        return np.asarray(learned[:n_positions], dtype=np.float32), True
+    return positional_table(bundle.config.d_model, n_positions), False
+
+
 def _positional(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
     d = bundle.config.d_model
     dims = [dim for dim in dict.fromkeys((0, 1, 6, d // 2)) if dim < d]
-    return StepNumbers("positional", positional_answer(d), {"table": positional_table(d), "dims": dims, "d_model": d})
+    table, learned = model_positions(bundle)
+    answer = {**positional_answer(table, min(PE_QUERY, len(table) - 1)), "learned": learned}
+    return StepNumbers("positional", answer, {"table": table, "dims": dims, "d_model": d, "learned": learned})
 
 
 def _attention(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
@@ -405,7 +490,8 @@ def _heads(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
     choice = important_head(bundle, trace)
     ablated = run_text(bundle, trace.text, names=(), interventions=ablation_specs(choice))  # its output only
     figure = {"patterns": trace.patterns(choice.kind), "marked": marked_head(trace, choice), "axes": axes_of(trace, choice.kind)}
-    return StepNumbers("heads", heads_answer(trace, ablated, choice), figure, choice)
+    answer = {**heads_answer(trace, ablated, choice), "from_table": has_importance(bundle)}
+    return StepNumbers("heads", answer, figure, choice)
 
 
 def _layernorm(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
@@ -413,8 +499,25 @@ def _layernorm(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
     return StepNumbers("layernorm", layernorm_answer(bundle, trace), figure)
 
 
+def parameter_groups(bundle: ModelBundle) -> dict[str, int]:
+    """The model's parameters by part: feed-forward, attention, embeddings (with the output layer), LayerNorm."""
+    groups = dict.fromkeys(("feed_forward", "attention", "embeddings", "norm"), 0)
+    for name, size in parameter_sizes(bundle).items():
+        part = (
+            "feed_forward"
+            if ".feed_forward." in name
+            else "attention"
+            if "_attn." in name
+            else "norm"
+            if "norm." in name
+            else "embeddings"
+        )
+        groups[part] += size
+    return groups
+
+
 def _feed_forward(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
-    return StepNumbers("feed_forward", feed_forward_shapes(bundle, trace))
+    return StepNumbers("feed_forward", feed_forward_shapes(bundle, trace), {"groups": parameter_groups(bundle)})
 
 
 def _masks(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
@@ -433,19 +536,20 @@ def _cross(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
     return StepNumbers("cross", cross_answer(trace, choice), figure, choice)
 
 
-def architecture_stacks(bundle: ModelBundle, trace: TraceData) -> dict[str, list[Box]]:
-    """Figure 1's boxes for `bundle`, with the shapes of `trace`'s arrays."""
-    config, shapes = bundle.config, {name: a.shape for name, a in trace.arrays.items()}
-    return architecture_boxes(config.is_encoder_decoder, config.norm_position, shapes)
-
-
 def _architecture(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
-    return StepNumbers("architecture", architecture_answer(bundle, trace), {"stacks": architecture_stacks(bundle, trace)})
+    answer = {**architecture_answer(bundle, trace), "label_smoothing": label_smoothing(bundle)}
+    return StepNumbers("architecture", answer, {"probabilities": output_probabilities(trace)})
+
+
+def head_counts(bundle: ModelBundle, trace: TraceData) -> dict[str, int]:
+    """Recap question 1's figure: heads per attention kind (each kind has n_layers × n_heads of them)."""
+    return {kind: trace.n_layers(kind) * bundle.config.n_heads for kind in trace.kinds()}
 
 
 def _recap(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
     choice = important_head(bundle, trace)
-    return StepNumbers("recap", recap_answer(bundle, trace), {"importance": importance_view(bundle, choice.kind)}, choice)
+    figure = {"kinds": trace.kinds(), "n_layers": bundle.config.n_layers, "n_heads": bundle.config.n_heads}
+    return StepNumbers("recap", recap_answer(bundle, trace), figure, choice)
 
 
 STEP_NUMBERS: dict[str, Callable[[ModelBundle, TraceData], StepNumbers]] = {

@@ -9,6 +9,7 @@ import streamlit as st
 
 from ui.export import chart_config, export_buttons
 from ui.projector import projector_figure
+from viz.cjk_ticks import upright_cjk_ticks
 
 
 def show_figure(
@@ -30,7 +31,7 @@ def show_figure(
         chart_kwargs: go to `st.plotly_chart` (e.g. `on_select`, `selection_mode`).
     """
     key = key or f"chart_{name}"
-    fig = projector_figure(fig)  # larger fonts on a copy in projector mode (issue 11), the figure itself otherwise
+    fig = upright_cjk_ticks(projector_figure(fig))  # larger fonts in projector mode; Chinese x labels never rotated
     event = st.plotly_chart(fig, key=key, config=chart_config(name), theme=None, width=width, **chart_kwargs)
     if html:
         export_buttons(fig, name, key=key)

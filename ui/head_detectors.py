@@ -10,11 +10,14 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from hook_names import ordinal
 from transformer.head_detectors import INDEX_SCORE_NAMES, SCORE_NAMES, HeadScores
 from ui.analysis_cache import get_detectors
 from ui.charts import show_figure
 from ui.i18n import t
 from ui.kind_tabs import open_kind_tab
+from ui.model_words import alignment_verb
+from ui.models import get_bundle
 from viz.detector_figure import detector_figure, marked_heads
 
 
@@ -31,8 +34,10 @@ def _scores_figure(
     return detector_figure(get_detectors(model_key).scores[kind], dict(titles), layer_label, head_label)
 
 
-def _meanings(scores: HeadScores) -> None:
-    st.markdown("\n".join(f"- **{t(f'detectors.name_{name}')}** — {t(f'detectors.meaning_{name}')}" for name in scores.names))
+def _meanings(scores: HeadScores, verb: str) -> None:
+    """What each score measures; `verb`: what a written token does to its aligned input token (the task's)."""
+    lines = (f"- **{t(f'detectors.name_{name}')}** — {t(f'detectors.meaning_{name}', verb=verb)}" for name in scores.names)
+    st.markdown("\n".join(lines))
 
 
 def _top_heads(scores: HeadScores) -> None:
@@ -42,7 +47,7 @@ def _top_heads(scores: HeadScores) -> None:
             "detectors.top_line",
             name=t(f"detectors.name_{name}"),
             heads=", ".join(
-                t("detectors.head_at", layer=layer, head=head, score=f"{scores.score(name)[layer, head]:.2f}")
+                t("detectors.head_at", layer=ordinal(layer), head=ordinal(head), score=f"{scores.score(name)[layer, head]:.2f}")
                 for layer, head in marks[name]
             ),
         )
@@ -94,7 +99,7 @@ def head_detectors(model_key: str, default: str | None = None) -> None:
             else:
                 st.caption(t("detectors.no_alignment"))
         with st.expander(t("detectors.meanings_header"), expanded=False):
-            _meanings(scores)
+            _meanings(scores, alignment_verb(get_bundle(model_key)))
         with st.expander(t("detectors.table_header"), expanded=False):
             _table(scores, kind)
     if "cross" not in table.kinds:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from hook_names import ordinal
 from runs import head_importance
 from runs.byte_cache import byte_cached, shared_cache
 from runs.heads import FIRST, Opening
@@ -45,15 +46,19 @@ def _stored_figure(
     return importance_figure(view, titles=titles, layer_label=layer_label, head_label=head_label)
 
 
-def opening_caption(why: Opening) -> str:
+def opening_caption(why: Opening, verb: str = "") -> str:
     """Why the page opened on its head (`runs.heads.opening`, kept in `HeadsPage.opened`), with the numbers
-    that make it true for this model: the card's alignment or induction score, and the head's importance row."""
+    that make it true for this model: the card's alignment or induction score, and the head's importance row.
+    `verb`: what a row's written token does to its aligned input token (`ui.model_words.alignment_verb`)."""
     if why.reason == FIRST:
         return ""
-    at = {"layer": why.layer, "head": why.head}
+    at = {"layer": ordinal(why.layer), "head": ordinal(why.head)}
     if why.reason == "important" and why.row is not None:
         return t("heads.opened_important", **at, changed=why.row.changed, drop=why.row.logprob_drop)
-    text = t(f"heads.opened_{why.reason}", **at, score=why.score) if why.score is not None else t("heads.opened_card", **at)
+    if why.score is None:
+        text = t("heads.opened_card", **at)
+    else:
+        text = t(f"heads.opened_{why.reason}", **at, score=why.score, verb=verb)
     if why.row is not None:
         text += " " + t("heads.opened_row", changed=why.row.changed, drop=why.row.logprob_drop)
     return text

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
+from hook_names import ordinal
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 
@@ -70,8 +71,12 @@ def layer_head_picker(
     keep_valid(layer_key, layers, 0)
     keep_valid(head_key, heads, 0)
     bind = "query-params" if url else None
-    layer = columns[0].selectbox(t(f"{section}.layer"), layers, key=layer_key, bind=bind)
-    head = columns[1].selectbox(t(f"{section}.head"), heads, key=head_key, bind=bind)
+
+    def shown(i: int) -> str:  # layer 1 is index 0: the URL keeps the index
+        return str(ordinal(i))
+
+    layer = columns[0].selectbox(t(f"{section}.layer"), layers, key=layer_key, bind=bind, format_func=shown)
+    head = columns[1].selectbox(t(f"{section}.head"), heads, key=head_key, bind=bind, format_func=shown)
     return int(layer), int(head)
 
 

@@ -86,6 +86,9 @@ def text_box(bundle: ModelBundle) -> TextCheck:
     return check
 
 
+SUGGESTIONS_SHOWN = 3  # "did you mean" lines shown at once; the rest fold into an expander
+
+
 def _report(check: TextCheck) -> None:
     if check.removed_controls:
         st.info(t("input.controls_removed", n=check.removed_controls))
@@ -97,5 +100,10 @@ def _report(check: TextCheck) -> None:
     if check.unknown:
         st.warning(t("input.unknown", n=len(check.unknown)))
         st.code("  ".join(check.unknown), language=None)
-        for word, close in check.suggestions.items():
-            st.caption(t("input.suggest", word=md_literal(word), close=md_literal(", ".join(close))))
+        lines = [t("input.suggest", word=md_literal(w), close=md_literal(", ".join(c))) for w, c in check.suggestions.items()]
+        for line in lines[:SUGGESTIONS_SHOWN]:
+            st.caption(line)
+        if len(lines) > SUGGESTIONS_SHOWN:  # a long paragraph's dozens of lines would push the first chart off the screen
+            with st.expander(t("input.more_suggestions", n=len(lines) - SUGGESTIONS_SHOWN)):
+                for line in lines[SUGGESTIONS_SHOWN:]:
+                    st.caption(line)

@@ -41,8 +41,11 @@ def handout_html(ls: Lesson) -> str:
             parts.append(f"<p>{plain(content.extra)}</p>")
         if content.question:
             parts.append(f'<p class="q"><b>{plain(t("lesson.predict"))}:</b> {plain(content.question)}</p>')
+        if content.skipped:
+            parts.append(f"<p>{plain(t('lesson.skipped', why=content.skipped))}</p>")
         if content.answer:
-            parts.append(f'<p class="a"><b>{plain(t("lesson.answer"))}:</b> {plain(content.answer)}</p>')
+            label = content.answer_label or t("lesson.answer")
+            parts.append(f'<p class="a"><b>{plain(label)}:</b> {plain(content.answer)}</p>')
         if content.figure is not None:
             parts.append(
                 pio.to_html(

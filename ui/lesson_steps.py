@@ -13,17 +13,20 @@ from dataclasses import dataclass, field
 
 import plotly.graph_objects as go
 
+from hook_names import ordinal
 from runs import lesson
 from runs.lesson import StepNumbers
+from runs.model_kind import ModelKind, model_kind
 from transformer.checkpoint import ModelBundle
-from ui.i18n import t
+from ui.i18n import current_language, t
+from ui.model_words import alignment_verb
 from ui.models import get_bundle, get_lesson_step, get_trace
+from ui.projector import TICK_PX
 from ui.safe import md_literal
-from viz.architecture_figure import architecture_figure
 from viz.head_grid import grid_figure
-from viz.head_importance import importance_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
 from viz.layernorm_figures import site_detail_figure
+from viz.lesson_figures import head_count_figure, parameter_figure, probability_figure
 from viz.mask_figures import binary_heatmap
 from viz.positional import pe_curves
 from viz.scaling import variance_figure
@@ -31,8 +34,9 @@ from viz.step_figures import scores_figure
 from viz.tokens import TokenAxis
 from viz.trace import TraceData
 
+FIRST = str(ordinal(0))  # "1": the first layer or head in a link, as the pages count them
 FIGURE_HEIGHT = 440  # px: a step's figure fits beside its text in a 1280 × 720 window
-TALL_FIGURES = {"architecture": 580}  # Figure 1's boxes need the room; it still ends above 720 px
+FIGURE_WIDTH = 640  # px: the figure column (3 of 5) of a 1280 px window
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,11 @@ class Lesson:
     @property
     def text(self) -> str:
         return self.trace.text
+
+    @property
+    def kind(self) -> ModelKind:
+        """What the model is (trained or not, its task, its architecture): every step words itself from it."""
+        return model_kind(self.bundle)
 
     def numbers(self, step: str) -> StepNumbers:
         """Everything step `step` shows, before any words (cached per model, sentence and step)."""
@@ -67,6 +76,8 @@ class StepContent:
     extra: str = ""  # markdown shown always (e.g. the feed-forward shapes)
     lab_page: str = "architecture"
     lab_params: dict[str, str] = field(default_factory=dict)
+    answer_label: str = ""  # what the answer is when it is not the model's ("Counted on the class's sentence")
+    skipped: str = ""  # why this step does not apply to the model (then it asks nothing)
 
 
 def lesson_for(model_key: str, text: str) -> Lesson:
@@ -82,6 +93,17 @@ def num(value: float, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
+def arch_key(kind: ModelKind) -> str:
+    """The catalog suffix of an architecture: "encoder-decoder" → "encoder_decoder"."""
+    return kind.architecture.replace("-", "_")
+
+
+def card_summary(bundle: ModelBundle) -> str:
+    """The model card's one-line summary of its task, in the UI language ("" when the card has none)."""
+    summary = bundle.card.get(f"summary_{current_language()}") or bundle.card.get("summary") or ""
+    return md_literal(str(summary))
+
+
 def fit(fig: go.Figure, height: int = FIGURE_HEIGHT) -> go.Figure:
     """The figure at the lesson's height, filling the column's width (viz builders size for the lab pages)."""
     fig.update_layout(height=height, width=None)
@@ -89,26 +111,45 @@ def fit(fig: go.Figure, height: int = FIGURE_HEIGHT) -> go.Figure:
 
 
 def _task(ls: Lesson) -> StepContent:
-    numbers = ls.numbers("task")
-    answer, values = numbers.answer, numbers.figure["values"]  # (T_out, T_src) or None
-    verdict = {True: "correct", False: "wrong", None: "unknown"}[answer["correct"]]
-    text = t(f"lesson.task_answer_{verdict}", output=f"`{answer['output'] or '∅'}`", expected=f"`{answer['expected']}`")
-    fig = None
-    if values is not None:
+    kind, numbers = ls.kind, ls.numbers("task")
+    answer, figure = numbers.answer, numbers.figure
+    text = t(f"lesson.task_text_{arch_key(kind)}")
+    if not kind.trained:
+        text += " " + t("lesson.task_untrained")
+    else:
+        text += " " + t("lesson.task_judged" if kind.judged else "lesson.task_unjudged", summary=card_summary(ls.bundle))
+    if kind.architecture == "encoder-only":
+        return StepContent("task", t("lesson.task_title"), text, notes=t("lesson.task_notes"), lab_page="architecture")
+    output = f"`{answer['output'] or '∅'}`"
+    if not kind.trained:
+        reply = t("lesson.task_answer_untrained", output=output)
+    elif not kind.judged:
+        reply = t("lesson.task_answer_unjudged", output=output)
+    else:
+        verdict = {True: "correct", False: "wrong", None: "unknown"}[answer["correct"]]
+        reply = t(f"lesson.task_answer_{verdict}", output=output, expected=f"`{answer['expected']}`")
+        if answer["more"]:
+            reply += " " + t("lesson.task_answer_more", more=answer["more"])
+    notes, fig = t("lesson.task_notes"), None
+    if "values" in figure:
+        verb = alignment_verb(ls.bundle)
         fig = matrix_figure(
-            values,
+            figure["values"],  # (T_out, T_src)
             TokenAxis(ls.trace.output_tokens),
-            TokenAxis(ls.trace.src_tokens),
-            HeatmapText(x_title=t("lesson.fig_source"), y_title=t("lesson.fig_target"), value=t("lesson.fig_translates")),
+            TokenAxis(figure["source"]),
+            HeatmapText(x_title=t("lesson.fig_source"), y_title=t("lesson.fig_target"), value=verb),
             fmt=".0f",
         )
+        notes += " " + t("lesson.task_figure_note", verb=verb)
+    else:  # said with the answer: before Reveal it would give the verdict away
+        reply += " " + t("lesson.task_no_figure" if kind.trained else "lesson.task_no_figure_untrained")
     return StepContent(
         "task",
         t("lesson.task_title"),
-        t("lesson.task_text"),
-        t("lesson.task_question"),
         text,
-        t("lesson.task_notes"),
+        t(f"lesson.task_question_{kind.wording}"),
+        reply,
+        notes,
         fig,
         lab_page="architecture",
     )
@@ -135,6 +176,7 @@ def _why_attention(ls: Lesson) -> StepContent:
         fig,
         lab_page="heads",
         lab_params={"kind": lesson.query_kind(ls.trace)},
+        answer_label=t("lesson.answer_counted"),
     )
 
 
@@ -164,9 +206,16 @@ def _embeddings(ls: Lesson) -> StepContent:
     )
 
 
+def positions_named(positions: list[int]) -> str:
+    """ "position 9", or "positions 9, 11 (a tie)" when several share the extreme value."""
+    if len(positions) == 1:
+        return t("lesson.position_one", p=positions[0])
+    return t("lesson.position_tie", ps=", ".join(str(p) for p in positions))
+
+
 def _positional(ls: Lesson) -> StepContent:
     numbers = ls.numbers("positional")
-    answer, d = numbers.answer, numbers.figure["d_model"]
+    answer, d, learned = numbers.answer, numbers.figure["d_model"], numbers.figure["learned"]
     fig = pe_curves(
         numbers.figure["table"],
         numbers.figure["dims"],
@@ -174,17 +223,25 @@ def _positional(ls: Lesson) -> StepContent:
         y_title=t("positional.value"),
         dim_label=t("positional.dimension"),
     )
+    reply = t(
+        "lesson.positional_answer_learned" if learned else "lesson.positional_answer",
+        nearest=positions_named(answer["nearest"]),
+        farthest=positions_named(answer["farthest"]),
+        cos_nearest=num(answer["cos_nearest"], 3),
+        cos_farthest=num(answer["cos_farthest"], 3),
+    )
     return StepContent(
         "positional",
         t("lesson.positional_title"),
-        t("lesson.positional_text"),
-        t("lesson.positional_question", position=answer["position"]),
-        t("lesson.positional_answer", **answer),
+        t("lesson.positional_text_learned" if learned else "lesson.positional_text"),
+        t("lesson.positional_question", position=answer["position"], last=answer["positions"] - 1),
+        reply,
         t("lesson.positional_notes"),
         fig,
         figure_hidden=False,
         lab_page="positional",
         lab_params={"pe_d": str(d)},
+        answer_label="" if learned else t("lesson.answer_formula"),
     )
 
 
@@ -200,18 +257,35 @@ def _attention(ls: Lesson) -> StepContent:
             "softmax": t("step.row_softmax"),
             "key": t("step.axis_key"),
         },
+        width_px=FIGURE_WIDTH,
+        font_px=TICK_PX,  # the projector's cell size: the decimals that fit there fit everywhere
     )
-    kind = lesson.query_kind(ls.trace)
+    kind, query = answer["kind"], lit(answer["query"])
+    reply = t("lesson.attention_answer", query=query, word=lit(answer["key"]), weight=num(answer["weight"]))
+    if answer["first_shown"] > 0 or answer["last_shown"] < answer["n_keys"] - 1:
+        reply += " " + t(
+            "lesson.attention_hidden",
+            first=answer["first_shown"],
+            last=answer["last_shown"],
+            n=answer["n_keys"],
+            weight=num(answer["hidden_weight"], 3),
+        )
     return StepContent(
         "attention",
         t("lesson.attention_title"),
         t("lesson.attention_text"),
-        t("lesson.attention_question", layer=0, head=0, query=lit(answer["query"])),
-        t("lesson.attention_answer", query=lit(answer["query"]), word=lit(answer["key"]), weight=num(answer["weight"])),
+        t(
+            "lesson.attention_question",
+            kind=t(f"lesson.kind_{kind}"),
+            layer=ordinal(0),
+            head=ordinal(0),
+            query=lit(answer["query"]),
+        ),
+        reply,
         t("lesson.attention_notes"),
         fig,
         lab_page="step_by_step",
-        lab_params={"kind": kind, "layer": "0", "head": "0", "query": str(numbers.figure["query"])},
+        lab_params={"kind": kind, "layer": FIRST, "head": FIRST, "query": str(numbers.figure["query"])},
     )
 
 
@@ -240,6 +314,7 @@ def _scaling(ls: Lesson) -> StepContent:
         figure_hidden=False,
         lab_page="step_by_step",
         lab_params={"dk": str(answer["d_k"])},
+        answer_label=t("lesson.answer_simulated"),
     )
 
 
@@ -257,11 +332,12 @@ def _heads(ls: Lesson) -> StepContent:
     )
     changed = "changed" if answer["before"] != answer["after"] else "same"
     kind_name = t(f"lesson.kind_{choice.kind}")
+    question = "lesson.heads_question" if answer["from_table"] else "lesson.heads_question_sharpest"
     return StepContent(
         "heads",
         t("lesson.heads_title"),
         t("lesson.heads_text"),
-        t("lesson.heads_question", kind=kind_name, layer=choice.layer, head=choice.head),
+        t(question, kind=kind_name, layer=ordinal(choice.layer), head=ordinal(choice.head)),
         t(
             f"lesson.heads_answer_{changed}",
             changed=answer["changed"],
@@ -272,7 +348,7 @@ def _heads(ls: Lesson) -> StepContent:
         fig,
         figure_hidden=False,
         lab_page="heads",
-        lab_params={"kind": choice.kind, "layer": str(choice.layer), "head": str(choice.head)},
+        lab_params={"kind": choice.kind, "layer": str(ordinal(choice.layer)), "head": str(ordinal(choice.head))},
     )
 
 
@@ -302,7 +378,10 @@ def _layernorm(ls: Lesson) -> StepContent:
 
 
 def _feed_forward(ls: Lesson) -> StepContent:
-    shapes = ls.numbers("feed_forward").answer
+    numbers = ls.numbers("feed_forward")
+    shapes = numbers.answer
+    groups = numbers.figure["groups"]
+    fig = parameter_figure(groups, {part: t(f"lesson.part_{part}") for part in groups}, t("lesson.fig_parameters"))
     return StepContent(
         "feed_forward",
         t("lesson.feed_forward_title"),
@@ -315,13 +394,20 @@ def _feed_forward(ls: Lesson) -> StepContent:
             share=f"{shapes['share']:.0%}",
         ),
         t("lesson.feed_forward_notes"),
-        None,
+        fig,
         extra=t("lesson.feed_forward_shapes", n=shapes["n"], d_model=shapes["d_model"], d_ff=shapes["d_ff"]),
         lab_page="feed_forward",
     )
 
 
+def skipped_step(step: str, text: str, why: str, lab_page: str) -> StepContent:
+    """A step that does not apply to this model: its title and text, and why it is skipped (no question)."""
+    return StepContent(step, t(f"lesson.{step}_title"), text, lab_page=lab_page, skipped=why)
+
+
 def _masks(ls: Lesson) -> StepContent:
+    if not ls.kind.has_decoder:
+        return skipped_step("masks", t("lesson.masks_text"), t("lesson.skip_masks_encoder_only"), "masks")
     numbers = ls.numbers("masks")
     answer = numbers.answer
     state = {True: "changed", False: "same", None: "none"}[answer["changed"]]
@@ -352,101 +438,106 @@ def _masks(ls: Lesson) -> StepContent:
         fig,
         figure_hidden=False,
         lab_page="masks",
-        lab_params={"kind": "decoder", "layer": "0", "head": "0"},
+        lab_params={"kind": "decoder", "layer": FIRST, "head": FIRST},
     )
 
 
 def _cross(ls: Lesson) -> StepContent:
+    kind = ls.kind
     numbers = ls.numbers("cross")
     choice = numbers.choice
     if choice is None:
-        return StepContent(
-            "cross",
-            t("lesson.cross_title"),
-            t("lesson.cross_text"),
-            None,
-            None,
-            t("lesson.cross_notes"),
-            None,
-            extra=t("lesson.no_figure", what=t("lesson.kind_cross")),
-            lab_page="heads",
-        )
-    answer = numbers.answer
+        why = "decoder_only" if kind.has_decoder else "encoder_only"
+        text = t("lesson.cross_text", verb=alignment_verb(ls.bundle))
+        return skipped_step("cross", text, t(f"lesson.skip_cross_{why}"), "heads")
+    answer, alignment = numbers.answer, numbers.figure["alignment"]
     query_axis, key_axis = numbers.figure["axes"]
+    verb = alignment_verb(ls.bundle)
     fig = head_figure(
         numbers.figure["pattern"],  # (Tq, Tk)
         query_axis,
         key_axis,
-        HeatmapText(
-            x_title=t("heads.axis_key"),
-            y_title=t("heads.axis_query"),
-            value=t("step.fig_weight"),
-            alignment=t("lesson.fig_translates"),
-        ),
-        alignment=numbers.figure["alignment"],
+        HeatmapText(x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("step.fig_weight"), alignment=verb),
+        alignment=alignment,
     )
+    reply = t(
+        "lesson.cross_answer",
+        reads=lit(answer["reads"]),
+        weight=num(answer["weight"]),
+        layer=ordinal(choice.layer),
+        head=ordinal(choice.head),
+    )
+    if alignment is not None:
+        reply += " " + t("lesson.cross_outlined")
+    summary = card_summary(ls.bundle) if kind.trained else ""
     return StepContent(
         "cross",
         t("lesson.cross_title"),
-        t("lesson.cross_text"),
+        t("lesson.cross_text", verb=verb) if kind.trained else t("lesson.cross_text_untrained"),
         t("lesson.cross_question", writes=lit(answer["writes"])),
-        t("lesson.cross_answer", reads=lit(answer["reads"]), weight=num(answer["weight"]), layer=choice.layer, head=choice.head),
-        t("lesson.cross_notes"),
+        reply,
+        t("lesson.cross_notes_task", summary=summary) if summary else t("lesson.cross_notes"),
         fig,
         lab_page="heads",
-        lab_params={"kind": "cross", "layer": str(choice.layer), "head": str(choice.head)},
+        lab_params={"kind": "cross", "layer": str(ordinal(choice.layer)), "head": str(ordinal(choice.head))},
     )
 
 
-def _architecture_labels(ls: Lesson, stacks) -> tuple[dict[str, str], dict[str, str]]:
-    """Box labels and figure text for `viz.architecture_figure`, from the architecture page's catalog."""
-    config = ls.bundle.config
-    components = {b.component for boxes in stacks.values() for b in boxes}
-    labels = {c: t(f"architecture.comp_{c}") for c in components if c != "positional"}
-    labels["positional"] = t(f"architecture.comp_positional_{config.positional}")
-    labels["encoder.tokens"] = t("architecture.comp_tokens_encoder")
-    labels["decoder.tokens"] = t(
-        "architecture.comp_tokens_decoder" if config.is_encoder_decoder else "architecture.comp_tokens_decoder_only"
-    )
-    text = {k: t(f"architecture.{k}") for k in ("encoder", "decoder", "n_layers", "probabilities", "memory", "see")}
-    for box in (b for boxes in stacks.values() for b in boxes if b.detail_hook):
-        text[f"detail.{box.component}"] = t(f"architecture.detail_{box.component}")
-    return labels, text
+def probability(p: float) -> str:
+    """A probability with the decimals it needs: 0.88, but 0.00053 for an untrained model's near-uniform guess."""
+    return num(p) if p >= 0.01 else f"{p:.5f}"
 
 
 def _architecture(ls: Lesson) -> StepContent:
-    config = ls.bundle.config
+    kind, config = ls.kind, ls.bundle.config
+    if not kind.has_decoder:
+        text, why = t("lesson.architecture_text_encoder_only"), t("lesson.skip_architecture_encoder_only")
+        return skipped_step("architecture", text, why, "architecture")
     numbers = ls.numbers("architecture")
-    answer, stacks = numbers.answer, numbers.figure["stacks"]
-    labels, text = _architecture_labels(ls, stacks)
-    pages = {p for boxes in stacks.values() for b in boxes for p in b.pages}
-    fig = architecture_figure(stacks, labels, text, config.n_layers, {p: t(f"nav.{p}") for p in pages})
+    answer, probs = numbers.answer, numbers.figure["probabilities"]
+    eps = answer["label_smoothing"]
+    cap = 1 - eps if kind.trained and eps else None
+    fig = probability_figure(
+        [w for w, _ in probs],
+        [p for _, p in probs],
+        x_title=t("lesson.fig_written" if kind.trained else "lesson.fig_predicted"),
+        y_title=t("lesson.fig_probability"),
+        cap=cap,
+        cap_label=t("lesson.fig_smoothing", cap=num(cap)) if cap else "",
+    )
+    reply = t(
+        "lesson.architecture_answer", word=lit(answer["word"]), p=probability(answer["p"]), mean=probability(answer["mean"])
+    )
+    if not kind.trained:
+        vocab = config.tgt_vocab_size
+        reply += " " + t("lesson.architecture_untrained", vocab=f"{vocab:,}", uniform=probability(1 / vocab))
+    elif eps is None:
+        reply += " " + t("lesson.architecture_unknown_smoothing")
+    elif eps == 0:
+        reply += " " + t("lesson.architecture_no_smoothing")
+    else:
+        reply += " " + t("lesson.architecture_smoothing", eps=f"{eps:g}", cap=num(1 - eps))
     return StepContent(
         "architecture",
         t("lesson.architecture_title"),
-        t("lesson.architecture_text"),
-        t("lesson.architecture_question"),
-        t("lesson.architecture_answer", word=lit(answer["word"]), p=num(answer["p"]), mean=num(answer["mean"])),
+        t(f"lesson.architecture_text_{arch_key(kind)}"),
+        t("lesson.architecture_question" if kind.trained else "lesson.architecture_question_untrained"),
+        reply,
         t("lesson.architecture_notes"),
         fig,
-        figure_hidden=False,
         lab_page="architecture",
     )
 
 
 def _recap(ls: Lesson) -> StepContent:
     numbers = ls.numbers("recap")
-    answer, choice, view = numbers.answer, numbers.choice, numbers.figure["importance"]
-    fig = (
-        None
-        if view is None
-        else importance_figure(
-            view,
-            titles=(t("lesson.fig_changed"), t("lesson.fig_drop")),
-            layer_label=t("lesson.layer"),
-            head_label=t("lesson.head"),
-        )
-    )
+    answer, choice, figure = numbers.answer, numbers.choice, numbers.figure
+    rows = [
+        t("lesson.head_row", kind=t(f"lesson.kind_{kind}"), layer=ordinal(layer))
+        for kind in figure["kinds"]
+        for layer in range(figure["n_layers"])
+    ]
+    fig = head_count_figure(rows, figure["n_heads"], x_title=t("lesson.fig_heads"))
     return StepContent(
         "recap",
         t("lesson.recap_title"),
@@ -481,5 +572,5 @@ def build_step(step: str, ls: Lesson) -> StepContent:
     """The content of step `step` (a name in `runs.lesson.STEPS`) on the lesson's sentence."""
     content = BUILDERS[step](ls)
     if content.figure is not None:
-        fit(content.figure, TALL_FIGURES.get(step, FIGURE_HEIGHT))
+        fit(content.figure)
     return content

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from hook_names import ordinal
 from runs.experiments import AblationDefault, Head, InterventionChoice, hideable_kinds
 from transformer.checkpoint import ModelBundle
 from ui.head_picker import kind_name
@@ -36,7 +37,7 @@ def causal_controls(layer: int) -> tuple[bool, tuple[int, ...] | None]:
             required=True,
             bind="query-params",
             disabled=not off,
-            format_func=labels_of({s: t(f"masks.scope_{s}", layer=layer) for s in ("all", "one")}),
+            format_func=labels_of({s: t(f"masks.scope_{s}", layer=ordinal(layer)) for s in ("all", "one")}),
         )
     return bool(off), (layer,) if scope == "one" else None
 
@@ -48,7 +49,7 @@ def head_key(head: Head) -> str:
 
 def head_label(head: Head) -> str:
     kind, layer, index = head
-    return t("masks.ablate_which", kind=kind_name(kind), layer=layer, head=index)
+    return t("masks.ablate_which", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(index))
 
 
 def _ablated_head(heads: Sequence[Head], resolve: Callable[[], AblationDefault], fallback: Head) -> Head:

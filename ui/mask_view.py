@@ -12,15 +12,17 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from hook_names import ordinal
 from runs.causal_view import CausalSummary, CausalTarget
 from transformer.causal import CausalExperiment
 from ui import charts
 from ui.head_picker import kind_name
 from ui.i18n import t
+from ui.model_words import first_row_example
 from viz.mask_figures import batch_heatmap, binary_heatmap
 from viz.masked_scores import pattern_figure, score_steps, steps_figure
 from viz.masks import MaskBatch, key_padding_matrix
-from viz.tokens import Labels, TokenAxis, attention_axes, visible_token
+from viz.tokens import Labels, TokenAxis, as_axis, attention_axes, visible_token
 from viz.trace import TraceData
 
 # Widths (px) the figures are laid out for: their column at a 1280 px wide window (projector), so
@@ -65,9 +67,9 @@ def show_batch(view: MaskBatch) -> None:
     )
 
 
-def rows_note() -> None:
-    """The one sentence that says why decoder rows are labelled by what they write."""
-    st.caption(t("masks.rows_write"))
+def rows_note(view: MaskBatch, row: int) -> None:
+    """The one sentence that says why decoder rows are labelled by what they write, with sentence `row`'s first row."""
+    st.caption(t("masks.rows_write", example=first_row_example(as_axis(view.query_labels(row)))))
 
 
 def mask_matrices(view: MaskBatch, row: int) -> None:
@@ -172,7 +174,7 @@ def compare_patterns(before: TraceData, after: TraceData, kind: str, layer: int,
     cols = st.columns(2)
     for col, trace, key in ((cols[0], before, "masks.pattern_before"), (cols[1], after, "masks.pattern_after")):
         pattern = score_steps(trace.arrays, kind, layer, head).pattern
-        title = t(key, kind=kind_name(kind), layer=layer, head=head)
+        title = t(key, kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head))
         with col:
             show_figure(
                 pattern_figure(
@@ -273,7 +275,7 @@ def _causal_patterns(experiment: CausalExperiment, layer: int, head: int) -> Non
                     patterns[index][head],
                     row_tokens=rows,
                     col_tokens=reads,
-                    title=t(key, layer=shown, head=head),
+                    title=t(key, layer=ordinal(shown), head=ordinal(head)),
                     x_title=t("masks.key"),
                     y_title=t("masks.query"),
                     weight_label=t("masks.weight"),

@@ -20,6 +20,11 @@ TICK_PX = 18
 TITLE_PX = 22
 CAPTION_COLOR = "#31333f"  # on white: 12.6:1 (Streamlit's grey captions are about 4:1)
 
+# Every page: a model's output and token lists break only between tokens (spaces, " · "), never inside a
+# Chinese word (今 / 天); a single token wider than its box still wraps rather than overflow.
+KEEP_WORDS = """.stApp [data-testid="stCode"] code, .stApp [data-testid="stMarkdownContainer"] code {
+  word-break: keep-all !important; overflow-wrap: break-word !important;
+}"""
 STYLESHEET = f"""<style>
 .stApp [data-testid="stMarkdownContainer"] p, .stApp [data-testid="stMarkdownContainer"] li,
 .stApp [data-testid="stMarkdownContainer"] td, .stApp [data-testid="stMarkdownContainer"] th,
@@ -39,14 +44,20 @@ STYLESHEET = f"""<style>
 .stApp h2 {{ font-size: 30px !important; }}
 .stApp h3 {{ font-size: 26px !important; }}
 .stApp .stMainBlockContainer, .stApp .block-container {{ padding-top: 4rem !important; padding-bottom: 1rem !important; }}
+.stApp [data-testid="stMarkdownContainer"] code, .stApp [data-testid="stCode"] code,
+.stApp [data-testid="stText"], .stApp [data-testid="stDataFrame"] {{
+  font-size: {BODY_PX}px !important;
+}}
+{KEEP_WORDS}
 </style>"""
 
 
 # Every page, projector or not: Streamlit's 6rem above the title and 1.25rem above an h1 cost the first
 # 1280 × 720 screen half a chart. 4rem still clears the header bar (its toolbar and the sidebar button).
-FIRST_SCREEN_STYLESHEET = """<style>
-.stApp .stMainBlockContainer, .stApp .block-container { padding-top: 4rem !important; }
-.stApp h1 { padding-top: 0.25rem !important; padding-bottom: 0.5rem !important; }
+FIRST_SCREEN_STYLESHEET = f"""<style>
+.stApp .stMainBlockContainer, .stApp .block-container {{ padding-top: 4rem !important; }}
+.stApp h1 {{ padding-top: 0.25rem !important; padding-bottom: 0.5rem !important; }}
+{KEEP_WORDS}
 </style>"""
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from hook_names import ordinal
 from runs.model_ref import TRAINED_PREFIX
 from runs.training.export import checkpoint_zip
 from runs.training.films import film_opening
@@ -22,6 +23,7 @@ from runs.training.registry import registry, trained_key
 from ui.charts import show_figure
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
+from ui.model_words import rows_write_caption
 from ui.models import get_bundle
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
@@ -177,8 +179,8 @@ def film_view(
                 title=t(
                     "training.head_title",
                     kind=t(f"training.kind_{kind}"),
-                    layer=layer,
-                    head=head,
+                    layer=ordinal(layer),
+                    head=ordinal(head),
                     step=f"{int(film.frame_steps[index]):,}",
                 ),
                 x_title=t("training.keys"),
@@ -189,7 +191,7 @@ def film_view(
         fig.update_layout(width=None, height=360)
         show_figure(fig, f"{name}_attention", key="tr_attention", html=False)
         if query_axis.reads is not None:  # decoder and cross rows are named by what they write, as on the heads page
-            st.caption(t("heads.rows_write"))
+            st.caption(rows_write_caption(query_axis))
         st.text(t("training.probe", source=film.source, target=film.target))  # plain text: the probe may be the user's
 
 
@@ -280,9 +282,10 @@ def job_panel(job_id: str, owner: str) -> None:
         if not mine:
             st.info(t("training.watching", task=view.options.task), icon=":material/visibility:")
         _progress(view)
-        cols = st.columns([2, 1.3, 2.5, 4.5], vertical_alignment="center")
+        # One row that wraps, each control as wide as its label: fixed columns cut "Follow the latest frame" short.
+        row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
         if view.live and mine:
-            cols[0].button(
+            row.button(
                 t("training.stop"),
                 key="tr_stop",
                 icon=":material/stop_circle:",
@@ -291,10 +294,10 @@ def job_panel(job_id: str, owner: str) -> None:
                 disabled=view.state == STOPPING,
             )
         if view.film is not None:
-            cols[1].toggle(t("training.play"), key=PLAY_KEY, help=t("training.play_help"))
+            row.toggle(t("training.play"), key=PLAY_KEY, help=t("training.play_help"))
             st.session_state.setdefault(FOLLOW_KEY, True)
-            cols[2].toggle(t("training.follow"), key=FOLLOW_KEY, help=t("training.follow_help"))
-        cols[3].caption(t("training.stopping") if view.state == STOPPING else _numbers(view))
+            row.toggle(t("training.follow"), key=FOLLOW_KEY, help=t("training.follow_help"))
+        row.caption(t("training.stopping") if view.state == STOPPING else _numbers(view))
         if not view.live:
             _ended(view, owner)
         if view.film is None:

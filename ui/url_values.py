@@ -62,8 +62,8 @@ URL_NUMBERS: dict[str, tuple[int, int]] = {
     "r_dmodel": (1, 4096),
     "r_heads": (1, 64),
     "r_seed": (0, 10_000),  # random model
-    "layer": (0, 63),
-    "head": (0, 63),
+    "layer": (1, 64),  # layers and heads as pages show them: the first is 1 (hook_names.ordinal)
+    "head": (1, 64),
     # (not "row" (masks) nor "query" (step by step): those selectboxes show labels such as "3: 我 → 今天", the URL holds
     # the label, and Streamlit itself drops a value that is not one of the options; guarded as numbers, every shared
     # link lost its sentence or query row)
@@ -71,7 +71,7 @@ URL_NUMBERS: dict[str, tuple[int, int]] = {
     "pe_d": (2, 4096),
     "pe_pos": (1, 4096),
     "pe_k": (1, 4096),  # LayerNorm, positions
-    "ffn_layer": (0, 63),  # feed-forward
+    "ffn_layer": (1, 64),  # feed-forward
     "seed": (0, 1_000_000),
     "topk": (1, 100),  # output distribution
 }

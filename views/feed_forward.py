@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from hook_names import ordinal
 from runs.feed_forward import PARTS, FeedForwardRun
 from ui.analysis_cache import get_feed_forward
 from ui.charts import show_figure
@@ -68,7 +69,9 @@ def _pickers(run: FeedForwardRun) -> tuple[str, int, int]:
     write_choice("ffn_stack", stack, stacks[-1])
     layers = list(range(len(run.views[stack])))
     keep_valid("ffn_layer", layers, 0)
-    layer = cols[1].selectbox(t("feed_forward.layer"), layers, key="ffn_layer", bind="query-params")
+    layer = cols[1].selectbox(
+        t("feed_forward.layer"), layers, key="ffn_layer", bind="query-params", format_func=lambda i: str(ordinal(i))
+    )
     tokens = run.tokens(stack)
     positions = list(range(len(tokens)))
     st.session_state.setdefault("ffn_token", min(1, len(positions) - 1))  # the first real token, not <bos>
@@ -116,7 +119,7 @@ def _firing(run: FeedForwardRun, stack: str, layer: int) -> None:
     prose(t("feed_forward.firing_text"))
     fig = firing_figure(
         view,
-        t("feed_forward.firing_title", stack=t(f"feed_forward.stack_{stack}"), layer=layer),
+        t("feed_forward.firing_title", stack=t(f"feed_forward.stack_{stack}"), layer=ordinal(layer)),
         t("feed_forward.token"),
         t("feed_forward.unit"),
         t("feed_forward.share_firing"),

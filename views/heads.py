@@ -13,6 +13,7 @@ from functools import partial
 
 import streamlit as st
 
+from hook_names import from_ordinal, ordinal
 from runs.heads import NO_MARKS, GridText, metric_zmax
 from runs.heads_page import HeadsPage, default_metric
 from ui.charts import show_figure
@@ -24,11 +25,13 @@ from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker
 from ui.i18n import labels_of, t
 from ui.kind_tabs import open_kind_tab
 from ui.labels import keep_valid
+from ui.model_words import alignment_verb, rows_write_caption
 from ui.models import Run, get_grid_figure, get_head_summary, get_heads_page, get_rollout
 from ui.page import PageContext, show_run, start_page
 from ui.prose import prose
 from viz.head_summary import HeadSummary, metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
+from viz.tokens import as_axis
 
 CLICKS_KEY = "heads_grid_clicks"  # bumped after each grid click, so the grid comes back unselected
 OPENED_KEY = "heads_opened_for"  # the model key the opening head was chosen for
@@ -44,7 +47,7 @@ def _on_grid_click(kind: str, chart_key: str) -> None:
         return  # a deselection or a point without a head: nothing to select
     st.session_state.update(kind=kind, layer=layer, head=head)
     st.session_state[CLICKS_KEY] = st.session_state.get(CLICKS_KEY, 0) + 1
-    st.toast(t("heads.selected", kind=kind_name(kind), layer=layer, head=head), icon=":material/zoom_in:")
+    st.toast(t("heads.selected", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head)), icon=":material/zoom_in:")
 
 
 def _open_on(model_key: str, page: HeadsPage) -> None:
@@ -63,8 +66,8 @@ def _open_on(model_key: str, page: HeadsPage) -> None:
         for key, value in ((KIND_KEY, chosen), (LAYER_KEY, layer if same else 0), (HEAD_KEY, head if same else 0)):
             if url.get(key) is None:
                 st.session_state[key] = value  # a bound picker writes it to the URL
-            elif key != KIND_KEY and str(url[key]).isdigit():
-                st.session_state[key] = int(url[key])
+            elif key != KIND_KEY and str(url[key]).isdigit() and int(url[key]) >= 1:
+                st.session_state[key] = from_ordinal(int(url[key]))  # links count layers and heads from 1
     st.session_state[OPENED_KEY] = model_key
 
 
@@ -97,7 +100,7 @@ def _grids(run: Run, page: HeadsPage) -> None:
                 key="grid_page",
                 default=0,
                 required=True,
-                format_func=lambda p: f"{plan.layers(p).start}–{plan.layers(p).stop - 1}",
+                format_func=lambda p: f"{ordinal(plan.layers(p).start)}–{ordinal(plan.layers(p).stop - 1)}",
             )
             or 0
         )
@@ -107,7 +110,7 @@ def _grids(run: Run, page: HeadsPage) -> None:
     kind, tab = open_kind_tab(kinds, TAB_KEY, default=_grid_tab(kinds), on_change=_on_tab, args=(labels,))
     with tab:
         if kind != "encoder":
-            st.caption(t("heads.rows_write"))
+            st.caption(rows_write_caption(as_axis(page.axes(kind)[0])))
         marked = page.marks.get(kind, NO_MARKS)
         layers = plan.layers(shown)
         fig = get_grid_figure(run, kind, layers, plan.extra_stride, text, page.trace, stretch=bool(stretch), marks=marked)
@@ -153,7 +156,8 @@ def _metric_picture(summary: HeadSummary, kind: str) -> None:
 def _summary_table(summary: HeadSummary) -> None:
     """Every statistic of every head; a click on a column title sorts (find the previous-token head)."""
     names = {"layer": t("heads.layer"), "head": t("heads.head"), **{m: t(f"heads.metric_{m}") for m in summary.metrics}}
-    rows = [{names[k]: v for k, v in row.items()} for row in summary.rows()]
+    shown = {"layer": ordinal, "head": ordinal}  # the table counts layers and heads as the pages do
+    rows = [{names[k]: shown.get(k, lambda v: v)(v) for k, v in row.items()} for row in summary.rows()]
     st.dataframe(
         rows,
         hide_index=True,
@@ -186,12 +190,12 @@ def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
                 value=True,
                 key="heads_alignment",
                 bind="query-params",
-                help=t("heads.alignment_help"),
+                help=t("heads.alignment_help", verb=alignment_verb(ctx.bundle)),
             )
         ):
             outline = alignment
     text = HeatmapText(
-        title=t("heads.head_title", kind=kind_name(kind), layer=layer, head=head),
+        title=t("heads.head_title", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head)),
         x_title=t("heads.axis_key"),
         y_title=t("heads.axis_query"),
         value=t("heads.weight"),
@@ -202,9 +206,9 @@ def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
     with left:
         show_figure(fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig", width="content")
         if (kind, layer, head) == opening and page.opened_for_a_reason:
-            st.caption(opening_caption(page.opened))  # under it: the head first
+            st.caption(opening_caption(page.opened, verb=alignment_verb(ctx.bundle)))  # under it: the head first
         if kind != "encoder":
-            st.caption(t("heads.rows_write"))
+            st.caption(rows_write_caption(as_axis(page.axes(kind)[0])))
         if kind == "cross" and alignment is None and not page.untrained:
             st.caption(t("heads.alignment_unavailable"))
         counterpart_button(run[0], encoder_decoder="cross" in kinds)
@@ -226,12 +230,12 @@ def _rollout(run: Run, page: HeadsPage) -> None:
     layers = list(range(len(rolled)))
     if st.session_state.get("rollout_layer") not in layers:
         st.session_state["rollout_layer"] = layers[-1]  # start from the whole stack
-    upto = cols[1].select_slider(t("heads.rollout_upto"), layers, key="rollout_layer")
+    upto = cols[1].select_slider(t("heads.rollout_upto"), layers, key="rollout_layer", format_func=lambda i: str(ordinal(i)))
     if kind != "encoder":
-        st.caption(t("heads.rows_write"))
+        st.caption(rows_write_caption(as_axis(page.axes(kind)[0])))
     queries, keys = page.axes(kind)
     text = HeatmapText(
-        title=t("heads.rollout_title", kind=kind_name(kind), layer=upto),
+        title=t("heads.rollout_title", kind=kind_name(kind), layer=ordinal(upto)),
         x_title=t("heads.axis_key"),
         y_title=t("heads.axis_query"),
         value=t("heads.rollout_value"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hook_names import stack_input
+from hook_names import ordinal, stack_input
 from runs.layernorm_page import text_stack
 from runs.model_ref import RANDOM_DEFAULTS
 from runs.sentence_batch import MAX_SENTENCES
@@ -40,7 +40,7 @@ LAYERNORM = (
 
 def site_label(site: NormSite) -> str:
     kind = t(f"layernorm.kind_{site.kind}")
-    return kind if site.layer is None else t("layernorm.site", layer=site.layer + 1, kind=kind)
+    return kind if site.layer is None else t("layernorm.site", layer=ordinal(site.layer), kind=kind)
 
 
 def stream_labels(stats: StackStats) -> list[str]:
@@ -48,7 +48,7 @@ def stream_labels(stats: StackStats) -> list[str]:
     short = [
         t(f"layernorm.short_{s.kind}")
         if s.layer is None
-        else t("layernorm.site_short", layer=s.layer + 1, kind=t(f"layernorm.short_{s.kind}"))
+        else t("layernorm.site_short", layer=ordinal(s.layer), kind=t(f"layernorm.short_{s.kind}"))
         for s in stats.sites
     ]
     return [t("layernorm.point_input_short"), *short]

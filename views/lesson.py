@@ -7,6 +7,7 @@ that proves it. "Open in the lab" opens the full page on the same sentence and h
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -88,14 +89,19 @@ def show_step(content: StepContent, token: tuple, text: str, left, right, ls: Le
         set_revealed(token, True)
     shown = content.question is None or token in revealed_set()
     with left:
-        st.markdown(content.text)
-        if content.extra:
-            st.markdown(content.extra)
+        # Once the answer is shown, the step's text (read before the question) folds away, so the question and
+        # the whole answer fit on the 1280 × 720 projector screen without scrolling.
+        with st.expander(t("lesson.text_again"), icon=":material/menu_book:") if content.question and shown else nullcontext():
+            st.markdown(content.text)
+            if content.extra:
+                st.markdown(content.extra)
+        if content.skipped:
+            st.info(t("lesson.skipped", why=content.skipped), icon=":material/skip_next:")
         if content.question:
             st.info(f"**{t('lesson.predict')}:** {content.question}", icon=":material/psychology_alt:")
             question_panel(cls, ls, STEPS.index(content.step) + 1, beside=right)
             if token in revealed_set():
-                st.success(f"**{t('lesson.answer')}:** {content.answer}", icon=":material/lightbulb:")
+                st.success(f"**{content.answer_label or t('lesson.answer')}:** {content.answer}", icon=":material/lightbulb:")
                 if not student:
                     st.button(
                         t("lesson.hide"),
@@ -134,9 +140,11 @@ if choice is not None:
     # The figure column starts right under the title on every step (the 1280 × 720 first screen).
     left, right = st.columns([2, 3], gap="medium")
     figure = right.container()  # the step's figure, at the top of the right column
+    body = left.container()  # the step's text, question and answer, first under the title
     # Step 1 (where the class types its sentence) opens the sentence box in the wide right column, under
     # the figure Reveal shows: in the narrow left one, on a projector, it squeezed its buttons and pushed
-    # the question and Reveal below the fold. Elsewhere it sits closed above the step's text.
+    # the question and Reveal below the fold. Elsewhere it sits closed under the step, so the question and
+    # the whole revealed answer fit the 1280 × 720 screen.
     current = st.session_state.get(TEXT_KEY, st.query_params.get(TEXT_KEY, example_text(choice.bundle)))
     label = t("lesson.sentence", text=md_literal(current)) if current else t("lesson.sentence_hint")
     with right if n == 1 else left, st.expander(label, expanded=n == 1 or not current, icon=":material/edit:"):
@@ -145,7 +153,7 @@ if choice is not None:
     if check.text is None:
         with top:
             header(n, t(f"lesson.{step}_title"))
-        left.info(t("lesson.no_text"))
+        body.info(t("lesson.no_text"))
     else:
         ls = lesson_for(choice.key, check.text)
         content = shared_step(step, ls)  # built once for the whole class (every student moves at once)
@@ -154,7 +162,7 @@ if choice is not None:
         with top:
             header(n, content.title, following=following is not None)
             class_bar(cls, asks_class(ls, n))
-        show_step(content, token, check.text, left, figure, ls, cls)
+        show_step(content, token, check.text, body, figure, ls, cls)
         with left:
             class_controls(cls, n, choice.key, check.text)
         if following is None:  # a student's handout would hold every answer before Reveal

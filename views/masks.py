@@ -55,7 +55,7 @@ row = st.selectbox(
     bind="query-params",
     format_func=labels_of({i: f"{i + 1}: {s}" for i, s in enumerate(batch.sentences)}),
 )
-rows_note()
+rows_note(view, row)
 mask_matrices(view, row)
 
 # 3. One head: scores → masked scores → softmax, for the chosen sentence as the padded batch runs it.
@@ -66,7 +66,7 @@ names = score_hook_names(kind, layer)
 chosen = get_masks_sentence(ctx.model.key, padded, batch.sentences, row, names)
 show_steps(chosen.scores, kind, layer, head)
 if kind != "encoder":
-    rows_note()
+    rows_note(view, row)
 sentence, before = batch.sentences[row], chosen.before
 
 # 4. The causal mask switched off: generation (nothing later to see) and teacher forcing (everything).

@@ -81,9 +81,11 @@ def _sequence(run: OutputSteps, encoder_decoder: bool) -> None:
 
 
 def _buttons(run: OutputSteps, steps: int) -> None:
-    cols = [*st.columns(3), st.container()]
+    """Next token / to the end / start over, in one row that wraps: each button as wide as its label (three fixed
+    columns beside the open sidebar cut "Next token" to "Next t…")."""
+    row = st.container(horizontal=True, gap="small")
     n = len(run.generated_ids)
-    cols[0].button(
+    row.button(
         t("output.next"),
         key="out_next",
         on_click=_set_steps,
@@ -92,7 +94,7 @@ def _buttons(run: OutputSteps, steps: int) -> None:
         type="primary",
         icon=":material/skip_next:",
     )
-    cols[1].button(
+    row.button(
         t("output.to_end"),
         key="out_end",
         on_click=_set_steps,
@@ -100,13 +102,13 @@ def _buttons(run: OutputSteps, steps: int) -> None:
         disabled=run.finished,
         icon=":material/fast_forward:",
     )
-    cols[2].button(
+    row.button(
         t("output.reset"), key="out_reset", on_click=_set_steps, args=(0,), disabled=steps == 0, icon=":material/restart_alt:"
     )
     if run.finished:
-        cols[3].caption(t("output.finished"))
+        st.caption(t("output.finished"))
     else:
-        cols[3].caption(t("output.next_will", token=visible_token(run.chosen_tokens[-1])))
+        st.caption(t("output.next_will", token=visible_token(run.chosen_tokens[-1])))
 
 
 def _position(run: OutputSteps, settings: SamplingSettings, encoder_decoder: bool) -> None:
@@ -189,6 +191,7 @@ def main() -> None:
         return
     encoder_decoder = ctx.bundle.config.is_encoder_decoder
     left, right = st.columns([5, 6], gap="large")
+    steps_box = left.container()  # the step buttons first: on a projector they stay above the fold
     with left:
         settings, k = _settings()
     steps = _steps_from_url((ctx.model.key, ctx.text))
@@ -196,9 +199,10 @@ def main() -> None:
         run = get_output_steps(ctx.model.key, ctx.text, settings, steps, k)
     if run.truncated:
         st.warning(t("output.truncated"))
+    with steps_box:
+        _buttons(run, steps)
     with left:
         _sequence(run, encoder_decoder)
-        _buttons(run, steps)
         # under the settings, not above the chart: the 1280 × 720 first screen shows the distribution
         st.info(t("output.enc_dec_note" if encoder_decoder else "output.dec_only_note"), icon=":material/info:")
     with right:

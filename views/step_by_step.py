@@ -16,12 +16,14 @@ from ui.charts import show_figure
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.labels import relabel_when_changed
+from ui.model_words import rows_write_caption
 from ui.models import get_step_run
 from ui.page import PageContext, show_run, start_page
 from ui.prose import prose
 from viz.multihead import multihead_figure
 from viz.scaling import D_K_OPTIONS, N_KEYS, N_QUERIES, scaling_demo, softmax_figure, variance_figure
 from viz.step_figures import qkv_figure, scores_figure, weighted_sum_figure
+from viz.tokens import as_axis
 
 ATTENTION = r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
 VARIANCE = (
@@ -56,7 +58,7 @@ def _steps(page: StepPage, ctx: PageContext) -> None:
     if view.dims_clipped:
         st.info(t("step.dims_clipped", d_k=view.d_k, shown=view.dims))
     if kind != "encoder":
-        st.caption(t("heads.rows_write"))
+        st.caption(rows_write_caption(as_axis(page.run.queries)))
     st.latex(ATTENTION)
     prose(t("step.explain_steps"))
     show_run(page.run.trace, ctx.bundle)

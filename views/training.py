@@ -192,7 +192,7 @@ st.title(t("training.title"))
 prose(t("training.intro"))
 MODES = ("live", "film")
 seed_choice("tr_mode", MODES, "live")  # `?tr_mode=film` links straight to the films
-mode = st.sidebar.segmented_control(
+mode = st.segmented_control(  # on the page: projector mode collapses the sidebar
     t("training.mode"),
     MODES,
     key="tr_mode",

@@ -17,7 +17,9 @@ from viz.architecture import Box, format_shape
 from viz.figure_parts import arrow
 from viz.style import base_layout
 
-BOX_W, BOX_H, ROW = 1.7, 0.66, 1.0  # data units: one row per box
+BOX_W, BOX_H, ROW = 1.7, 0.74, 1.0  # data units: one row per box
+ROW_PX = 68  # a row's height on screen: a box of 50 px holds its 18 px name and 16 px shape inside its border
+LABEL_PX, SHAPE_PX = 18, 16  # at the projector's tick size already: the labels fill their boxes, so they are not enlarged
 COLUMN_X = {"encoder": 0.0, "decoder": 3.1}
 COLORS = {  # pastel fills after the paper's figure, each with black text
     "tokens": "#ffffff",
@@ -62,8 +64,8 @@ def _draw_stack(
             x=x,
             y=y,
             showarrow=False,
-            font={"size": 16},
-            text=f"<b>{_label(box, labels)}</b><br><span style='font-size:14px'>{format_shape(box.shape)}</span>",
+            font={"size": LABEL_PX},
+            text=f"<b>{_label(box, labels)}</b><br><span style='font-size:{SHAPE_PX}px'>{format_shape(box.shape)}</span>",
         )
         if i + 1 < len(boxes):
             arrow(fig, x, y + BOX_H / 2, x, y + ROW - BOX_H / 2)
@@ -152,7 +154,7 @@ def architecture_figure(
     fig.update_yaxes(visible=False, range=[-1.3 * ROW, (rows + 0.5) * ROW], fixedrange=True)
     fig.update_layout(
         base_layout(
-            height=int(70 + 56 * (rows + 2)),
+            height=int(70 + ROW_PX * (rows + 2)),
             dragmode=False,
             margin={"l": 0, "r": 0, "t": 10, "b": 0},
             hoverlabel={"font": {"size": 15}},

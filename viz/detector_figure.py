@@ -19,6 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from hook_names import ordinal
 from viz.mask_figures import text_px
 from viz.style import ATTENTION_SCALE, MARK_COLOR, base_layout
 
@@ -118,8 +119,8 @@ def detector_figure(
         fig.add_trace(
             go.Heatmap(
                 z=np.nan_to_num(grid, nan=0.0),
-                x=list(range(n_heads)),
-                y=list(range(n_layers)),
+                x=[ordinal(h) for h in range(n_heads)],  # layers and heads as readers count them
+                y=[ordinal(layer) for layer in range(n_layers)],
                 text=text,
                 customdata=hover,
                 texttemplate="%{text}" if shown else "",
@@ -139,16 +140,16 @@ def detector_figure(
         for layer, head in marks[name]:
             fig.add_shape(
                 type="rect",
-                x0=head - 0.5,
-                x1=head + 0.5,
-                y0=layer - 0.5,
-                y1=layer + 0.5,
+                x0=ordinal(head) - 0.5,
+                x1=ordinal(head) + 0.5,
+                y0=ordinal(layer) - 0.5,
+                y1=ordinal(layer) + 0.5,
                 line={"color": MARK_COLOR, "width": 3},
                 row=1,
                 col=i,
             )
         fig.update_xaxes(
-            tickvals=list(range(n_heads)),
+            tickvals=[ordinal(h) for h in range(n_heads)],
             title={"text": html.escape(head_label)},
             fixedrange=True,
             showgrid=False,
@@ -157,7 +158,7 @@ def detector_figure(
             col=i,
         )
         fig.update_yaxes(
-            tickvals=list(range(n_layers)),
+            tickvals=[ordinal(layer) for layer in range(n_layers)],
             autorange="reversed",
             fixedrange=True,
             showgrid=False,

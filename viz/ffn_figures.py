@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from hook_names import ordinal
 from viz.ffn import FeedForwardView, ResidualContributions
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, QUALITATIVE, TICK_FONT_SIZE, base_layout
 from viz.tokens import escape_token, text_width_px
@@ -116,7 +117,7 @@ def contributions_figure(
 ) -> go.Figure:
     """Grouped bars per layer: ‖attention output‖ next to ‖FFN output‖ (and cross-attention's)."""
     sizes = contribution_sizes(contributions, token)  # (L, S)
-    layers = np.arange(sizes.shape[0])
+    layers = [ordinal(i) for i in range(sizes.shape[0])]  # as readers count them: the first layer is 1
     fig = go.Figure(
         [
             go.Bar(

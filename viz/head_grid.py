@@ -27,6 +27,7 @@ import numpy as np
 import plotly.colors
 import plotly.graph_objects as go
 
+from hook_names import ordinal
 from viz.png import data_uri, encode_palette_png
 from viz.style import ATTENTION_SCALE, MARK_COLOR, base_layout
 from viz.tokens import Labels, as_axis
@@ -186,7 +187,7 @@ def peak_lines(
 def _tile_hovers(names: dict[str, list[int]], hover: str, notes: list[list[str]]) -> list[str]:
     """Each tile's hover: the tile's name, then its extra lines (importance, where rows look)."""
     return [
-        "<br>".join([hover.format(layer=layer, head=head), *lines]) + "<extra></extra>"
+        "<br>".join([hover.format(layer=ordinal(layer), head=ordinal(head)), *lines]) + "<extra></extra>"
         for layer, head, lines in zip(names["layer"], names["head"], notes, strict=True)
     ]
 
@@ -250,7 +251,7 @@ def grid_figure(
         yaxis={**hidden, "autorange": "reversed"},
     )
     labels = [
-        tile_label.format(layer=layer, head=head) + (MARK if marked[row, head] else "")
+        tile_label.format(layer=ordinal(layer), head=ordinal(head)) + (MARK if marked[row, head] else "")
         for (row, head), layer in zip(tiles, names["layer"], strict=True)
     ]
     traces = [

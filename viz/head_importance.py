@@ -16,6 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from hook_names import ordinal
 from viz.style import ATTENTION_SCALE, MARK_COLOR, base_layout
 
 
@@ -69,6 +70,7 @@ def importance_figure(
     Heads that change any output get an orange outline in both panels (colour plus shape).
     """
     n_layers, n_heads = importance.changed.shape
+    layers, heads = [ordinal(i) for i in range(n_layers)], [ordinal(h) for h in range(n_heads)]
     layer, head = html.escape(layer_label), html.escape(head_label)
     names = tuple(html.escape(t) for t in titles)
     fig = make_subplots(rows=1, cols=2, subplot_titles=names, horizontal_spacing=0.12)
@@ -77,8 +79,8 @@ def importance_figure(
         fig.add_trace(
             go.Heatmap(
                 z=values,
-                x=list(range(n_heads)),
-                y=list(range(n_layers)),
+                x=heads,  # layers and heads as readers count them (hook_names.ordinal)
+                y=layers,
                 colorscale=ATTENTION_SCALE,
                 zmin=0.0,
                 zmax=zmax if zmax is not None else max(float(values.max(initial=0.0)), 1e-6),
@@ -94,18 +96,18 @@ def importance_figure(
         for row_i, head_i in zip(*np.nonzero(importance.important), strict=True):
             fig.add_shape(
                 type="rect",
-                x0=head_i - 0.5,
-                x1=head_i + 0.5,
-                y0=row_i - 0.5,
-                y1=row_i + 0.5,
+                x0=ordinal(head_i) - 0.5,
+                x1=ordinal(head_i) + 0.5,
+                y0=ordinal(row_i) - 0.5,
+                y1=ordinal(row_i) + 0.5,
                 line={"color": MARK_COLOR, "width": 3},
                 row=1,
                 col=col,
             )
         axis = {"tickmode": "array", "showgrid": False, "zeroline": False, "fixedrange": True}
-        fig.update_xaxes(axis, title={"text": head}, tickvals=list(range(n_heads)), row=1, col=col)
+        fig.update_xaxes(axis, title={"text": head}, tickvals=heads, row=1, col=col)
         fig.update_yaxes(
-            axis, title={"text": layer if col == 1 else ""}, tickvals=list(range(n_layers)), autorange="reversed", row=1, col=col
+            axis, title={"text": layer if col == 1 else ""}, tickvals=layers, autorange="reversed", row=1, col=col
         )  # the right panel shares the left one's layer labels
     fig.update_layout(base_layout(template="none", height=120 + 44 * n_layers, margin={"l": 66, "r": 10, "t": 40, "b": 66}))
     return fig

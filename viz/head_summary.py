@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from hook_names import ordinal
 from viz.alignment import Alignment, alignment_score
 from viz.style import ATTENTION_SCALE, base_layout
 
@@ -121,6 +122,7 @@ def metric_figure(
 ) -> go.Figure:
     """A small layer × head heatmap of one metric, each cell printed, so the odd head stands out."""
     n_layers, n_heads = values.shape
+    layers, heads = [ordinal(i) for i in range(n_layers)], [ordinal(h) for h in range(n_heads)]  # as readers count
     layer, head, value = (html.escape(s) for s in (layer_label, head_label, title))
     layout = base_layout(
         title={"text": value, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
@@ -131,7 +133,7 @@ def metric_figure(
         xaxis={
             "title": {"text": head},
             "tickmode": "array",
-            "tickvals": list(range(n_heads)),
+            "tickvals": heads,
             "showgrid": False,
             "zeroline": False,
             "fixedrange": True,
@@ -139,7 +141,7 @@ def metric_figure(
         yaxis={
             "title": {"text": layer},
             "tickmode": "array",
-            "tickvals": list(range(n_layers)),
+            "tickvals": layers,
             "autorange": "reversed",
             "showgrid": False,
             "zeroline": False,
@@ -149,8 +151,8 @@ def metric_figure(
     return go.Figure(
         go.Heatmap(  # layout passed here, not via update_layout: several times cheaper to build
             z=np.asarray(values, dtype=np.float32),
-            x=list(range(n_heads)),
-            y=list(range(n_layers)),
+            x=heads,
+            y=layers,
             colorscale=ATTENTION_SCALE,
             zmin=0.0,
             zmax=zmax,

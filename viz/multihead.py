@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from hook_names import act_name
+from hook_names import act_name, ordinal
 from viz.step_figures import finish, number_heatmap
 from viz.style import TICK_FONT_SIZE
 from viz.tokens import Labels, hover_labels
@@ -106,7 +106,7 @@ def multihead_figure(view: MultiHeadView, text: Mapping[str, str]) -> go.Figure:
     fig.add_trace(number_heatmap(view.per_head, text=np.full(view.per_head.shape, "")), row=2, col=1)
     both = np.stack([view.out, view.captured_out])  # (2, d_model)
     fig.add_trace(number_heatmap(both, text=np.full(both.shape, "")), row=3, col=1)
-    heads = [text["head"].format(h=i) for i in range(h)]
+    heads = [text["head"].format(h=ordinal(i)) for i in range(h)]  # "head 1" is index 0
     centers = [i * d_k + (d_k - 1) / 2 for i in range(h)]
     fig.update_xaxes(tickmode="array", tickvals=centers, ticktext=heads, tickfont={"size": TICK_FONT_SIZE}, row=1, col=1)
     for i in range(1, h):  # boundaries between heads in the concatenated vector

@@ -30,6 +30,7 @@ def number_heatmap(
     zrange: tuple[float, float] | None = None,
     text: np.ndarray | None = None,
     font_size: int = CELL_FONT,
+    digits: int = 3,
 ) -> go.Heatmap:
     """A small heatmap that prints its values: signed values centred on 0 unless `zrange` is given."""
     z = np.atleast_2d(np.asarray(z, dtype=np.float64))  # (rows, cols)
@@ -47,17 +48,17 @@ def number_heatmap(
         xgap=2,
         ygap=2,
         text=text,
-        texttemplate="%{text}" if text is not None else "%{z:.3f}",
+        texttemplate="%{text}" if text is not None else f"%{{z:.{digits}f}}",
         textfont={"size": font_size},
         hoverinfo="z",
     )
 
 
-def finish(fig: go.Figure, height: float, top: int = 20, grid: bool = False, **layout: object) -> go.Figure:
+def finish(fig: go.Figure, height: float, top: int = 20, grid: bool = False, right: int = 10, **layout: object) -> go.Figure:
     """Shared layout, and margins that grow to fit tick labels (token labels are long; nothing is clipped)."""
     fig.update_xaxes(automargin=True, showgrid=grid, zeroline=False)
     fig.update_yaxes(automargin=True, showgrid=grid, zeroline=False)
-    fig.update_layout(base_layout(height=int(height), margin={"l": 10, "r": 10, "t": top, "b": 10}, **layout))
+    fig.update_layout(base_layout(height=int(height), margin={"l": 10, "r": right, "t": top, "b": 10}, **layout))
     return fig
 
 
@@ -102,25 +103,39 @@ def qkv_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
     return finish(fig, height, top=40)
 
 
-def scores_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
+def fitting_decimals(values: np.ndarray, cell_px: float | None, font_px: int = CELL_FONT) -> int:
+    """The most decimals (3 down to 0) whose widest number fits a cell `cell_px` wide (None: 3, no limit)."""
+    if cell_px is None:
+        return 3
+    chars = cell_px / (0.58 * font_px)  # a digit is a little over half an em wide
+    sign = "-" if float(np.min(values, initial=0.0)) < 0 else ""
+    peak = float(np.abs(values).max(initial=0.0))
+    return next((d for d in (3, 2, 1) if len(f"{sign}{peak:.{d}f}") <= chars), 0)
+
+
+def scores_figure(view: StepView, text: Mapping[str, str], width_px: int | None = None, font_px: int = CELL_FONT) -> go.Figure:
     """Four rows over the shown keys: q·kⱼ, ÷ sqrt(d_k), masked (−∞ where blocked), softmax.
 
-    text keys: "dot", "scale", "mask", "softmax", "key".
+    text keys: "dot", "scale", "mask", "softmax", "key". With `width_px` (the figure's width) every number is
+    printed with the decimals that fit its cell at `font_px`; without, with 3.
     """
-    masked_text = np.array([[f"{s:.3f}" if ok else "−∞" for s, ok in zip(view.scaled, view.allowed, strict=True)]])
+    cell_px = None if width_px is None else 0.85 * width_px / max(len(view.keys), 1)  # the row labels take the rest
+    d, dw = fitting_decimals(view.dot, cell_px, font_px), fitting_decimals(view.weights, cell_px, font_px)
+    masked_text = np.array([[f"{s:.{d}f}" if ok else "−∞" for s, ok in zip(view.scaled, view.allowed, strict=True)]])
     mask_scale = [[0.0, MASK_COLORS["blocked"]], [1.0, "#cfe0f3"]]
     rows = [
-        (number_heatmap(view.dot), text["dot"]),
-        (number_heatmap(view.scaled), text["scale"]),
+        (number_heatmap(view.dot, digits=d), text["dot"]),
+        (number_heatmap(view.scaled, digits=d), text["scale"]),
         (number_heatmap(view.allowed.astype(float), colorscale=mask_scale, zrange=(0, 1), text=masked_text), text["mask"]),
-        (number_heatmap(view.weights, colorscale=ATTENTION_SCALE, zrange=(0, 1)), text["softmax"]),
+        (number_heatmap(view.weights, colorscale=ATTENTION_SCALE, zrange=(0, 1), digits=dw), text["softmax"]),
     ]
     fig = make_subplots(rows=len(rows), cols=1, shared_xaxes=True, vertical_spacing=0.06)
     for i, (trace, label) in enumerate(rows, start=1):
         fig.add_trace(trace, row=i, col=1)
         fig.update_yaxes(_ticks([label]), row=i, col=1)
-    fig.update_xaxes(_ticks(view.key_labels, text["key"]), row=len(rows), col=1)
-    return finish(fig, 120 + 1.6 * ROW_PX * len(rows))
+    # every key named: a slanted last label ("8: <eos>") reaches past the plot, where plotly would hide it
+    fig.update_xaxes(_ticks(view.key_labels, text["key"]), ticklabeloverflow="allow", row=len(rows), col=1)
+    return finish(fig, 120 + 1.6 * ROW_PX * len(rows), right=60)
 
 
 def weighted_sum_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:

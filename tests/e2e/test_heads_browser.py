@@ -81,7 +81,7 @@ def test_the_page_opens_on_the_translators_alignment_head(app_page, app_url, bro
     page.locator(TICKS).first.wait_for(timeout=180_000)
     tools.wait_idle(page)
     layer, head = card_alignment_head(load_bundle(ModelRef.parse("translate-en-zh")))
-    title = f"Cross-attention (decoder → encoder), layer {layer}, head {head}"
+    title = f"Cross-attention (decoder → encoder), layer {layer + 1}, head {head + 1}"  # pages count from 1
     assert title in page.locator(".st-key-head_fig .gtitle").text_content()
     rows = _ticks(page, "y")
     assert "我 → 今天" in rows and "在 → 图书馆" in rows, rows
@@ -168,7 +168,7 @@ def test_clicking_a_grid_tile_enlarges_that_head(app_page, browser_tools):
     page.wait_for_function("() => new URLSearchParams(location.search).get('head') !== null", timeout=180_000)
     tools.wait_idle(page)
     params = dict(part.split("=", 1) for part in page.url.split("?", 1)[1].split("&"))
-    assert (params["layer"], params["head"]) == (str(layer), str(head)), params
+    assert (params["layer"], params["head"]) == (str(layer + 1), str(head + 1)), params  # links count from 1
     redrawn = ", ".join(f".st-key-grid_{kind}_1" for kind in ("encoder", "decoder", "cross"))
     assert page.locator(redrawn).count() == 1  # redrawn unselected, ready for the next click
     tools.screenshot(page, "heads-zh-ui-clicked-tile")

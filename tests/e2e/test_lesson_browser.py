@@ -17,7 +17,7 @@ from ui.i18n import LANGUAGES, catalog
 pytestmark = pytest.mark.e2e
 HEIGHT = PROJECTOR["height"]
 BODY_PX, TICK_PX, TITLE_PX = 22, 18, 22
-NO_FIGURE = {"feed_forward"}
+NO_FIGURE: set[str] = set()  # every step of the default model draws its figure
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"  # git-ignored
 
 
@@ -66,9 +66,23 @@ def _body_sizes(tab) -> list[float]:
     return tab.evaluate(BODY_SIZES)
 
 
+def _answer_on_first_screen(tab, step: str) -> None:
+    """After Reveal the question and the whole answer are on the first 1280 × 720 screen: the teacher never
+    scrolls away from the question to read the answer."""
+    scrolled = tab.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTop")
+    question = tab.locator("[data-testid=stMain] [data-testid=stAlertContentInfo]").first.bounding_box()
+    answer = tab.locator("[data-testid=stMain] [data-testid=stAlertContentSuccess]").first.bounding_box()
+    assert scrolled == 0 and question and answer, (step, scrolled, question, answer)
+    assert question["y"] >= 0 and answer["y"] + answer["height"] <= HEIGHT, (step, "answer below the fold", answer)
+
+
 def _check_projector_step(tab, step: str) -> None:
     sizes = _body_sizes(tab)
     assert sizes and min(sizes) >= BODY_PX, (step, sizes)
+    _answer_on_first_screen(tab, step)
+    code = tab.evaluate("""() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stMarkdownContainer] code')]
+        .map(c => parseFloat(getComputedStyle(c).fontSize))""")
+    assert all(size >= BODY_PX for size in code), (step, "the output in smaller type than the text", code)
     if step in NO_FIGURE:
         return
     tab.wait_for_selector("[data-testid=stMain] .js-plotly-plot .main-svg", timeout=60_000)

@@ -52,7 +52,7 @@ def test_masked_cells_read_zero_in_both_languages(app_page, app_url, browser_too
     # never ran app.py would open the page outside st.navigation (Streamlit's legacy pages/ discovery).
     page.goto(f"{app_url}/?text=i")
     tools.wait_idle(page, 90_000)
-    page.goto(f"{app_url}/masks?kind=decoder&layer=0&head=0")
+    page.goto(f"{app_url}/masks?kind=decoder&layer=1&head=1")  # the first layer and head (links count from 1)
     tools.wait_idle(page, 90_000)
     _show_steps(page)
     _check_masked_cells(page)
@@ -117,7 +117,7 @@ def test_masks_page_at_1280_reads_cleanly_and_tells_the_causal_truth(app_page, a
     page.set_viewport_size({"width": 1280, "height": 720})
     for lang in ("en", "zh"):
         if lang == "en":
-            page.goto(f"{app_url}/masks?model=translate-en-zh&kind=decoder&layer=0&head=0&row=0&no_causal=true&ablate=true")
+            page.goto(f"{app_url}/masks?model=translate-en-zh&kind=decoder&layer=1&head=1&row=0&no_causal=true&ablate=true")
         else:
             page.locator("[data-testid=stSidebar]").get_by_text("简体中文", exact=True).click()
         tools.wait_idle(page, 90_000)

@@ -46,3 +46,39 @@ def test_step_through_greedy_in_both_languages(app_page, app_url, browser_tools)
     assert _sequence(page).strip().endswith(f"我 · {second}")  # the steps survive the switch
     first_screen(page, tools, "output-zh-ui")
     assert not page.outside, page.outside
+
+
+STEP_BUTTONS = ("out_next", "out_end", "out_reset")
+
+
+def _step_buttons_whole(page, height: int) -> None:
+    """Each step button reads in full ("Next token", not "Next t…") and sits above the fold."""
+    for key in STEP_BUTTONS:
+        button = page.locator(f".st-key-{key} button").first
+        box = button.bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= height, (key, box)
+        cut = button.evaluate("b => [...b.querySelectorAll('p, span, div')].some(e => e.scrollWidth > e.clientWidth + 1)")
+        assert not cut, (key, button.inner_text())
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_step_buttons_whole_and_on_the_first_screen(chromium, app_url, browser_tools, lang):
+    """With the sidebar open (1280 wide) and in projector mode (sidebar collapsed, large type): the step
+    buttons read in full and are on the first 1280 × 720 screen."""
+    from first_screen import PROJECTOR, projector_tab
+
+    with projector_tab(chromium) as page:
+        page.goto(f"{app_url}/?text=i")
+        browser_tools.wait_idle(page, 90_000)
+        for query in (f"lang={lang}", f"lang={lang}&projector=1"):
+            page.goto(f"{app_url}/output?{query}&text={TEXT.replace(' ', '+')}")
+            browser_tools.wait_idle(page, 120_000)
+            page.locator(CHART).wait_for(timeout=60_000)
+            page.wait_for_timeout(800)  # the projector stylesheet lands a moment after the first paint
+            _step_buttons_whole(page, PROJECTOR["height"])
+            if "projector" in query:  # the output and token lists at body size, not the smallest type on screen
+                page.wait_for_function(
+                    "() => parseFloat(getComputedStyle(document.querySelector('[data-testid=stCode] code')).fontSize) >= 22",
+                    timeout=20_000,
+                )
+        browser_tools.screenshot(page, f"output-projector-{lang}")

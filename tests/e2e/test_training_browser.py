@@ -47,6 +47,10 @@ def test_train_watch_stop_and_scrub(app_page, app_url, browser_tools):
     assert _step(page) > first_step  # the progress bar moved without a click
     assert page.evaluate(CURVE_POINTS) > first_points  # and so did the curves
     page.locator('[class*="st-key-tr_attention"] .js-plotly-plot').wait_for()
+    follow = page.locator(".st-key-tr_follow").first
+    assert follow.inner_text().strip() == "Follow the latest frame"
+    cut = follow.evaluate("e => [...e.querySelectorAll('p, label, div')].some(x => x.scrollWidth > x.clientWidth + 1)")
+    assert not cut, "the follow toggle's label is cut short"
     _shot(page, "training-live-en", SCREENSHOTS)
 
     page.get_by_role("button", name="Stop training").click()
@@ -71,7 +75,9 @@ def test_train_watch_stop_and_scrub(app_page, app_url, browser_tools):
     page.get_by_text("看得见的训练").first.wait_for()
     page.get_by_text(re.compile(r"训练在第 [\d,]+ 步停止")).wait_for()
     _shot(page, "training-stopped-zh", SCREENSHOTS)
-    page.locator("[data-testid=stSidebar]").get_by_text("训练录像", exact=True).click()
+    page.locator("[data-testid=stMain]").get_by_text(
+        "训练录像", exact=True
+    ).click()  # on the page: projector mode hides the sidebar
     tools.wait_idle(page)
     _shot(page, "training-films-zh", SCREENSHOTS)
     assert not page.outside, page.outside

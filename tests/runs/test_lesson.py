@@ -98,7 +98,7 @@ def test_path_lengths_and_answer(traces):
 
 def test_output_probabilities_are_probabilities(bundle, traces):
     trace = traces[SENTENCES[0]]
-    probs = lesson.output_probabilities(bundle, trace)
+    probs = lesson.output_probabilities(trace)
     assert [w for w, _ in probs][:-1] == list(trace.output_tokens)
     assert all(0 < p <= 1 for _, p in probs)
     answer = lesson.architecture_answer(bundle, trace)
@@ -110,4 +110,43 @@ def test_random_model_answers(traces):
     trace = run_text(bundle, SENTENCES[0])
     assert lesson.important_head(bundle, trace).kind in trace.kinds()
     assert lesson.mask_answer(bundle, trace)["changed"] is None  # untrained: not generated
-    assert lesson.importance_view(bundle, "cross") is None
+    assert not lesson.has_importance(bundle)
+
+
+def test_positional_answer_names_every_tied_position():
+    """The sinusoids make position 10 exactly as like 9 as 11: both are the answer, not whichever argmax met first."""
+    answer = lesson.positional_answer(lesson.positional_table(64))
+    assert answer["nearest"] == [9, 11] and answer["farthest"] == [49]
+    table = np.eye(12, dtype=np.float32)
+    table[3] = table[10] + 0.1 * table[3]  # position 3 nearly copies 10: alone, no tie
+    assert lesson.positional_answer(table)["nearest"] == [3]
+
+
+def test_a_learned_position_table_is_the_one_the_lesson_reads():
+    bundle = load_bundle(ModelRef.parse("induction"))  # positional = "learned"
+    table, learned = lesson.model_positions(bundle)
+    assert learned and table.shape == (lesson.PE_POSITIONS, bundle.config.d_model)
+    assert not np.allclose(table, lesson.positional_table(bundle.config.d_model))
+
+
+def test_a_decoder_only_models_probabilities_are_its_output_rows_only():
+    bundle = load_bundle(ModelRef.parse("gpt-translate-en-zh"))
+    trace = run_text(bundle, SENTENCES[0])
+    probs = lesson.output_probabilities(trace)
+    assert [w for w, _ in probs] == [*trace.output_tokens, "<eos>"]  # not the prompt's rows
+    assert lesson.task_alignment(bundle, trace) is not None  # the prompt's words: step 1 draws its figure
+
+
+def test_induction_is_judged_on_the_part_the_task_defines():
+    bundle = load_bundle(ModelRef.parse("induction"))
+    trace = run_text(bundle, str(bundle.card["example"]))
+    answer = lesson.task_answer(bundle, trace)
+    assert answer["correct"] and answer["output"] == answer["expected"]  # not the 64-character loop
+    assert answer["more"] == len(trace.output_tokens) - len(str(answer["expected"]))
+
+
+def test_parameter_groups_count_every_parameter_once(bundle):
+    groups = lesson.parameter_groups(bundle)
+    sizes = lesson.feed_forward_shapes(bundle, run_text(bundle, SENTENCES[1]))
+    assert sum(groups.values()) == sizes["total"]
+    assert groups["feed_forward"] == sizes["ffn_params"] and groups["attention"] == sizes["attn_params"]

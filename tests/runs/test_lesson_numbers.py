@@ -31,9 +31,11 @@ def test_every_step_has_its_numbers(bundle, trace, step):
 
 
 def test_task_matrix_is_the_gold_alignment(bundle, trace):
-    values = lesson.alignment_matrix(bundle, trace)  # (T_out, T_src)
+    found = lesson.alignment_matrix(bundle, trace)
     alignment = gold_alignment(bundle, trace)
-    assert values is not None and alignment is not None
+    assert found is not None and alignment is not None
+    values, source = found  # (T_out, T_src)
+    assert source == trace.src_tokens
     assert values.shape == (len(trace.output_tokens), len(trace.src_tokens))
     for row, key in enumerate(alignment):
         expected = np.zeros(len(trace.src_tokens))
@@ -47,7 +49,7 @@ def test_heads_step_marks_only_the_chosen_head(bundle, trace):
     marked, choice = numbers.figure["marked"], numbers.choice
     assert marked.shape == trace.patterns(choice.kind).shape[:2]
     assert marked.sum() == 1 and marked[choice.layer, choice.head]
-    assert numbers.answer == lesson.heads_answer(trace, numbers_ablated(bundle, choice), choice)
+    assert numbers.answer == {**lesson.heads_answer(trace, numbers_ablated(bundle, choice), choice), "from_table": True}
 
 
 def numbers_ablated(bundle, choice):

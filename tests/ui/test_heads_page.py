@@ -55,13 +55,13 @@ def test_picking_layer_and_head_changes_the_enlarged_figure():
     at.selectbox(key="head").set_value(2).run()
     assert not errors(at), errors(at)
     after = figures(at)["head_fig"]
-    assert "layer 1, head 2" in after["layout"]["title"]["text"]
+    assert "layer 2, head 3" in after["layout"]["title"]["text"]  # indices 1, 2: pages count from 1
     assert after["data"][0]["z"] != before["data"][0]["z"]
 
 
 def test_kind_layer_and_head_come_from_the_url_and_bad_values_are_ignored():
     other = (CARD_HEAD + 1) % 4  # a head the page would not open on by itself
-    at = _app("the cat sees the dog", kind="cross", layer="1", head=str(other))
+    at = _app("the cat sees the dog", kind="cross", layer="2", head=str(other + 1))  # links count from 1
     at.run()
     picked = (at.selectbox(key="kind").value, at.selectbox(key="layer").value, at.selectbox(key="head").value)
     assert picked == ("cross", 1, other)
@@ -133,7 +133,7 @@ def test_past_the_payload_budget_layers_are_paged_with_a_notice(monkeypatch):
     def layer_labels(grid: dict) -> list[str]:  # the text trace naming the grid's rows (other traces mark heads)
         return next(t["text"] for t in grid["data"] if t.get("mode") == "text" and t.get("text"))
 
-    assert layer_labels(first)[0].startswith("L0") and layer_labels(second)[0].startswith("L1")
+    assert layer_labels(first)[0].startswith("L1") and layer_labels(second)[0].startswith("L2")
 
 
 def test_exports_work_offline_and_load_without_pickle():
@@ -177,7 +177,7 @@ def test_translator_opens_on_cross_attention_with_the_cards_head_and_rows_named_
     head = figures(at)["head_fig"]
     rows = head["layout"]["yaxis"]["ticktext"]
     assert "我 → 今天" in rows and "在 → 图书馆" in rows, rows
-    assert f"Cross-attention (decoder → encoder), layer {CARD_LAYER}, head {CARD_HEAD}" in head["layout"]["title"]["text"]
+    assert f"Cross-attention (decoder → encoder), layer {CARD_LAYER + 1}, head {CARD_HEAD + 1}" in head["layout"]["title"]["text"]
     assert any("named by the token they write" in c.value for c in at.caption)
     assert any("opens on this model's alignment head" in c.value for c in at.caption)
     assert "kind" not in at.query_params  # the default kind stays out of links
@@ -258,7 +258,7 @@ def test_every_shipped_model_opens_on_its_telling_head_and_says_why_with_its_num
     at = open_page("heads", model=name, text=bundle.card["example"], lang="en")
     assert (at.selectbox(key="kind").value, at.selectbox(key="layer").value, at.selectbox(key="head").value) == opened.key
     caption = next((c.value for c in at.caption if "The page opens on" in c.value), "")
-    assert f"{REASON_WORDS[opened.reason]} (layer {opened.layer}, head {opened.head})" in caption, caption
+    assert f"{REASON_WORDS[opened.reason]} (layer {opened.layer + 1}, head {opened.head + 1})" in caption, caption
     row = opened.row
     assert row is not None and f"changes {row.changed:.0%} of the sample's outputs" in caption, caption
     assert f"by {row.logprob_drop:.2f}" in caption, caption

@@ -281,3 +281,18 @@ def test_layernorm_numbers_extra_sentences_from_2_and_announces_each_problem():
     assert strings["masks.line_unknown"].format(n=3, k=1) in shown
     assert strings["masks.line_truncated"].format(n=4, total=max_tokens + 9, kept=max_tokens) in shown
     assert not any(m.startswith("Lines ") for m in shown + [c.value for c in at.caption])
+
+
+def test_a_long_paragraph_folds_its_did_you_mean_list():
+    """A 900-character paragraph of words the grammar lacks: three "did you mean" lines, the rest folded, so the
+    first chart stays near the top of the page."""
+    vocabulary = [w for w in get_task("translate-en-zh").source_vocabulary() if len(w) > 3]
+    words = " ".join(f"{w}q" for w in vocabulary)[:900]  # each a typo of a word the grammar has
+    at = _page(text=words)
+    assert_no_exception(at)
+    suggest = catalog("en")["input.suggest"].split("{word}")[0]
+    shown = [c for c in at.main.caption if c.value.startswith(suggest)]
+    folded = [e for e in at.expander if e.label.endswith(catalog("en")["input.more_suggestions"].split("}", 1)[1])]
+    assert len(folded) == 1, [e.label for e in at.expander]
+    outside = [c for c in shown if not any(c in e.caption for e in folded)]
+    assert 1 <= len(outside) <= 3, len(outside)

@@ -178,7 +178,7 @@ def test_ablation_defaults_to_a_head_that_changes_the_output():
         for k in ("encoder", "decoder", "cross")
         for i in range(2)
         for h in range(4)
-        if catalog["ablate_which"].format(kind=catalog[f"kind_{k}"], layer=i, head=h) in found
+        if catalog["ablate_which"].format(kind=catalog[f"kind_{k}"], layer=i + 1, head=h + 1) in found
     ]
     assert len(named) == 1
     kind, layer, head = named[0]

@@ -70,9 +70,9 @@ def test_quantization_spans_0_to_255():
 def test_click_targets_carry_layer_and_head_and_labels_name_tiles():
     fig = grid_figure(_patterns(5, 2, 3, 4, 4), first_layer=4, tile_label="L{layer} H{head}", hover="{layer}/{head}")
     labels, targets = fig.data[2], fig.data[3]
-    assert list(labels.text) == ["L4 H0", "L4 H1", "L4 H2", "L5 H0", "L5 H1", "L5 H2"]
+    assert list(labels.text) == ["L5 H1", "L5 H2", "L5 H3", "L6 H1", "L6 H2", "L6 H3"]  # shown from 1 (hook_names.ordinal)
     assert [list(c) for c in targets.customdata] == [[4, 0], [4, 1], [4, 2], [5, 0], [5, 1], [5, 2]]
-    assert targets.hovertemplate[4].startswith("5/1")
+    assert targets.hovertemplate[4].startswith("6/2")
     assert fig.layout.hoverdistance == -1  # the nearest tile centre wins anywhere in the grid
 
 
@@ -122,11 +122,11 @@ def test_important_heads_are_outlined_starred_and_their_importance_hovers():
     importance = np.array([[0.0, 0.35], [0.0, 0.0]])
     fig = grid_figure(_patterns(6, 2, 2, 4, 4), importance=importance, importance_hover="<i>changes</i> {importance:.0%}")
     labels = next(t for t in fig.data if getattr(t, "mode", None) == "text")
-    assert list(labels.text) == ["L0 H0", "L0 H1 ★", "L1 H0", "L1 H1"]
+    assert list(labels.text) == ["L1 H1", "L1 H2 ★", "L2 H1", "L2 H2"]
     marks = [t for t in fig.data if getattr(t, "mode", None) == "lines" and t.line.color == MARK_COLOR]
     assert len(marks) == 1 and np.isnan(marks[0].x).sum() == 1  # one outline: one tile marked
     hovers = fig.data[-1].hovertemplate
-    assert hovers[1].startswith("L0 H1<br>&lt;i&gt;changes&lt;/i&gt; 35%") and "0%" in hovers[0]
+    assert hovers[1].startswith("L1 H2<br>&lt;i&gt;changes&lt;/i&gt; 35%") and "0%" in hovers[0]
     plain = grid_figure(_patterns(6, 2, 2, 4, 4))
     assert not any(getattr(t, "mode", None) == "lines" and t.line.color == MARK_COLOR for t in plain.data)
     assert "★" not in "".join(next(t for t in plain.data if getattr(t, "mode", None) == "text").text)
@@ -134,7 +134,7 @@ def test_important_heads_are_outlined_starred_and_their_importance_hovers():
 
 def test_marked_can_be_given_apart_from_importance_and_must_match_the_tiles():
     fig = grid_figure(_patterns(7, 1, 2, 3, 3), marked=np.array([[True, False]]))
-    assert list(next(t for t in fig.data if getattr(t, "mode", None) == "text").text) == ["L0 H0 ★", "L0 H1"]
+    assert list(next(t for t in fig.data if getattr(t, "mode", None) == "text").text) == ["L1 H1 ★", "L1 H2"]
     with pytest.raises(ValueError, match="one value per tile"):
         grid_figure(_patterns(7, 1, 2, 3, 3), importance=np.zeros((2, 2)))
 

@@ -35,5 +35,5 @@ def test_figure_prints_both_numbers_and_outlines_important_heads():
     assert "&lt;b&gt;drop&lt;/b&gt;" in drop["hovertemplate"] and "<b>drop" not in json.dumps(spec)
     outlines = [s for s in spec["layout"]["shapes"] if s["line"]["color"] == MARK_COLOR]
     assert len(outlines) == 2 * 3  # three important heads, in both panels
-    assert {(s["y0"] + 0.5, s["x0"] + 0.5) for s in outlines} == {(0, 1), (1, 0), (1, 2)}
+    assert {(s["y0"] + 0.5, s["x0"] + 0.5) for s in outlines} == {(1, 2), (2, 1), (2, 3)}  # layers and heads from 1
     assert spec["layout"]["yaxis"]["title"]["text"] == "层"

@@ -175,3 +175,20 @@ def test_decoder_query_is_named_by_what_it_reads_and_writes(traces):
     assert "→" in view.query_label and queries.option_label(query).startswith(f"{query}: ")
     fig = qkv_figure(view, {"q": "q", "k": "k", "v": "v", "dim": "dim"})
     assert list(fig.layout.yaxis.ticktext) == [view.query_label]
+
+
+def test_cell_numbers_take_the_decimals_their_cells_hold():
+    """The lesson's attention figure prints every number inside its cell: 3 decimals in wide cells, fewer as
+    the keys crowd in, the softmax row (no minus sign, below 1) keeping more than the signed scores."""
+    import numpy as np
+
+    from viz.step_figures import fitting_decimals
+
+    scores, weights = np.array([-5.306, 4.566]), np.array([0.085, 0.224])
+    assert fitting_decimals(scores, None) == 3  # the lab page: no width given, 3 decimals as before
+    assert fitting_decimals(scores, 70, 18) == 3 and fitting_decimals(scores, 60, 18) == 2
+    assert fitting_decimals(scores, 20, 18) == 0
+    assert fitting_decimals(weights, 40, 18) > fitting_decimals(scores, 40, 18)
+    for cell, font in ((70, 18), (50, 18), (34, 18)):
+        d = fitting_decimals(scores, cell, font)
+        assert len(f"{scores.min():.{d}f}") * 0.58 * font <= cell or d == 0
