@@ -78,6 +78,12 @@ def lit(token: object) -> str:
     return md_literal(str(token))
 
 
+def code(text: object) -> str:
+    """A model's output (or the task's right one) as inline code: for a copy or reverse task it is the user's
+    sentence, so it goes through `md_literal` too (a backtick in it must not close the span); empty is "∅"."""
+    return md_literal(text or "∅", code=True)
+
+
 def num(value: float, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
@@ -92,7 +98,7 @@ def _task(ls: Lesson) -> StepContent:
     numbers = ls.numbers("task")
     answer, values = numbers.answer, numbers.figure["values"]  # (T_out, T_src) or None
     verdict = {True: "correct", False: "wrong", None: "unknown"}[answer["correct"]]
-    text = t(f"lesson.task_answer_{verdict}", output=f"`{answer['output'] or '∅'}`", expected=f"`{answer['expected']}`")
+    text = t(f"lesson.task_answer_{verdict}", output=code(answer["output"]), expected=code(answer["expected"]))
     fig = None
     if values is not None:
         fig = matrix_figure(
@@ -265,8 +271,8 @@ def _heads(ls: Lesson) -> StepContent:
         t(
             f"lesson.heads_answer_{changed}",
             changed=answer["changed"],
-            before=f"`{answer['before'] or '∅'}`",
-            after=f"`{answer['after'] or '∅'}`",
+            before=code(answer["before"]),
+            after=code(answer["after"]),
         ),
         t("lesson.heads_notes"),
         fig,
@@ -342,8 +348,8 @@ def _masks(ls: Lesson) -> StepContent:
         t("lesson.masks_question"),
         t(
             f"lesson.masks_answer_{state}",
-            with_=f"`{answer['with'] or '∅'}`",
-            without=f"`{answer['without'] or '∅'}`",
+            with_=code(answer["with"]),
+            without=code(answer["without"]),
             rows=answer["rows"],
             n_rows=answer.get("n_rows", 0),
             looking=answer["looking"],

@@ -23,6 +23,7 @@ from ui.charts import show_figure
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.models import get_bundle
+from ui.safe import md_literal
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
 from viz.training_curves import CurveText, curves_figure, rate_figure
@@ -246,7 +247,7 @@ def _ended(view: JobView, owner: str) -> None:
     )
     if view.owner != owner:
         return
-    st.info(t("training.use_elsewhere", name=trained_label(trained_key(job))), icon=":material/open_in_new:")
+    st.info(t("training.use_elsewhere", name=md_literal(trained_label(trained_key(job)))), icon=":material/open_in_new:")
     if st.button(t("training.prepare_zip"), key="tr_zip_prepare", icon=":material/folder_zip:"):
         st.session_state["tr_zip"] = (job.id, *checkpoint_zip(job))
     prepared = st.session_state.get("tr_zip")
@@ -278,7 +279,7 @@ def job_panel(job_id: str, owner: str) -> None:
             st.rerun()  # the job ended: rerun the page once (start button back, model in the picker, polling off)
         mine = view.owner == owner
         if not mine:
-            st.info(t("training.watching", task=view.options.task), icon=":material/visibility:")
+            st.info(t("training.watching", task=md_literal(view.options.task)), icon=":material/visibility:")
         _progress(view)
         cols = st.columns([2, 1.3, 2.5, 4.5], vertical_alignment="center")
         if view.live and mine:
