@@ -15,12 +15,15 @@ from ui.i18n import catalog
 pytestmark = pytest.mark.e2e
 HOSTILE = '<b>x</b><a href="http://e.x/">y</a> [z](http://e.x/md) ![i](http://e.x/i.png) www.e.x/w a@e.x'
 SHOWN = f"{HOSTILE} {HOSTILE[::-1]}"  # the reverse model writes it backwards: its answer carries every piece too
-LIVE = """() => ({
-    links: [...document.querySelectorAll('a')].map(a => a.getAttribute('href') || '').filter(h => /e\\.x|^mailto:/i.test(h)),
-    images: [...document.querySelectorAll('img')].map(i => i.getAttribute('src') || '').filter(s => /e\\.x/i.test(s)),
-    tags: [...document.querySelectorAll('[data-testid=stMain] b, [data-testid=stMain] strong')]
-        .filter(b => b.textContent === 'x').length,
-})"""
+LIVE = """() => {
+    const outside = (url) => { const u = new URL(url, location.href); return u.protocol === 'mailto:' || /e\\.x$/i.test(u.hostname); };
+    return {
+        links: [...document.querySelectorAll('a[href]')].map(a => a.href).filter(outside),
+        images: [...document.querySelectorAll('img[src]')].map(i => i.src).filter(outside),
+        tags: [...document.querySelectorAll('[data-testid=stMain] b, [data-testid=stMain] strong')]
+            .filter(b => b.textContent === 'x').length,
+    };
+}"""  # a link of the app's own (the lab page, the sentence url-encoded in its query) is not one to e.x
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

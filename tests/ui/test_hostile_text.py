@@ -96,6 +96,7 @@ def test_the_patterns_see_what_they_are_about():
 PAGE_NAMES = [name for name, _ in PAGES]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGE_NAMES)
 def test_hostile_text_is_inert_on_every_page(page):
     """Both languages in one session (the second run reuses the first one's cached model runs)."""
@@ -130,13 +131,15 @@ def test_the_sentence_is_shown_where_the_issue_found_it():
     assert all(not live_markup(label) for label in labels)
 
 
+@pytest.mark.slow
 def test_the_handout_shows_the_sentence_as_text():
     """The offline handout (HTML): the sentence and the answers that carry it are escaped text, no tag or link."""
     from ui.lesson_handout import handout_html
     from ui.lesson_steps import lesson_for
 
-    page = handout_html(lesson_for("reverse", TEXT.replace("\x07", "").replace("\x1b", "")))
+    tag = '<b>x</b><a href="http://e.x/">y</a> ![i](http://e.x/i.png) www.e.x a@e.x'
+    page = handout_html(lesson_for("reverse", f"{tag} {tag[::-1]}"))  # short: all 13 steps are computed
     body = page.split("</script>", 1)[1]  # after plotly.js, which is code, not the lesson's text
     assert "&lt;b&gt;x&lt;/b&gt;&lt;a href=&quot;http://e.x/&quot;&gt;y&lt;/a&gt;" in body
     assert "\u2060" not in body and "\\" not in body.split("<script", 1)[0]  # escapes and joiners undone
-    assert not re.search(r"<a\b|<img\b|<b>x|href=", body)
+    assert not re.search(r"<a\b|<img\b|<b>x|href=\"http|src=\"http", body)
