@@ -16,7 +16,10 @@ pytestmark = pytest.mark.e2e
 HOSTILE = '<b>x</b><a href="http://e.x/">y</a> [z](http://e.x/md) ![i](http://e.x/i.png) www.e.x/w a@e.x'
 SHOWN = f"{HOSTILE} {HOSTILE[::-1]}"  # the reverse model writes it backwards: its answer carries every piece too
 LIVE = """() => {
-    const outside = (url) => { const u = new URL(url, location.href); return u.protocol === 'mailto:' || /e\\.x$/i.test(u.hostname); };
+    const outside = (url) => {
+        const u = new URL(url, location.href);
+        return u.protocol === 'mailto:' || /e\\.x$/i.test(u.hostname);
+    };
     return {
         links: [...document.querySelectorAll('a[href]')].map(a => a.href).filter(outside),
         images: [...document.querySelectorAll('img[src]')].map(i => i.src).filter(outside),
