@@ -13,6 +13,7 @@ Works for both architectures, reading text as `decoding.trace_text` does:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,13 +33,22 @@ def probabilities(logits: Tensor, temperature: float = 1.0) -> Tensor:
     """softmax(logits / temperature) over the last axis, in float64.
 
     temperature <= 0 returns the limit T → 0: probability 1 on the arg-max (the first one on a tie).
+    Any finite T > 0 gives finite probabilities: the logits are shifted so their maximum is 0 before the
+    division, so a tiny T (1e-310, 5e-324) sends the others to -inf (probability 0) instead of sending
+    every logit to ±inf (inf - inf is NaN inside softmax); a huge T gives the uniform distribution.
 
     Shape: (..., V) → (..., V), each row summing to 1.
+
+    Raises:
+        ValueError: `temperature` is NaN or infinite.
     """
+    if not math.isfinite(temperature):
+        raise ValueError(f"temperature must be a finite number, got {temperature!r}")
     logits = logits.double()
     if temperature <= GREEDY_TEMPERATURE:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).double()
-    return torch.softmax(logits / temperature, dim=-1)
+    shifted = logits - logits.amax(dim=-1, keepdim=True)  # (..., V), <= 0: z / T overflows for T near 0
+    return torch.softmax(shifted / temperature, dim=-1)
 
 
 def step_generator(seed: int, step: int) -> torch.Generator:
@@ -53,7 +63,8 @@ class SamplingSettings:
 
     Attributes:
         greedy: always take the most probable token (ignores temperature and seed).
-        temperature: T in softmax(z / T); <= 0 is greedy.
+        temperature: T in softmax(z / T), finite; 0 is greedy, and so (within float64) is any T so small
+            that every other logit's z / T underflows.
         seed: the sampling seed (a page keeps it in the URL, so a shared link replays the same run).
         top_k: sample only among the k most probable tokens (None: all).
         max_new_tokens: stop after this many tokens if <eos> has not come (None: as `trace_text`).
@@ -66,8 +77,8 @@ class SamplingSettings:
     max_new_tokens: int | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.temperature, (int, float)) or self.temperature != self.temperature or self.temperature < 0:
-            raise ValueError(f"temperature must be a number >= 0, got {self.temperature!r}")
+        if not isinstance(self.temperature, (int, float)) or not math.isfinite(self.temperature) or self.temperature < 0:
+            raise ValueError(f"temperature must be a finite number >= 0, got {self.temperature!r}")
         if self.top_k is not None and self.top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {self.top_k}")
         if self.max_new_tokens is not None and self.max_new_tokens < 0:

@@ -1,14 +1,13 @@
 """The lesson as one offline HTML file: every step's text, answer and figure on the class's sentence.
 
 plotly.js is embedded once, inline, in the page head; each figure is a `<div>` drawn by it, so the
-file opens with no network. Text is escaped (the sentence is the user's); the catalog's light
-markdown (backticks, escapes) is reduced to plain text.
+file opens with no network. The catalog's light markdown, with the user's sentence in it through
+`ui.safe.md_literal` as on the page, is reduced to plain text (`ui.safe.markdown_plain`) and HTML-escaped.
 """
 
 from __future__ import annotations
 
 import html
-import re
 import threading
 from collections.abc import Callable
 
@@ -18,8 +17,8 @@ from plotly.offline import get_plotlyjs
 from runs.lesson import STEPS
 from ui.i18n import current_language, t
 from ui.lesson_steps import Lesson, build_step
+from ui.safe import markdown_plain, md_literal
 
-_ESCAPED = re.compile(r"\\(.)")
 STYLE = """body{font-family:'Noto Sans','Noto Sans CJK SC','WenQuanYi Zen Hei','Microsoft YaHei',sans-serif;
 max-width:1000px;margin:2rem auto;padding:0 1rem;color:#1f2430;line-height:1.5;font-size:17px}
 section{border-top:2px solid #d8dbe3;margin-top:2rem;padding-top:1rem}.q{background:#eef4ff;padding:.6rem 1rem}
@@ -27,8 +26,8 @@ section{border-top:2px solid #d8dbe3;margin-top:2rem;padding-top:1rem}.q{backgro
 
 
 def plain(markdown: str) -> str:
-    """Catalog markdown as escaped HTML text: backslash escapes undone, code ticks and bold marks dropped."""
-    return html.escape(_ESCAPED.sub(r"\1", markdown.replace("`", "").replace("**", "")))
+    """Catalog markdown (with user text in it through `md_literal`) as escaped HTML text, never as markup."""
+    return html.escape(markdown_plain(markdown))
 
 
 def handout_html(ls: Lesson) -> str:
@@ -63,8 +62,8 @@ def handout_html(ls: Lesson) -> str:
     return (
         f'<!DOCTYPE html><html lang="{current_language()}"><head><meta charset="utf-8"><title>{title}</title>'
         f"<style>{STYLE}</style><script>{get_plotlyjs()}</script></head><body><h1>{title}</h1>"
-        f"<p>{plain(t('lesson.handout_sentence', text=ls.text))}<br>"
-        f"{plain(t('lesson.handout_model', model=ls.model_key))}</p>"
+        f"<p>{plain(t('lesson.handout_sentence', text=md_literal(ls.text)))}<br>"
+        f"{plain(t('lesson.handout_model', model=md_literal(ls.model_key)))}</p>"
         f"{''.join(sections)}</body></html>"
     )
 

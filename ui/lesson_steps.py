@@ -89,6 +89,12 @@ def lit(token: object) -> str:
     return md_literal(str(token))
 
 
+def code(text: object) -> str:
+    """A model's output (or the task's right one) as inline code: for a copy or reverse task it is the user's
+    sentence, so it goes through `md_literal` too (a backtick in it must not close the span); empty is "∅"."""
+    return md_literal(text or "∅", code=True)
+
+
 def num(value: float, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
@@ -120,14 +126,14 @@ def _task(ls: Lesson) -> StepContent:
         text += " " + t("lesson.task_judged" if kind.judged else "lesson.task_unjudged", summary=card_summary(ls.bundle))
     if kind.architecture == "encoder-only":
         return StepContent("task", t("lesson.task_title"), text, notes=t("lesson.task_notes"), lab_page="architecture")
-    output = f"`{answer['output'] or '∅'}`"
+    output = code(answer["output"] or "∅")
     if not kind.trained:
         reply = t("lesson.task_answer_untrained", output=output)
     elif not kind.judged:
         reply = t("lesson.task_answer_unjudged", output=output)
     else:
         verdict = {True: "correct", False: "wrong", None: "unknown"}[answer["correct"]]
-        reply = t(f"lesson.task_answer_{verdict}", output=output, expected=f"`{answer['expected']}`")
+        reply = t(f"lesson.task_answer_{verdict}", output=output, expected=code(answer["expected"]))
         if answer["more"]:
             reply += " " + t("lesson.task_answer_more", more=answer["more"])
     notes, fig = t("lesson.task_notes"), None
@@ -341,8 +347,8 @@ def _heads(ls: Lesson) -> StepContent:
         t(
             f"lesson.heads_answer_{changed}",
             changed=answer["changed"],
-            before=f"`{answer['before'] or '∅'}`",
-            after=f"`{answer['after'] or '∅'}`",
+            before=code(answer["before"]),
+            after=code(answer["after"]),
         ),
         t("lesson.heads_notes"),
         fig,
@@ -428,8 +434,8 @@ def _masks(ls: Lesson) -> StepContent:
         t("lesson.masks_question"),
         t(
             f"lesson.masks_answer_{state}",
-            with_=f"`{answer['with'] or '∅'}`",
-            without=f"`{answer['without'] or '∅'}`",
+            with_=code(answer["with"]),
+            without=code(answer["without"]),
             rows=answer["rows"],
             n_rows=answer.get("n_rows", 0),
             looking=answer["looking"],

@@ -101,7 +101,7 @@ def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
     intro = t(f"{section}.intro")
     if intro != f"{section}.intro":
         prose(intro)  # folded on a projector: the page's first chart belongs on the first screen
-    _report_url(repair)
+    report_url(repair)
     choice = model_picker()
     if choice is None:
         return None
@@ -110,8 +110,9 @@ def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
     return PageContext(choice, check)
 
 
-def _report_url(repair: UrlRepair) -> None:
-    """Say what the link carried that could not be used (a cut text, out-of-range numbers)."""
+def report_url(repair: UrlRepair) -> None:
+    """Say what the link carried that could not be used (a cut text, out-of-range numbers): after
+    `guard_query_params`, on every page that reads the URL (`start_page`, and the lesson, which has no `start_page`)."""
     for key, length in repair.cut:
         st.warning(
             t("input.url_text_cut", name=key, total=f"{length:,}", kept=f"{MAX_URL_TEXT_CHARS:,}"), icon=":material/content_cut:"

@@ -17,6 +17,7 @@ from transformer.untrusted_files import one_line
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, language_code, t
 from ui.labels import relabel_when_changed
 from ui.models import get_bundle
+from ui.safe import md_literal
 from ui.training_panel import trained_label, trained_model_keys
 
 ARCHITECTURES = ["encoder-decoder", "decoder-only"]
@@ -129,7 +130,7 @@ def model_picker() -> ModelChoice | None:
             bundle = get_bundle(key)
     except (CheckpointError, ValueError) as err:  # config limits and bad files: one translated line + the technical one
         for place in (st.sidebar, st):
-            place.error(t("sidebar.load_failed", name=name))
+            place.error(t("sidebar.load_failed", name=md_literal(trained_label(name))))
             place.code(one_line(str(err)), language=None, wrap_lines=True)
         return None
     _card_summary(bundle)

@@ -25,6 +25,7 @@ from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.model_words import rows_write_caption
 from ui.models import get_bundle
+from ui.safe import md_literal
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
 from viz.training_curves import CurveText, curves_figure, rate_figure
@@ -248,7 +249,7 @@ def _ended(view: JobView, owner: str) -> None:
     )
     if view.owner != owner:
         return
-    st.info(t("training.use_elsewhere", name=trained_label(trained_key(job))), icon=":material/open_in_new:")
+    st.info(t("training.use_elsewhere", name=md_literal(trained_label(trained_key(job)))), icon=":material/open_in_new:")
     if st.button(t("training.prepare_zip"), key="tr_zip_prepare", icon=":material/folder_zip:"):
         st.session_state["tr_zip"] = (job.id, *checkpoint_zip(job))
     prepared = st.session_state.get("tr_zip")
@@ -280,7 +281,7 @@ def job_panel(job_id: str, owner: str) -> None:
             st.rerun()  # the job ended: rerun the page once (start button back, model in the picker, polling off)
         mine = view.owner == owner
         if not mine:
-            st.info(t("training.watching", task=view.options.task), icon=":material/visibility:")
+            st.info(t("training.watching", task=md_literal(view.options.task)), icon=":material/visibility:")
         _progress(view)
         # One row that wraps, each control as wide as its label: fixed columns cut "Follow the latest frame" short.
         row = st.container(horizontal=True, vertical_alignment="center", gap="medium")

@@ -11,6 +11,7 @@ reads the URL (`ui.url_guard.guard_query_params`, called by `ui.page.start_page`
 
 from __future__ import annotations
 
+import math
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 
@@ -42,15 +43,26 @@ def bounded_int(raw: str | None, low: int, high: int) -> int | None:
     return value if low <= value <= high else None
 
 
-def bounded_float(raw: str | None, low: float, high: float) -> float | None:
-    """`raw` as a finite float in [low, high], or None (absent, not a short plain number, out of range)."""
+def bounded_float(raw: str | None, low: float, high: float, step: float | None = None) -> float | None:
+    """`raw` as a finite float in [low, high] on the grid low + n·step (a slider's values), or None (absent,
+    not a short plain number, out of range, between two grid values).
+
+    The grid matters: a slider takes any in-range float from the URL, and `?temp=1e-310` (a subnormal, "in
+    range") reached the sampler as a temperature no slider can set. A float a few ulps off its grid point
+    (0.35000000000000003, as a browser may write 7 × 0.05) is kept.
+    """
     if raw is None or len(raw) > _MAX_DIGITS:
         return None
     try:
         value = float(raw)
     except ValueError:
         return None
-    return value if low <= value <= high else None  # NaN and ±inf fail the comparison
+    if not low <= value <= high:  # NaN and ±inf fail the comparison
+        return None
+    if step is None:
+        return value
+    grid = low + round((value - low) / step) * step
+    return value if value == grid or (grid != low and math.isclose(value, grid, rel_tol=1e-9)) else None
 
 
 # Every number a page binds to the URL, with bounds at least as wide as its widget's (the widget keeps its own
@@ -74,8 +86,10 @@ URL_NUMBERS: dict[str, tuple[int, int]] = {
     "ffn_layer": (1, 64),  # feed-forward
     "seed": (0, 1_000_000),
     "topk": (1, 100),  # output distribution
+    "steps": (0, 512),  # output distribution: tokens written so far (read by hand, not by a widget)
 }
-URL_FLOATS: dict[str, tuple[float, float]] = {"temp": (0.0, 2.0)}  # output distribution: temperature
+# (low, high, step) exactly as the slider's: a float in range but off the grid (1e-310) is dropped too
+URL_FLOATS: dict[str, tuple[float, float, float]] = {"temp": (0.0, 2.0, 0.05)}  # output distribution: temperature
 URL_TEXTS = ("text", "more")  # the shared text box and the "more sentences" area
 
 
@@ -102,9 +116,9 @@ def sanitize_query_params(params: MutableMapping[str, str]) -> UrlRepair:
         if raw is not None and bounded_int(str(raw), low, high) is None:
             del params[key]
             dropped.append(key)
-    for key, (low, high) in URL_FLOATS.items():
+    for key, (low, high, step) in URL_FLOATS.items():
         raw = params.get(key)
-        if raw is not None and bounded_float(str(raw), low, high) is None:
+        if raw is not None and bounded_float(str(raw), low, high, step) is None:
             del params[key]
             dropped.append(key)
     cut = []

@@ -18,6 +18,7 @@ from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.page import show_run, start_page
 from ui.prose import prose
+from ui.safe import md_literal
 from ui.url_choice import seed_choice, write_choice
 from viz.ffn_figures import contributions_figure, expansion_figure, firing_figure, parameter_figure
 from viz.tokens import visible_token
@@ -105,7 +106,7 @@ def _expansion(run: FeedForwardRun, stack: str, layer: int, token: int) -> None:
     st.caption(
         t(
             "feed_forward.expansion_caption",
-            token=visible_token(view.tokens[token]),
+            token=md_literal(visible_token(view.tokens[token])),
             fired=fired,
             d_ff=view.d_ff,
             share=f"{100 * fired / view.d_ff:.0f}%",

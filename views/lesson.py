@@ -20,9 +20,11 @@ from ui.i18n import t
 from ui.inputs import TEXT_KEY, example_text, text_box
 from ui.lesson_handout import deferred_handout
 from ui.lesson_steps import Lesson, StepContent, lesson_for
+from ui.page import report_url
 from ui.safe import md_literal
 from ui.shared_steps import shared_step
 from ui.sidebar import model_picker
+from ui.url_guard import guard_query_params
 
 STEP_PARAM = "step"
 REVEALED_KEY = "lesson_revealed"  # session state: the (step, model, sentence) whose answer is shown
@@ -130,6 +132,8 @@ def show_step(content: StepContent, token: tuple, text: str, left, right, ls: Le
             st.info(t("lesson.figure_after_reveal"), icon=":material/visibility_off:")
 
 
+# before any widget reads the URL: the lesson's own link carries the sentence and a random model's numbers too
+report_url(guard_query_params())
 following = follow_teacher()  # a student's page: the teacher's step, model and sentence, before any widget reads them
 choice = model_picker()
 if choice is not None:

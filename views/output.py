@@ -14,6 +14,7 @@ from ui.analysis_cache import get_output_steps
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.page import start_page
+from ui.safe import md_literal
 from ui.url_choice import seed_choice, write_choice
 from ui.url_values import bounded_int
 from viz.output_distribution import DistributionText, distribution_figure, rest_of_vocabulary
@@ -108,7 +109,7 @@ def _buttons(run: OutputSteps, steps: int) -> None:
     if run.finished:
         st.caption(t("output.finished"))
     else:
-        st.caption(t("output.next_will", token=visible_token(run.chosen_tokens[-1])))
+        st.caption(t("output.next_will", token=md_literal(visible_token(run.chosen_tokens[-1]))))
 
 
 def _position(run: OutputSteps, settings: SamplingSettings, encoder_decoder: bool) -> None:
@@ -135,7 +136,11 @@ def _position(run: OutputSteps, settings: SamplingSettings, encoder_decoder: boo
     st.caption(t("output.rest", k=len(dist.top_probs), rest=f"{rest:.3f}", vocab=len(dist.probs)))
     if chosen is None:
         st.caption(
-            t("output.chosen_outside", token=visible_token(run.chosen_tokens[pos]), p=f"{float(dist.probs[chosen_id]):.4f}")
+            t(
+                "output.chosen_outside",
+                token=md_literal(visible_token(run.chosen_tokens[pos])),
+                p=f"{float(dist.probs[chosen_id]):.4f}",
+            )
         )
     if encoder_decoder:
         st.caption(t("output.rows_enc_dec"))

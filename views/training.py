@@ -26,6 +26,7 @@ from runs.training.watch import slot_view
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.prose import prose
+from ui.safe import md_literal
 from ui.training_panel import ends_with_eos, film_view, job_panel, open_film_on_its_head, session_owner
 from ui.url_choice import seed_choice, write_choice
 
@@ -176,7 +177,7 @@ def film_mode() -> None:
     name = st.selectbox(t("training.film_model"), names, key="tr_film_model", bind="query-params")
     film = load_film(name)
     open_film_on_its_head(name, film)
-    st.caption(t("training.film_intro", name=name, frames=film.n_frames, steps=f"{int(film.curves['step'][-1]):,}"))
+    st.caption(t("training.film_intro", name=md_literal(name), frames=film.n_frames, steps=f"{int(film.curves['step'][-1]):,}"))
     st.toggle(t("training.play"), key="tr_play", help=t("training.play_help"))
 
     @st.fragment(run_every=0.4 if st.session_state.get("tr_play") else None)

@@ -61,6 +61,42 @@ def test_probabilities_are_the_softmax_of_logits_over_temperature():
     assert torch.allclose(flat, torch.full_like(flat, 1 / 3), atol=1e-5)
 
 
+@pytest.mark.parametrize("temperature", [5e-324, 1e-310, 2.2250738585072014e-308, 1e-300, 1e-12])
+def test_a_tiny_temperature_is_finite_and_one_hot_on_the_arg_max(temperature):
+    """z / T overflowed to ±inf for a subnormal T (a `?temp=1e-310` link), and softmax made NaN of it."""
+    logits = torch.tensor([[2.0, 1.0, -1.0], [0.0, -3.0, 3.0], [1e4, -1e4, 0.0]])  # (3, V=3)
+    probs = probabilities(logits, temperature)
+    assert torch.isfinite(probs).all()
+    assert probs.tolist() == probabilities(logits, 0.0).tolist()
+
+
+def test_a_huge_temperature_is_finite_and_uniform():
+    logits = torch.tensor([[2.0, 1.0, -1.0], [1e4, -1e4, 0.0]])
+    for temperature in (1e300, 1.7976931348623157e308):
+        probs = probabilities(logits, temperature)
+        assert torch.isfinite(probs).all()
+        torch.testing.assert_close(probs, torch.full_like(probs, 1 / 3))
+
+
+def test_a_temperature_that_is_not_a_finite_number_is_refused():
+    logits = torch.tensor([[2.0, 1.0]])
+    for temperature in (float("nan"), float("inf"), float("-inf")):
+        with pytest.raises(ValueError, match="finite"):
+            probabilities(logits, temperature)
+        with pytest.raises(ValueError, match="temperature"):
+            SamplingSettings(temperature=temperature)
+
+
+def test_sampling_at_the_smallest_temperature_equals_greedy(translator, untrained):
+    """The smallest positive float is a temperature like any other: finite probabilities, the greedy output."""
+    for bundle, text in ((translator, TEXT), (untrained, "hello")):
+        greedy = generate(bundle, text, SamplingSettings(greedy=True, max_new_tokens=8))
+        for temperature in (5e-324, 1e-310):
+            cold = generate(bundle, text, SamplingSettings(temperature=temperature, seed=1, max_new_tokens=8))
+            assert cold.ids == greedy.ids
+            assert all(np.isfinite(step.probs).all() for step in cold.steps)
+
+
 def test_greedy_generation_matches_greedy_decode_and_the_reference(translator, gpt):
     want = "我 今天 在 图书馆 读 一 本 书"
     for bundle in (translator, gpt):

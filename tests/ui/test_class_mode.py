@@ -91,7 +91,9 @@ def test_teacher_starts_students_follow_answer_and_see_the_truth(class_dir):
         student.run()
         assert_no_exception(student)
         assert student.get(verdict), (verdict, _texts(student))
-        assert any(en["lesson.answer_counted"] in s.value for s in student.success), "the student's page reveals with the teacher's"
+        assert any(en["lesson.answer_counted"] in s.value for s in student.success), (
+            "the student's page reveals with the teacher's"
+        )
     with pytest.raises(ClassError, match="revealed"):  # answers are closed after Reveal
         store.answer(code, "latecomer", store.state(code).question, "7")
 
