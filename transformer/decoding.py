@@ -98,6 +98,7 @@ def trace_text(
     interventions: Mapping[str, Intervention | Iterable[Intervention]] | None = None,
     max_new_tokens: int | None = None,
     generate: bool = True,
+    incremental: bool = True,
 ) -> Trace:
     """Run `bundle` on `text`: decode greedily (under `interventions`), then capture one pass.
 
@@ -111,6 +112,8 @@ def trace_text(
     position. The app uses it for untrained models, whose generated tokens would be noise made
     one at a time (and before the key/value cache, every step reran the decoder over the whole prefix:
     a minute at 512 tokens on the base config).
+
+    `incremental=False` decodes without the key/value cache (`greedy_decode`), for comparison.
     """
     model, config = bundle.model, bundle.config
     reader = bundle.source_tokenizer or bundle.target_tokenizer
@@ -126,7 +129,7 @@ def trace_text(
             max_new_tokens = 2 * len(ids) + 16 if config.is_encoder_decoder else 64
         budget = min(max_new_tokens, config.max_len - prefix.shape[1])
         with intervene(model, interventions):
-            ys = greedy_decode(model, src, prefix, budget)  # (1, Tp + n)
+            ys = greedy_decode(model, src, prefix, budget, incremental=incremental)  # (1, Tp + n)
         out = ys[0, prefix.shape[1] :].tolist()
         if EOS_ID in out:
             out = out[: out.index(EOS_ID)]
