@@ -15,9 +15,9 @@ BROWSER = ["browser_time", "cold_start", "memory", "lesson"]
 SERVER = ["classroom"]  # a real `streamlit run`, no browser
 
 
-def _run(name: str) -> str:
+def _run(name: str, *extra: str) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", f"benchmarks.{name}", "--quick"],
+        [sys.executable, "-m", f"benchmarks.{name}", "--quick", *extra],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -61,3 +61,15 @@ def test_server_script_prints_its_table(name):
     assert stdout.startswith("## ") and _has_table(stdout), stdout
     row = next(line for line in stdout.splitlines() if line.startswith("| 3 "))
     assert row.endswith("| 0 | 0/3 |"), row  # no errors, no leaks, every reply checked
+
+
+@pytest.mark.slow
+def test_classroom_through_nginx_prints_its_table():
+    """The school-server rows: students load the page through nginx for their cookie, then use their websocket."""
+    if shutil.which("nginx") is None and not os.access("/usr/sbin/nginx", os.X_OK):
+        pytest.skip("nginx not installed (apt-get install nginx); the school-server benchmark skipped")
+    stdout = _run("classroom", "--processes", "2")
+    assert _has_table(stdout), stdout
+    row = next(line for line in stdout.splitlines() if line.startswith("| 3 "))
+    assert "| 2 behind nginx |" in row and row.endswith("| 0 | 0/3 |"), row
+    assert "Students per app process" in stdout, stdout
