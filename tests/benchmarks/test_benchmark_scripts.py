@@ -33,6 +33,7 @@ def _has_table(stdout: str) -> bool:
     return any(line.startswith("| ") and nxt.startswith("| ---") for line, nxt in itertools.pairwise(lines))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", IN_PROCESS)
 def test_script_prints_its_table(name):
     stdout = _run(name)

@@ -50,6 +50,7 @@ def _inputs(bundle: ModelBundle, text: str) -> tuple[torch.Tensor | None, torch.
 
 
 @pytest.mark.parametrize("name", MODELS)
+@pytest.mark.slow
 def test_shipped_models_write_the_same_tokens_with_and_without_the_cache(name: str, monkeypatch) -> None:
     bundle = load_model(name)
     task = get_task(bundle.card["task"])
