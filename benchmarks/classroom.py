@@ -1,6 +1,7 @@
 """Classroom load: N students on one server, each typing a different sentence into the heads page.
 
 Run:  python -m benchmarks.classroom [--students 10 30] [--rounds 2] [--spread 10] [--quick]
+      python -m benchmarks.classroom --processes 1 2 [--students 100]   # a school: nginx in front (serve.school)
 
 No browsers: each student is a protocol-level client that speaks Streamlit's own websocket
 protocol (`/_stcore/stream`, `BackMsg`/`ForwardMsg` protobufs) to a real `streamlit run app.py`
@@ -17,11 +18,17 @@ tokens, its output and every token axis of its charts. A reply that shows anothe
 sentence counts as a leak; any other mismatch, an exception element or a failed script counts
 as an error. Server CPU (user + system) and memory (VmHWM, VmRSS) come from /proc/<pid>.
 Loopback only; every wait is bounded, and the script stops by itself.
+
+`--processes N ...` measures a school server instead (`python -m serve.school`): N app processes
+behind Debian's nginx with sticky sessions, the students connecting to nginx as browsers do (each
+first loads the page, keeps the affinity cookie nginx sets, and opens its websocket with it); 100
+students by default. CPU, threads and memory are then summed over the N processes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import json
 import os
@@ -31,6 +38,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +50,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from benchmarks import profile_split
 from benchmarks.browser import rss_peak_kib, streamlit_server
 from benchmarks.common import arguments, header, ms, print_table, quantile, size
+from serve.nginx import AFFINITY_COOKIE
+from serve.school import first_visit, school_server
 
 REPLY_TIMEOUT_S = 180  # a reply slower than this is an error, never a hang
 QUERY = "lang=en"  # the default model, English UI
@@ -140,18 +150,25 @@ def check_reply(messages: list[ForwardMsg], mine: Expected, others: dict[str, Ex
 class Student:
     """One websocket session: opens the page, then types sentences into the text box."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, proxied: bool = False) -> None:
         self.port = port
+        self.proxied = proxied  # behind nginx: load the page first, as a browser does, for the affinity cookie
         self.query = QUERY  # the page's URL query string, sent with every rerun as the browser does
         self.ws = None
         self.page_hash = ""
         self.text_id = ""
+        self.backend = ""  # the app process nginx chose (proxied only)
 
     async def connect(self) -> None:
+        headers = {}
+        if self.proxied:
+            cookie, self.backend = await asyncio.to_thread(first_visit, f"http://127.0.0.1:{self.port}")
+            headers["Cookie"] = f"{AFFINITY_COOKIE}={cookie}"
         self.ws = await websockets.connect(
             f"ws://127.0.0.1:{self.port}/_stcore/stream",
             subprotocols=["streamlit"],
             origin=f"http://127.0.0.1:{self.port}",
+            additional_headers=headers,
             max_size=None,
             open_timeout=60,
             ping_interval=None,
@@ -196,27 +213,42 @@ class Student:
             await self.ws.close()
 
 
-def _cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime, in clock ticks
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of the server's processes, summed."""
+    total = 0.0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime, in clock ticks
+    return total
 
 
-def _threads(pid: int) -> int:
-    with open(f"/proc/{pid}/status", encoding="utf-8") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
+def _threads(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as status:
+            total += next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
+    return total
 
 
 async def classroom(
-    port: int, pid: int, n: int, rounds: int, spread_s: float, sentences: list[Expected], seed: int, profile: Path | None = None
+    port: int,
+    pids: list[int],
+    n: int,
+    rounds: int,
+    spread_s: float,
+    sentences: list[Expected],
+    seed: int,
+    profile: Path | None = None,
+    proxied: bool = False,
 ) -> dict[str, object]:
     """N students open the page together, then `rounds` times each types its own next sentence."""
     rng = random.Random(seed)
     by_src = {e.src: e for e in sentences}
     tally = Tally()
-    students = [Student(port) for _ in range(n)]
+    students = [Student(port, proxied) for _ in range(n)]
     await asyncio.gather(*(s.connect() for s in students))
-    cpu0 = _cpu_seconds(pid)
+    cpu0 = _cpu_seconds(pids)
 
     async def open_page(i: int, student: Student) -> None:
         try:
@@ -229,9 +261,9 @@ async def classroom(
         tally.first_load.append(seconds)
 
     await asyncio.gather(*(open_page(i, s) for i, s in enumerate(students)))
-    wall0, cpu1 = time.perf_counter(), _cpu_seconds(pid)
+    wall0, cpu1 = time.perf_counter(), _cpu_seconds(pids)
     threads = 0
-    sampler = profile_split.record(pid, 3600, profile) if profile else None  # the typing only, not start-up
+    sampler = profile_split.record(pids[0], 3600, profile) if profile else None  # the typing only, not start-up
 
     async def type_sentence(i: int, student: Student, mine: Expected, delay: float) -> None:
         if not student.text_id:
@@ -254,92 +286,101 @@ async def classroom(
         delays = [rng.uniform(0, spread_s) for _ in range(n)]
         task = asyncio.gather(*(type_sentence(i, s, mine[i], delays[i]) for i, s in enumerate(students)))
         while not task.done():
-            threads = max(threads, _threads(pid))
+            threads = max(threads, _threads(pids))
             await asyncio.wait([task], timeout=0.2)
         await task
-    wall, cpu = time.perf_counter() - wall0, _cpu_seconds(pid) - cpu1
+    wall, cpu = time.perf_counter() - wall0, _cpu_seconds(pids) - cpu1
     if sampler is not None:
         sampler.send_signal(signal.SIGINT)  # py-spy writes what it has and exits
         sampler.wait(60)
     await asyncio.gather(*(s.close() for s in students))
-    return {"tally": tally, "wall": wall, "cpu": cpu, "open_cpu": cpu1 - cpu0, "threads": threads}
+    spread = Counter(s.backend for s in students if s.backend)  # students per app process, behind nginx
+    return {"tally": tally, "wall": wall, "cpu": cpu, "open_cpu": cpu1 - cpu0, "threads": threads, "spread": spread}
+
+
+@contextlib.contextmanager
+def server_under_test(processes: int | None) -> Iterator[tuple[int, list[int], str]]:
+    """(port students connect to, app process ids, label): one `streamlit run`, or `processes` of them behind nginx."""
+    if processes is None:
+        with streamlit_server() as server:
+            yield int(server.url.rsplit(":", 1)[1]), [server.process.pid], "1"
+    else:
+        with school_server(processes) as school:
+            yield int(school.url.rsplit(":", 1)[1]), school.app_pids, f"{processes} behind nginx"
 
 
 def main() -> None:
     parser = arguments(__doc__)
-    parser.add_argument("--students", type=int, nargs="*", default=[10, 30], help="class sizes to simulate")
+    parser.add_argument(
+        "--students", type=int, nargs="*", default=None, help="class sizes to simulate (default 10 30; 100 with --processes)"
+    )
     parser.add_argument("--rounds", type=int, default=2, help="sentences each student types, per pattern")
     parser.add_argument("--spread", type=float, default=10.0, help="seconds over which 'spread' students press Enter")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--patterns", nargs="*", default=["burst", "spread"], choices=["burst", "spread"])
     parser.add_argument(
+        "--processes", type=int, nargs="*", default=None, help="app processes behind nginx (serve.school), e.g. 1 2"
+    )
+    parser.add_argument(
         "--profile", action="store_true", help="sample the server with py-spy while students type and split its time by stage"
     )
     args = parser.parse_args()
+    if args.students is None:
+        args.students = [100] if args.processes else [10, 30]
     if args.quick:
         args.students, args.rounds, patterns = [3], 1, {"burst": 0.0}
     else:
         patterns = {p: (0.0 if p == "burst" else args.spread) for p in args.patterns}
     if args.profile and not profile_split.available():
         parser.error("--profile needs py-spy (pip install py-spy)")
+    if args.processes is not None and (not args.processes or min(args.processes) < 1):
+        parser.error("--processes needs one or more counts, each at least 1")
     n_sentences = max(args.students) * args.rounds * len(patterns)
     sentences = expectations(n_sentences, args.seed)
     header("Classroom: simulated students typing into the heads page (default model, Streamlit's websocket protocol)")
     options = " ".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("STREAMLIT_"))
-    print(
-        f"Server: `streamlit run app.py`, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '2 (app.py default)')}"
-        f"{', ' + options if options else ''}; the torch threads above are the clients' process.\n"
-    )
+    if args.processes:
+        server = (
+            "`python -m serve.school`: N `streamlit run app.py` behind nginx, OMP_NUM_THREADS=1, ATLAS_MODEL_RUNS = cores / N"
+        )
+    else:
+        server = f"`streamlit run app.py`, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '2 (app.py default)')}"
+    print(f"Server: {server}{', ' + options if options else ''}; the torch threads above are the clients' process.\n")
     rows, failures = [], []
     profiles: dict[str, Counter] = {}
-    for n in args.students:
-        for p, (pattern, spread) in enumerate(patterns.items()):
-            with streamlit_server() as server:  # a fresh server per row: no warm cache from the row before
-                port = int(server.url.rsplit(":", 1)[1])
-                pid = server.process.pid
-                offset = p * n * args.rounds
-                raw = Path(tempfile.gettempdir()) / f"classroom-{n}-{pattern}.pyspy" if args.profile else None
-                result = asyncio.run(
-                    classroom(
-                        port,
-                        pid,
-                        n,
-                        args.rounds,
-                        spread,
-                        sentences[offset : offset + n * args.rounds] or sentences,
-                        args.seed + n,
-                        raw,
+    spreads: list[str] = []
+    for processes in args.processes or [None]:
+        for n in args.students:
+            for p, (pattern, spread) in enumerate(patterns.items()):
+                with server_under_test(processes) as (port, pids, label):  # fresh servers per row: no warm cache
+                    offset = p * n * args.rounds
+                    raw = Path(tempfile.gettempdir()) / f"classroom-{n}-{pattern}.pyspy" if args.profile else None
+                    result = asyncio.run(
+                        classroom(
+                            port,
+                            pids,
+                            n,
+                            args.rounds,
+                            spread,
+                            sentences[offset : offset + n * args.rounds] or sentences,
+                            args.seed + n,
+                            raw,
+                            proxied=processes is not None,
+                        )
                     )
-                )
-                peak, now = rss_peak_kib(pid)
-            if raw is not None and raw.is_file():
-                profiles[f"{n} students, {pattern}"] = profile_split.split(raw)
-            tally: Tally = result["tally"]  # type: ignore[assignment]
-            busy = result["cpu"] / max(result["wall"], 1e-9)  # type: ignore[operator]
-            rows.append(
-                [
-                    n,
-                    pattern if not spread else f"{pattern} ({spread:.0f} s)",
-                    len(tally.times),
-                    ms(quantile(tally.first_load, 0.5)),
-                    ms(quantile(tally.first_load, 0.95)),
-                    ms(quantile(tally.times, 0.5)),
-                    ms(quantile(tally.times, 0.95)),
-                    ms(max(tally.times, default=0)),
-                    f"{result['cpu']:.1f} s ({100 * busy:.0f} %)",
-                    ms(result["cpu"] / max(len(tally.times), 1)),  # type: ignore[operator]
-                    result["threads"],
-                    size(peak * 1024),
-                    size(now * 1024),
-                    len(tally.errors),
-                    f"{tally.leaks}/{tally.checked}",
-                ]
-            )
-            failures += tally.errors[:5]
-            print(f"<!-- done: {rows[-1]} -->", file=sys.stderr, flush=True)  # progress on long runs
+                    memory = [rss_peak_kib(pid) for pid in pids]
+                    peak, now = sum(m[0] for m in memory), sum(m[1] for m in memory)
+                if raw is not None and raw.is_file():
+                    profiles[f"{n} students, {pattern}"] = profile_split.split(raw)
+                if processes is not None:
+                    spreads.append(f"{n} students, {label}, {pattern}: {sorted(result['spread'].values())} per process")  # type: ignore[union-attr]
+                rows.append(_row(n, label, pattern, spread, result, peak, now))
+                failures += result["tally"].errors[:5]  # type: ignore[union-attr]
+                print(f"<!-- done: {rows[-1]} -->", file=sys.stderr, flush=True)  # progress on long runs
     print_table(
         [
             "students",
+            "app processes",
             "pattern",
             "sentences typed",
             "open page p50 (ms)",
@@ -357,12 +398,38 @@ def main() -> None:
         ],
         rows,
     )
+    if spreads:
+        print("Students per app process (nginx's sticky hash): " + "; ".join(spreads) + "\n")
     for title, counts in profiles.items():
         total = sum(counts.values()) or 1
         print(f"Server CPU samples by stage while typing ({title}; py-spy, {total} samples):\n")
         print_table(["stage", "share"], [[stage, f"{100 * k / total:.0f} %"] for stage, k in counts.most_common()])
     if failures:
         print("First errors:\n" + "\n".join(f"- {f}" for f in failures) + "\n")
+
+
+def _row(n: int, label: str, pattern: str, spread: float, result: dict[str, object], peak: int, now: int) -> list[object]:
+    """One table row: latencies, the servers' CPU and memory, errors and leaks."""
+    tally: Tally = result["tally"]  # type: ignore[assignment]
+    busy = result["cpu"] / max(result["wall"], 1e-9)  # type: ignore[operator]
+    return [
+        n,
+        label,
+        pattern if not spread else f"{pattern} ({spread:.0f} s)",
+        len(tally.times),
+        ms(quantile(tally.first_load, 0.5)),
+        ms(quantile(tally.first_load, 0.95)),
+        ms(quantile(tally.times, 0.5)),
+        ms(quantile(tally.times, 0.95)),
+        ms(max(tally.times, default=0)),
+        f"{result['cpu']:.1f} s ({100 * busy:.0f} %)",
+        ms(result["cpu"] / max(len(tally.times), 1)),  # type: ignore[operator]
+        result["threads"],
+        size(peak * 1024),
+        size(now * 1024),
+        len(tally.errors),
+        f"{tally.leaks}/{tally.checked}",
+    ]
 
 
 if __name__ == "__main__":

@@ -8,10 +8,10 @@ recomputed by replaying that many steps of `transformer.sampling` (each draw is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from transformer.checkpoint import ModelBundle
-from transformer.sampling import Distribution, SamplingSettings, choose, distributions, model_inputs
+from transformer.sampling import Distribution, SamplingSettings, choose, distributions, generate, model_inputs
 from transformer.tokenizer import EOS_ID
 
 __all__ = ["MAX_TOP_K", "OutputSteps", "SamplingSettings", "output_steps", "replay", "room", "step_budget"]
@@ -68,18 +68,11 @@ def step_budget(bundle: ModelBundle, text: str) -> int:
 
 
 def replay(bundle: ModelBundle, text: str, settings: SamplingSettings, steps: int) -> list[int]:
-    """The ids `steps` steps of generation with `settings` write (stopping early at <eos> or `step_budget`).
-
-    Step i draws from (seed, i) exactly as `sampling.generate` does, so the result is `generate`'s prefix.
-    """
-    ids: list[int] = []
-    for step in range(max(0, min(steps, step_budget(bundle, text)))):
-        dist = distributions(bundle, text, ids, temperature=settings.temperature, k=1)[-1]
-        chosen = choose(dist.probs, settings, step)
-        if chosen == EOS_ID:
-            break
-        ids.append(chosen)
-    return ids
+    """The ids `steps` steps of generation with `settings` write (stopping early at <eos> or `step_budget`):
+    `sampling.generate` with that many steps, so the result is a whole run's prefix (step i draws from
+    (seed, i)), and each step reads only its newest token (a key/value cache)."""
+    budget = max(0, min(steps, step_budget(bundle, text)))
+    return list(generate(bundle, text, replace(settings, max_new_tokens=budget), k=1).ids)
 
 
 def output_steps(bundle: ModelBundle, text: str, settings: SamplingSettings, steps: int, k: int = 10) -> OutputSteps:

@@ -23,7 +23,7 @@ def run_text(
     A trained model decodes greedily, then one teacher-forced pass over its output is captured. An
     untrained model is teacher-forced on the text instead (`trace_text(generate=False)`): what it
     would generate is noise, and generating it cost a minute at 512 tokens on the base config
-    (every step reruns the decoder over the whole prefix), where one teacher-forced pass takes 0.4 s
+    (before the key/value cache, every step reran the decoder over the whole prefix), where one teacher-forced pass takes 0.4 s
     and shows the decoder's attention over the user's own words. The result keeps token ids.
     """
     trace = trace_text(

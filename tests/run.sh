@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Install everything the tests need (Debian's Chromium and CJK/emoji fonts when run as root,
+# Install everything the tests need (Debian's Chromium, CJK/emoji fonts and nginx when run as root,
 # then the pinned Python packages), lint with ruff, and run the whole suite. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
-for pkg in chromium fonts-wqy-zenhei fonts-noto-color-emoji; do
+for pkg in chromium fonts-wqy-zenhei fonts-noto-color-emoji nginx; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

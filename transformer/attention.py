@@ -10,6 +10,7 @@ composition that oracle tests compare with PyTorch's own.
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 import torch
 from torch import Tensor, nn
@@ -57,6 +58,16 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, allowed: Tenso
     return pattern @ v, pattern
 
 
+class KeyValueStore(Protocol):
+    """Where a decoding step's keys and values come from when earlier steps computed some of them
+    (`transformer.kv_cache`: self-attention appends the new positions' keys, cross-attention
+    projects the encoder's output once)."""
+
+    def keys_values(self, attention: MultiHeadAttention, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
+        """(B, H, Tk, d_k) keys and values of every position a query of this step may read."""
+        ...
+
+
 class MultiHeadAttention(nn.Module):
     """h heads attending in parallel to different learned projections (paper §3.2.2).
 
@@ -90,19 +101,31 @@ class MultiHeadAttention(nn.Module):
         b, t, _ = x.shape
         return x.view(b, t, self.n_heads, self.d_k).transpose(1, 2)  # (B, H, T, d_k)
 
-    def forward(self, query: Tensor, key: Tensor, value: Tensor, allowed: Tensor | None = None) -> Tensor:
+    def project_keys_values(self, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
+        """K W^K and V W^V split into heads: (B, Tk, d_model) each → (B, H, Tk, d_k) each."""
+        k = self.hook_k(self._split_heads(self.w_k(key)))  # (B, H, Tk, d_k)
+        v = self.hook_v(self._split_heads(self.w_v(value)))  # (B, H, Tk, d_k)
+        return k, v
+
+    def forward(
+        self, query: Tensor, key: Tensor, value: Tensor, allowed: Tensor | None = None, past: KeyValueStore | None = None
+    ) -> Tensor:
         """
         Args:
-            query: (B, Tq, d_model); key, value: (B, Tk, d_model).
+            query: (B, Tq, d_model); key, value: (B, Tk', d_model).
             allowed: boolean, broadcastable to (B, 1, Tq, Tk).
+            past: during incremental decoding, the store that holds the keys and values of positions
+                earlier steps read (`transformer.kv_cache`); it returns Tk >= Tk' keys. None: Tk = Tk'.
         Returns:
             (B, Tq, d_model).
         """
         b, tq, _ = query.shape
-        tk = key.shape[1]
         q = self.hook_q(self._split_heads(self.w_q(query)))  # (B, H, Tq, d_k)
-        k = self.hook_k(self._split_heads(self.w_k(key)))  # (B, H, Tk, d_k)
-        v = self.hook_v(self._split_heads(self.w_v(value)))  # (B, H, Tk, d_k)
+        if past is None:
+            k, v = self.project_keys_values(key, value)  # (B, H, Tk, d_k) each
+        else:
+            k, v = past.keys_values(self, key, value)  # (B, H, Tk, d_k) each, earlier positions' included
+        tk = k.shape[2]
         scores = self.hook_scores(attention_scores(q, k))  # (B, H, Tq, Tk)
         if allowed is None:
             allowed = torch.ones(1, 1, 1, 1, dtype=torch.bool, device=query.device)

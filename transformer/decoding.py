@@ -1,8 +1,9 @@
 """Greedy decoding, and one captured run of a model on a piece of text.
 
 The app shows encoder, decoder and cross attention for one input in one cache. Decoding
-produces tokens one at a time; once it is done, a single teacher-forced forward pass over the
-produced output is captured. This pass computes what each decoding step computed for its newest
+produces tokens one at a time, each step reading only its newest token with every layer's earlier
+keys and values kept (`transformer.kv_cache`); once it is done, a single teacher-forced forward pass
+over the produced output is captured. This pass computes what each decoding step computed for its newest
 position only because of the causal mask: position i never sees a later one, so reading the whole
 output at once changes nothing for it. An intervention on decoder self-attention could let a row
 see tokens that did not exist when its token was chosen (the causal mask lifted); then the rows are
@@ -23,6 +24,7 @@ from torch import Tensor
 
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import ActivationCache, Intervention, capture, intervene
+from transformer.kv_cache import start_decoding
 from transformer.model import Transformer
 from transformer.prompt import text_rows
 from transformer.rows import decoder_row
@@ -58,8 +60,14 @@ class Trace:
 
 
 @torch.no_grad()
-def greedy_decode(model: Transformer, src_ids: Tensor | None, prefix: Tensor, max_new_tokens: int) -> Tensor:
+def greedy_decode(
+    model: Transformer, src_ids: Tensor | None, prefix: Tensor, max_new_tokens: int, *, incremental: bool = True
+) -> Tensor:
     """Append the most probable next token until <eos> or `max_new_tokens` for each sequence.
+
+    Each step reads only the newest token, with every layer's earlier keys and values kept
+    (`transformer.kv_cache`), unless an active intervention needs the whole prefix rerun (a lifted
+    causal mask) or `incremental=False` asks for that (benchmarks and tests compare the two).
 
     Args:
         src_ids: (B, Ts) source ids (encoder-decoder) or None (decoder-only).
@@ -67,13 +75,13 @@ def greedy_decode(model: Transformer, src_ids: Tensor | None, prefix: Tensor, ma
     Returns:
         (B, Tp + n) ids including the prefix; finished rows are padded with <eos>.
     """
-    memory = model.encode(src_ids) if src_ids is not None else None
+    decoder = start_decoding(model, src_ids, incremental=incremental)
     ys = prefix
     done = torch.zeros(prefix.shape[0], dtype=torch.bool)
     for _ in range(max_new_tokens):
         if ys.shape[1] >= model.config.max_len:
             break
-        logits = model.generator(model.decode(ys, memory, src_ids)[:, -1])  # (B, vocab)
+        logits = decoder.next_logits(ys)  # (B, vocab)
         next_id = logits.argmax(dim=-1).masked_fill(done, EOS_ID)  # (B,)
         ys = torch.cat([ys, next_id[:, None]], dim=1)  # (B, T + 1)
         done |= next_id == EOS_ID
@@ -90,6 +98,7 @@ def trace_text(
     interventions: Mapping[str, Intervention | Iterable[Intervention]] | None = None,
     max_new_tokens: int | None = None,
     generate: bool = True,
+    incremental: bool = True,
 ) -> Trace:
     """Run `bundle` on `text`: decode greedily (under `interventions`), then capture one pass.
 
@@ -101,7 +110,10 @@ def trace_text(
     `generate=False` is teacher forcing, as in training: nothing is decoded; the decoder reads
     <bos> + the text's tokens in one pass, and the output is its most likely next token at every
     position. The app uses it for untrained models, whose generated tokens would be noise made
-    one at a time (every step reruns the decoder over the whole prefix: a minute at 512 tokens).
+    one at a time (and before the key/value cache, every step reran the decoder over the whole prefix:
+    a minute at 512 tokens on the base config).
+
+    `incremental=False` decodes without the key/value cache (`greedy_decode`), for comparison.
     """
     model, config = bundle.model, bundle.config
     reader = bundle.source_tokenizer or bundle.target_tokenizer
@@ -117,7 +129,7 @@ def trace_text(
             max_new_tokens = 2 * len(ids) + 16 if config.is_encoder_decoder else 64
         budget = min(max_new_tokens, config.max_len - prefix.shape[1])
         with intervene(model, interventions):
-            ys = greedy_decode(model, src, prefix, budget)  # (1, Tp + n)
+            ys = greedy_decode(model, src, prefix, budget, incremental=incremental)  # (1, Tp + n)
         out = ys[0, prefix.shape[1] :].tolist()
         if EOS_ID in out:
             out = out[: out.index(EOS_ID)]

@@ -165,6 +165,13 @@ def intervene(model: nn.Module, interventions: Mapping[str, Intervention | Itera
         _ACTIVE.reset(token)
 
 
+def active_interventions() -> Mapping[str, list[Intervention]]:
+    """The interventions in force in this context (hook name → functions), {} outside `capture`/`intervene`:
+    incremental decoding reads them to decide whether its key/value cache can honour them."""
+    state = _ACTIVE.get()
+    return {} if state is None else state.interventions
+
+
 def _normalize(
     model: nn.Module, interventions: Mapping[str, Intervention | Iterable[Intervention]] | None
 ) -> dict[str, list[Intervention]]:
@@ -184,6 +191,7 @@ __all__ = [
     "ActivationCache",
     "HookPoint",
     "Intervention",
+    "active_interventions",
     "as_numpy",
     "capture",
     "hook_names",

@@ -10,13 +10,29 @@ at which attention module; `build_interventions` turns specs into the hook-point
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal, NamedTuple
 
 from torch import Tensor
 
 from hook_names import hook_name
 from transformer.hooks import Intervention
+
+_ROW_LOCAL = "acts_on_each_query_row_alone"
+
+
+def row_local(intervention: Intervention) -> Intervention:
+    """Mark `intervention` as acting on each query row alone: what it does to row i depends on row i only,
+    never on how many rows the call computes or where they start. Incremental decoding computes one new
+    row per step (`transformer.kv_cache`) and applies such an intervention with the meaning it has in a
+    full pass; any other intervention on the decoder makes decoding rerun the whole prefix instead."""
+    setattr(intervention, _ROW_LOCAL, True)
+    return intervention
+
+
+def is_row_local(intervention: Callable[..., object]) -> bool:
+    """Whether `intervention` was marked by `row_local`."""
+    return getattr(intervention, _ROW_LOCAL, False) is True
 
 
 def zero_head(head: int) -> Intervention:
@@ -29,7 +45,7 @@ def zero_head(head: int) -> Intervention:
         x[:, head] = 0
         return x
 
-    return apply
+    return row_local(apply)
 
 
 def replace_pattern(head: int, pattern: Tensor) -> Intervention:
@@ -72,7 +88,9 @@ def edit_mask(*, causal: bool = True, blocked_keys: Iterable[int] = ()) -> Inter
         allowed[..., keys] = False
         return allowed
 
-    return apply
+    # Hiding keys is the same for every query row; lifting the causal mask lets earlier rows read later
+    # tokens, which no cache of earlier rows' keys and values can honour.
+    return row_local(apply) if causal else apply
 
 
 Kind = Literal["zero_pattern", "zero_output", "no_causal", "block_keys"]

@@ -88,9 +88,10 @@ class PositionalEncoding(nn.Module):
             return like.new_zeros(self.max_len, self.d_model)
         return torch.zeros(self.max_len, self.d_model)
 
-    def forward(self, x: Tensor) -> Tensor:
-        t = x.shape[1]
+    def forward(self, x: Tensor, start: int = 0) -> Tensor:
+        """x: (B, T, d_model) at positions start .. start + T - 1 (start > 0: incremental decoding)."""
+        t = start + x.shape[1]
         if t > self.max_len:
             raise ValueError(f"sequence of {t} tokens is longer than the model's maximum of {self.max_len}")
-        pe = self.table(x)[:t][None]  # (1, T, d_model)
+        pe = self.table(x)[start:t][None]  # (1, T, d_model)
         return self.hook_out(self.dropout(x + self.hook_pe(pe)))

@@ -22,6 +22,7 @@ import torch
 from torch import Tensor
 
 from transformer.checkpoint import ModelBundle
+from transformer.kv_cache import start_decoding
 from transformer.prompt import text_rows
 from transformer.tokenizer import EOS_ID
 
@@ -156,13 +157,18 @@ def distributions(
     """
     inputs = model_inputs(bundle, text, generated)
     logits = bundle.model(inputs.src, inputs.tgt_in)[0, inputs.first_output :]  # (n + 1, V)
-    probs = probabilities(logits, temperature)  # (n + 1, V)
+    return _distributions(bundle, logits, 0, temperature, k)
+
+
+def _distributions(bundle: ModelBundle, logits: Tensor, first: int, temperature: float, k: int) -> list[Distribution]:
+    """logits: (n, V) of output positions first .. first + n - 1 → their distributions, top k each."""
+    probs = probabilities(logits, temperature)  # (n, V)
     k = max(1, min(k, probs.shape[-1]))
     top = probs.topk(k, dim=-1)
     symbols = bundle.target_tokenizer.symbols
     return [
         Distribution(
-            position=i,
+            position=first + i,
             probs=probs[i].numpy(),
             top_ids=tuple(top.indices[i].tolist()),
             top_tokens=tuple(symbols(top.indices[i].tolist())),
@@ -198,11 +204,12 @@ class Generation:
     finished: bool  # ended with <eos> (not by the token budget)
 
 
+@torch.no_grad()
 def generate(bundle: ModelBundle, text: str, settings: SamplingSettings | None = None, *, k: int = 10) -> Generation:
     """Write an output one token at a time with `settings` (greedy by default: `SamplingSettings(greedy=True)`).
 
-    Every step reruns the model on the whole prefix (no key/value cache): slower, but each step is
-    exactly what `next_distribution` shows for that prefix.
+    Each step reads only the newest token, keeping every layer's keys and values (`transformer.kv_cache`):
+    a step's distribution is what `next_distribution` shows for that prefix, to float rounding (≤ 1e-6).
     """
     settings = settings or SamplingSettings(greedy=True)
     config = bundle.config
@@ -210,17 +217,21 @@ def generate(bundle: ModelBundle, text: str, settings: SamplingSettings | None =
     budget = settings.max_new_tokens
     if budget is None:  # as trace_text: outputs are never much longer than the input
         budget = 2 * len(reader.tokenize(text)) + 16 if config.is_encoder_decoder else 64
-    room = config.max_len - model_inputs(bundle, text).tgt_in.shape[1]
+    inputs = model_inputs(bundle, text)
+    room = config.max_len - inputs.tgt_in.shape[1]
+    decoder = start_decoding(bundle.model, inputs.src)
+    ys = inputs.tgt_in  # (1, Tt): grows by the chosen token at every step
     ids: list[int] = []
     steps: list[Distribution] = []
     finished = False
     for step in range(min(budget, room)):
-        dist = next_distribution(bundle, text, ids, temperature=settings.temperature, k=k)
+        [dist] = _distributions(bundle, decoder.next_logits(ys), step, settings.temperature, k)  # logits (1, V)
         chosen = choose(dist.probs, settings, step)
         steps.append(dist)
         if chosen == EOS_ID:
             finished = True
             break
         ids.append(chosen)
+        ys = torch.cat([ys, torch.tensor([[chosen]])], dim=1)  # (1, Tt + 1)
     target = bundle.target_tokenizer
     return Generation(tuple(ids), tuple(target.symbols(ids)), target.decode(ids), tuple(steps), finished)

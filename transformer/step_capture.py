@@ -1,15 +1,17 @@
 """Capturing a generated run row by row, as the decoding steps computed it.
 
-Greedy decoding reruns the decoder over the whole prefix at every step and keeps only the newest
-position's prediction. With the causal mask, a position never sees later ones, so one
-teacher-forced pass over the finished output computes at every row exactly what the step that
-wrote the next token computed, and `trace_text` captures that single pass.
+Each greedy decoding step keeps only the newest position's prediction. With the causal mask, a
+position never sees later ones (which is also why decoding can cache earlier positions' keys and
+values, `transformer.kv_cache`), so one teacher-forced pass over the finished output computes at
+every row exactly what the step that wrote the next token computed, and `trace_text` captures that
+single pass.
 
 An intervention that lets a decoder query see later positions (the causal mask lifted, a
 replacement pattern with weight above the diagonal) breaks this: in one pass over the finished
 output, row i would read tokens that did not exist yet when token i+1 was chosen. Then each row is
 taken from its own step instead (the step whose newest position it was), so the picture shows
-what generation did: the newest query of a step has no later key to look at.
+what generation did: the newest query of a step has no later key to look at. Such a run's decoding
+reruns the whole prefix at every step (no cache can honour it), and so does this capture.
 """
 
 from __future__ import annotations

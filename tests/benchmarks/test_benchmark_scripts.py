@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-IN_PROCESS = ["capture_overhead", "wire_cost", "server_time", "training", "run_cache", "training_live", "class_mode"]
+IN_PROCESS = ["capture_overhead", "wire_cost", "server_time", "training", "run_cache", "training_live", "class_mode", "decoding"]
 BROWSER = ["browser_time", "cold_start", "memory", "lesson"]
 SERVER = ["classroom"]  # a real `streamlit run`, no browser
 
 
-def _run(name: str) -> str:
+def _run(name: str, *extra: str) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", f"benchmarks.{name}", "--quick"],
+        [sys.executable, "-m", f"benchmarks.{name}", "--quick", *extra],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -33,6 +33,7 @@ def _has_table(stdout: str) -> bool:
     return any(line.startswith("| ") and nxt.startswith("| ---") for line, nxt in itertools.pairwise(lines))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", IN_PROCESS)
 def test_script_prints_its_table(name):
     stdout = _run(name)
@@ -75,3 +76,15 @@ def test_class_follow_prints_its_table():
     stdout = _run("class_follow")
     assert stdout.startswith("## ") and _has_table(stdout), stdout
     assert "| 3/3 opened |" in stdout and "| 3/3 on step 2 |" in stdout, stdout
+
+
+@pytest.mark.slow
+def test_classroom_through_nginx_prints_its_table():
+    """The school-server rows: students load the page through nginx for their cookie, then use their websocket."""
+    if shutil.which("nginx") is None and not os.access("/usr/sbin/nginx", os.X_OK):
+        pytest.skip("nginx not installed (apt-get install nginx); the school-server benchmark skipped")
+    stdout = _run("classroom", "--processes", "2")
+    assert _has_table(stdout), stdout
+    row = next(line for line in stdout.splitlines() if line.startswith("| 3 "))
+    assert "| 2 behind nginx |" in row and row.endswith("| 0 | 0/3 |"), row
+    assert "Students per app process" in stdout, stdout

@@ -14,6 +14,14 @@ def _array(n_bytes: int) -> np.ndarray:
     return np.zeros(n_bytes, dtype=np.uint8)
 
 
+def _until(condition, timeout: float = 10.0) -> None:
+    """Wait for `condition()` (a computation holds its key until the other threads are known to wait on it)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.001)
+
+
 def test_bound_is_respected_and_least_recently_used_goes_first():
     cache = ByteCache(budget=300)
     for key in "abc":
@@ -52,7 +60,7 @@ def test_same_key_from_many_threads_is_computed_once():
 
     def compute():
         calls.append(1)
-        time.sleep(0.2)  # long enough that every thread arrives while it runs
+        _until(lambda: cache.stats().waits == 29)  # every other thread arrived while it runs
         return _array(1000)
 
     results = []
@@ -76,17 +84,17 @@ def test_different_keys_compute_in_parallel_and_each_gets_its_own_value():
     cache = ByteCache(budget=1 << 20)
     out: dict[int, int] = {}
 
+    together = threading.Barrier(20, timeout=10)  # a global lock would serialise them: the barrier would break
+
     def student(i: int):
-        out[i] = int(cache.get_or_compute(i, lambda: (time.sleep(0.05), np.full(10, i))[1])[0])
+        out[i] = int(cache.get_or_compute(i, lambda: (together.wait(), np.full(10, i))[1])[0])
 
     threads = [threading.Thread(target=student, args=(i,)) for i in range(20)]
-    began = time.perf_counter()
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(10)
-    assert out == {i: i for i in range(20)}
-    assert time.perf_counter() - began < 0.05 * 20 / 2  # a global lock would serialise them
+        thread.join(15)
+    assert out == {i: i for i in range(20)}  # all 20 computations were running at the same time
 
 
 def test_an_error_reaches_every_waiter_and_is_not_cached():
@@ -95,7 +103,7 @@ def test_an_error_reaches_every_waiter_and_is_not_cached():
     errors = []
 
     def fail():
-        time.sleep(0.1)
+        _until(lambda: cache.stats().waits == 4)  # the others wait for this computation
         raise RuntimeError("bad input")
 
     def student():
@@ -171,7 +179,7 @@ def test_a_stopped_owner_leaves_the_waiters_to_compute():
     def owner():
         def stop():
             started.set()
-            time.sleep(0.1)
+            _until(lambda: cache.stats().waits == 1)  # the second caller waits for this computation
             raise Stopped
 
         with pytest.raises(Stopped):

@@ -20,6 +20,7 @@ def bundle(request: pytest.FixtureRequest):
     return load_model(request.param)
 
 
+@pytest.mark.slow
 def test_generation_is_mostly_unchanged_without_the_mask(bundle) -> None:
     """Measured on the first 20 held-out sentences (seed 0): unchanged 18/20 (translate-en-zh),
     20/20 (translate-en-fr), 20/20 (reverse); on 50: 47/50, 49/50, 49/50. It is not always exactly

@@ -62,6 +62,7 @@ def test_trace_tokens_and_output_match_a_direct_trace(traced: dict[str, np.ndarr
     assert np.array_equal(traced[name], trace.cache[name].numpy())
 
 
+@pytest.mark.slow
 def test_help_runs_as_a_module() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "transformer", "--help"], cwd=REPO, capture_output=True, text=True, timeout=120

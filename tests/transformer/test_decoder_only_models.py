@@ -36,6 +36,7 @@ def test_gpt_is_a_pre_norm_decoder_only_model_with_a_prompt_separator(gpt):
     assert gpt.card["metrics"]["heldout_exact_match"] >= 0.95
 
 
+@pytest.mark.slow
 def test_gpt_translates_held_out_sentences_by_completion(gpt):
     task = get_task("gpt-translate-en-zh")
     result = evaluate(gpt, task.examples(300, split="heldout", seed=31))

@@ -55,6 +55,7 @@ def test_build_bundle_makes_a_decoder_only_model_that_knows_its_prompt():
         build_bundle(task, TrainSettings(task=task.name, config={**TINY, "architecture": "encoder-decoder"}))
 
 
+@pytest.mark.slow
 def test_training_a_decoder_only_model_lowers_its_loss_and_evaluates_by_completion():
     task = InductionTask(min_half=3, max_half=5)
     settings = TrainSettings(task="induction", steps=60, config=TINY, batch_size=16, warmup=10, eval_every=0, seed=1)

@@ -38,11 +38,13 @@ def stored(default) -> HeadImportance:
     return result
 
 
+@pytest.mark.slow
 def test_stored_table_matches_a_fresh_computation(default, stored: HeadImportance) -> None:
     assert compute_importance(default, n=stored.n, seed=stored.seed) == stored
 
 
 @pytest.mark.parametrize("name", DECODER_ONLY)
+@pytest.mark.slow
 def test_decoder_only_stored_table_matches_a_fresh_computation(name: str) -> None:
     bundle = load_model(name)
     stored = load_importance(bundle)
@@ -81,6 +83,7 @@ def test_the_induction_head_matters_most_in_its_layer() -> None:
     assert f"{row.module} head {row.head}" == named and row.changed > 0
 
 
+@pytest.mark.slow
 def test_important_heads_really_change_the_output(default, stored: HeadImportance) -> None:
     """Recompute: for the most important heads, some sampled sentence's output changes when ablated;
     for a head that never changed anything, none of those sentences changes."""
@@ -112,6 +115,7 @@ def test_progress_is_reported_and_a_table_round_trips(default) -> None:
     assert HeadImportance.from_dict(json.loads(json.dumps(result.to_dict()))) == result
 
 
+@pytest.mark.slow
 def test_cli_writes_the_table(tmp_path: Path, default) -> None:
     out = tmp_path / IMPORTANCE_JSON
     assert main(["importance", "--model", DEFAULT_MODEL, "--n", "4", "--seed", "2", "--out", str(out)]) == 0

@@ -66,6 +66,7 @@ def test_the_required_models_are_shipped_within_the_size_budget():
 
 
 @pytest.mark.parametrize("name", MODELS)
+@pytest.mark.slow
 def test_model_reaches_its_cards_accuracy_on_a_fixed_heldout_sample(bundles, name):
     bundle = _load(bundles, name)
     card = bundle.card

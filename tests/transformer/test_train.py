@@ -74,6 +74,7 @@ def test_batches_follow_the_decoding_conventions():
     assert batch.tgt_in.shape == batch.tgt_out.shape == (2, 5)
 
 
+@pytest.mark.slow
 def test_a_few_dozen_steps_lower_the_loss():
     result = train(tiny_settings(steps=60, lr_factor=2.0), task=SHORT_COPY)
     assert result.steps == 60 and result.stop_reason == "completed"
@@ -97,6 +98,7 @@ def test_callback_sees_every_step_and_false_stops_training():
     assert math.isclose(p.learning_rate, noam_rate(7, TINY["d_model"], 10))
 
 
+@pytest.mark.slow
 def test_same_seed_same_losses_and_weights_different_seed_differs():
     settings = tiny_settings(steps=15, config={**TINY, "dropout": 0.1})
     one, two = train(settings, task=SHORT_COPY), train(settings, task=SHORT_COPY)
@@ -169,6 +171,7 @@ def test_cli_time_budget_stops_and_records_the_steps_taken(tmp_path, monkeypatch
     assert card["steps"] == 1 and card["stop_reason"] == "stopped" and "--steps 1 " in card["command"]
 
 
+@pytest.mark.slow
 def test_init_from_continues_from_a_checkpoints_weights(tmp_path):
     from transformer.checkpoint import save_checkpoint
 

@@ -19,6 +19,8 @@ from ui.head_picker import KIND_KEY
 
 MODEL = "translate-en-zh"
 
+ZH_SLOW = pytest.param("zh", marks=pytest.mark.slow)  # the whole app per click: English in the fast subset
+
 
 def _architecture(lang: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
@@ -47,7 +49,7 @@ def _title(page: str, lang: str) -> str:
     return open_page(page, model=MODEL, lang=lang).title[0].value
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", ZH_SLOW])
 @pytest.mark.parametrize(
     ("box", "kind"), [("decoder.cross_attn", "cross"), ("encoder.self_attn", "encoder"), ("decoder.self_attn", "decoder")]
 )
@@ -57,7 +59,7 @@ def test_an_attention_box_opens_the_heads_page_on_its_kind(box, kind, lang):
     assert at.session_state[KIND_KEY] == kind  # the kind the page's pickers and enlarged head show
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", ZH_SLOW])
 @pytest.mark.parametrize(
     ("box", "page"),
     [("encoder.feed_forward", "feed_forward"), ("decoder.feed_forward", "feed_forward"), ("decoder.softmax", "output")],

@@ -34,6 +34,7 @@ def test_renders_in_both_languages(model, lang):
 
 
 @pytest.mark.parametrize("model", ["gpt-translate-en-zh", "translate-en-zh"])
+@pytest.mark.slow
 def test_parameter_share_is_measured_from_the_model(model):
     at = _page(model)
     bundle = load_bundle(ModelRef.parse(model))
@@ -43,6 +44,7 @@ def test_parameter_share_is_measured_from_the_model(model):
     assert f"{ffn:,}" in " ".join(c.value for c in at.caption)
 
 
+@pytest.mark.slow
 def test_relu_pattern_and_residual_bars_are_the_runs_numbers():
     at = _page("translate-en-zh")
     at.selectbox(key="ffn_stack").set_value("encoder").run()

@@ -22,6 +22,7 @@ def _detector_charts(at) -> set[str]:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.slow
 def test_translator_has_grids_for_every_kind(lang):
     at = open_page("heads", model="translate-en-zh", text="i read a book", lang=lang)
     assert _detector_charts(at) == {"detectors_cross"}  # the kind the page opens on; the hidden tabs are not built

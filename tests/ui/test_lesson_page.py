@@ -100,6 +100,7 @@ def _revealed(step: str, text: str) -> tuple[str, dict]:
     return question + "\n" + answer(at), figures(at)
 
 
+@pytest.mark.slow
 def test_revealed_answers_follow_the_sentence():
     bundle = load_bundle(ModelRef.parse("translate-en-zh"))
     texts = (str(bundle.card["example"]), OTHER)
@@ -119,6 +120,7 @@ def test_revealed_answers_follow_the_sentence():
     assert seen[texts[0]] != seen[texts[1]]
 
 
+@pytest.mark.slow
 def test_random_model_walks_every_step():
     at = open_lesson(1, model="random")
     for n in range(2, len(lesson.STEPS) + 1):

@@ -135,6 +135,7 @@ def test_decoder_rows_are_labelled_reads_then_writes():
     assert any("row i reads" in c.value for c in at.caption)  # the one sentence that says why
 
 
+@pytest.mark.slow
 def test_causal_experiment_shows_both_truths_with_the_right_numbers():
     at = _shipped(row=0, no_causal=True)
     bundle = load_bundle(ModelRef.parse(ZH))
@@ -191,6 +192,7 @@ def test_ablation_defaults_to_a_head_that_changes_the_output():
     assert not at.exception and not any(c.value.startswith("Ablating ") for c in at.caption)
 
 
+@pytest.mark.slow
 def test_a_long_line_is_announced_as_truncated():
     at = _open(text="abc", more="a" * 600)
     assert any("Sentence 2 has 600 tokens" in w.value and "511" in w.value for w in at.warning)

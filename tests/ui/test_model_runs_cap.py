@@ -10,20 +10,20 @@ import ui.models as models
 
 
 def test_simultaneous_runs_wait_for_a_free_slot(monkeypatch):
-    running, most, lock = 0, 0, threading.Lock()
+    running, most, changed = 0, 0, threading.Condition()
+    cap = models._MODEL_RUNS._initial_value  # BoundedSemaphore keeps its size
 
     def slow_run(bundle, text, names=None, interventions=()):
         nonlocal running, most
-        with lock:
+        with changed:
             running += 1
             most = max(most, running)
-        time.sleep(0.05)
-        with lock:
+            changed.notify_all()
+            changed.wait_for(lambda: most >= cap, timeout=10)  # the first runs last until every slot is taken once
             running -= 1
         return text
 
     monkeypatch.setattr(models, "run_text", slow_run)
-    cap = models._MODEL_RUNS._initial_value  # BoundedSemaphore keeps its size
     texts = [f"student {i} types sentence {time.time_ns()}" for i in range(4 * cap + 2)]  # never cached before
     results: dict[str, object] = {}
     threads = [threading.Thread(target=lambda s=s: results.__setitem__(s, models.get_trace("reverse", s, ()))) for s in texts]

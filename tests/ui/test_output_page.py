@@ -68,6 +68,7 @@ def test_temperature_zero_equals_greedy():
     assert probs[0] == 1.0
 
 
+@pytest.mark.slow
 def test_same_seed_same_sample_and_the_seed_is_in_the_url():
     runs = []
     for _ in range(2):

@@ -26,6 +26,7 @@ EXPECTED = {"step_qkv", "step_scores", "step_sum", "step_variance", "step_softma
 
 
 @pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])
+@pytest.mark.slow
 def test_renders_every_figure_for_random_models(architecture):
     at = _open(architecture=architecture)
     _ok(at)
@@ -35,6 +36,7 @@ def test_renders_every_figure_for_random_models(architecture):
     assert at.latex, "the equations are shown"
 
 
+@pytest.mark.slow
 def test_picking_head_and_query_shows_that_query_and_head():
     at = _open("abcdef")
     at.selectbox(key="kind").set_value("encoder").run()  # the shared picker starts on the decoder's self-attention
@@ -58,6 +60,7 @@ def test_long_input_is_clipped_with_a_notice():
     assert "showing 12 of them" in notices and "first 8 dimensions" in notices
 
 
+@pytest.mark.slow
 def test_d_k_slider_and_seed_redraw_the_experiment():
     at = _open()
     at.select_slider(key="dk").set_value(512).run()
@@ -72,6 +75,7 @@ def test_d_k_slider_and_seed_redraw_the_experiment():
 
 
 @pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])
+@pytest.mark.slow
 def test_chinese_ui(architecture):
     at = _open("hi there", architecture)
     at.session_state["lang"] = "zh"

@@ -191,6 +191,7 @@ def test_a_decoder_only_job_trains_on_the_page_with_decoder_self_attention_only(
     assert at.get("download_button")  # "save as checkpoint"
 
 
+@pytest.mark.slow
 def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
     import runs.training.films as films
     import ui.training_panel as panel

@@ -1,0 +1,143 @@
+"""Incremental decoding: each decoder layer's keys and values kept from one step to the next.
+
+Decoding writes one token per step. Rerunning the decoder over the whole prefix at every step makes
+token t cost t positions' work. The causal mask makes that waste: position i never reads a later
+position, so the keys and values a layer computed for positions 0..t-1 at an earlier step are exactly
+what it would compute for them again. A step needs only the newest position's query, key and value:
+
+    self-attention:   K ← [K; x_t W^K],  V ← [V; x_t W^V]      (B, H, t + 1, d_k), one row per step
+    cross-attention:  K = memory W^K,    V = memory W^V        (B, H, Ts, d_k), computed once
+
+and token t costs one position's work plus attention over t keys.
+
+The same equality tells where a cache cannot be used: an intervention that lets an earlier row read
+a later token (the causal mask lifted), or that depends on where a row lies in the call (a replaced
+pattern, an arbitrary function of the whole tensor), changes the earlier positions at every step.
+Decoding then reruns the prefix (`FullRecompute`), as it did before this cache existed. Interventions
+known to act on each query row alone (`transformer.interventions.row_local`: head ablation, hidden
+tokens) are honoured by the cache with the meaning they have in a full pass.
+
+Both strategies answer one question, `next_logits(ys)`: the logits of the token after `ys`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import torch
+from torch import Tensor
+
+from transformer.attention import MultiHeadAttention
+from transformer.hooks import Intervention, active_interventions
+from transformer.interventions import is_row_local
+from transformer.layers import LayerKeysValues
+from transformer.masks import cross_mask, decoder_self_mask
+from transformer.model import Transformer
+
+CACHED_POSITIONALS = ("sinusoidal", "learned", "none")
+"""Position schemes that only add a vector to position t's embedding, so a step can start at t."""
+
+# Computed the same way by both strategies: the encoder once per run, the generator on the newest row only.
+_SAME_EITHER_WAY = ("encoder.", "src_", "generator.")
+_CROSS_KEYS_VALUES = (".cross_attn.hook_k", ".cross_attn.hook_v")  # projected once from the encoder's output
+
+
+class SelfAttentionKeysValues:
+    """One self-attention layer's keys and values of every position read so far: (B, H, T, d_k) each."""
+
+    def __init__(self) -> None:
+        self.k: Tensor | None = None
+        self.v: Tensor | None = None
+
+    def keys_values(self, attention: MultiHeadAttention, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
+        """Project the new positions (key, value: (B, T_new, d_model)) and append them to the earlier ones."""
+        k, v = attention.project_keys_values(key, value)  # (B, H, T_new, d_k) each
+        if self.k is not None and self.v is not None:
+            k, v = torch.cat([self.k, k], dim=2), torch.cat([self.v, v], dim=2)  # (B, H, T, d_k) each
+        self.k, self.v = k, v
+        return k, v
+
+
+class CrossAttentionKeysValues:
+    """One cross-attention layer's keys and values of the encoder's output, projected at the first step only."""
+
+    def __init__(self) -> None:
+        self.k: Tensor | None = None
+        self.v: Tensor | None = None
+
+    def keys_values(self, attention: MultiHeadAttention, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
+        """key, value: the memory (B, Ts, d_model), the same at every step → (B, H, Ts, d_k) each."""
+        if self.k is None or self.v is None:
+            self.k, self.v = attention.project_keys_values(key, value)
+        return self.k, self.v
+
+
+class FullRecompute:
+    """Decoding without a cache: every step reruns the decoder over the whole prefix (the encoder runs once)."""
+
+    def __init__(self, model: Transformer, src_ids: Tensor | None) -> None:
+        """src_ids: (B, Ts) source ids (encoder-decoder) or None (decoder-only)."""
+        self.model = model
+        self.src_ids = src_ids
+        self.memory = model.encode(src_ids) if src_ids is not None else None  # (B, Ts, d_model)
+
+    def next_logits(self, ys: Tensor) -> Tensor:
+        """ys: (B, T) the decoder's input so far → (B, vocab) logits of the token after it."""
+        return self.model.generator(self.model.decode(ys, self.memory, self.src_ids)[:, -1])
+
+
+class KeyValueCache:
+    """Decoding with a cache: each step reads only the tokens of `ys` it has not read before."""
+
+    def __init__(self, model: Transformer, src_ids: Tensor | None) -> None:
+        """src_ids: (B, Ts) source ids (encoder-decoder) or None (decoder-only)."""
+        self.model = model
+        self.src_ids = src_ids
+        self.memory = model.encode(src_ids) if src_ids is not None else None  # (B, Ts, d_model)
+        self.layers = [
+            LayerKeysValues(SelfAttentionKeysValues(), CrossAttentionKeysValues() if layer.cross_attn is not None else None)
+            for layer in model.decoder.layers
+        ]
+        self.length = 0  # positions read so far (their keys and values are in `layers`)
+
+    def next_logits(self, ys: Tensor) -> Tensor:
+        """ys: (B, T) the decoder's input so far, whose first `length` tokens were read by earlier calls
+        (the first call reads the whole prefix in one pass) → (B, vocab) logits of the token after ys."""
+        model, pad = self.model, self.model.config.pad_id
+        start, total = self.length, ys.shape[1]
+        if start >= total:
+            raise ValueError(f"the cache has read {start} tokens; ys has {total}: nothing new to read")
+        x = model.tgt_pos(model.tgt_embed(ys[:, start:]), start=start)  # (B, T_new, d_model)
+        allowed = decoder_self_mask(ys, pad)[:, :, start:]  # (B, 1, T_new, T): the new rows of the full mask
+        cross_allowed = cross_mask(self.src_ids, pad, total - start) if self.src_ids is not None else None  # (B, 1, T_new, Ts)
+        h = model.decoder(x, allowed, self.memory, cross_allowed, past=self.layers)  # (B, T_new, d_model)
+        self.length = total
+        return model.generator(h[:, -1])  # (B, vocab)
+
+
+Decoding = KeyValueCache | FullRecompute
+
+
+def cache_honours(model: Transformer, interventions: Mapping[str, Sequence[Intervention]]) -> bool:
+    """Whether a key/value cache computes what a full rerun of the prefix would, under `interventions`.
+
+    Yes when the model's positions are added to its embeddings (`CACHED_POSITIONALS`) and every
+    intervention on the decoder acts on each query row alone (`row_local`); interventions on the
+    encoder, the generator and cross-attention's keys and values (each computed alike by both) are free.
+    """
+    if model.config.positional not in CACHED_POSITIONALS:
+        return False
+    for name, functions in interventions.items():
+        if name.startswith(_SAME_EITHER_WAY) or name.endswith(_CROSS_KEYS_VALUES):
+            continue
+        if not all(is_row_local(fn) for fn in functions):
+            return False
+    return True
+
+
+def start_decoding(model: Transformer, src_ids: Tensor | None, *, incremental: bool = True) -> Decoding:
+    """The way to decode `src_ids` under the interventions active now: a key/value cache where it can
+    honour them (and `incremental`), else a full rerun of the prefix at every step."""
+    if incremental and cache_honours(model, active_interventions()):
+        return KeyValueCache(model, src_ids)
+    return FullRecompute(model, src_ids)
