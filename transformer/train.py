@@ -110,6 +110,8 @@ def tokenizers_for(task: Any) -> tuple[Tokenizer, Tokenizer]:
     """
     from transformer.tasks.decoder_only import is_decoder_only
 
+    if hasattr(task, "tokenizers"):  # a corpus task builds its own (subword English, Chinese characters)
+        return task.tokenizers()
     segmented = bool(getattr(task, "segmented_source", False))
     if is_decoder_only(task):
         # the prompt is typed by a teacher as the word translators' source is: the same punctuation is ignored
@@ -167,11 +169,9 @@ def build_bundle(task: Any, settings: TrainSettings) -> ModelBundle:
 
 def train_examples(task: Any, rng: random.Random) -> Iterator[Any]:
     """An endless stream of examples from the task's training split (held-out sources are skipped)."""
-    from transformer.tasks.base import is_heldout
-
     while True:
         example = task.sample(rng)
-        if not is_heldout(example.source):
+        if not task.is_heldout(example.source):
             yield example
 
 

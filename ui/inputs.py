@@ -74,7 +74,7 @@ def text_box(bundle: ModelBundle) -> TextCheck:
             help=t("grammar.random_help"),
             icon=":material/casino:",
         )
-    grammar_panel(bundle, reads)  # the line on what the model reads opens the panel: one line less above every chart
+    grammar_panel(bundle, reads, raw or "")  # the line on what the model reads opens the panel: one line less above every chart
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     check = check_text(raw or "", reader, bundle.config.max_len - 1, task.suggest if task else None)
     _report(check)
