@@ -79,7 +79,8 @@ def dictionary_example(bundle: ModelBundle, task: Any, source: str, target: str)
     if task.direction == "en-zh":
         english = [lemmas(w) for w in _english_words(reader, source)]
         chinese = "".join(bundle.target_tokenizer.tokenize(target))
-        sets = [frozenset(i for i, forms in enumerate(english) if forms & covering_glosses(chinese, j)) for j in range(len(chinese))]
+        by_char = [covering_glosses(chinese, j) for j in range(len(chinese))]
+        sets = [frozenset(i for i, forms in enumerate(english) if forms & glossed) for glossed in by_char]
     else:
         chinese = "".join(reader.tokenize(source))
         english = [lemmas(w) for w in _english_words(bundle.target_tokenizer, target)]

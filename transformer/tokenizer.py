@@ -245,7 +245,8 @@ class SubwordTokenizer(Tokenizer):
     def unknown(self, text: str) -> list[str]:
         """The characters the model read as <unk> (its pieces never include an unknown symbol otherwise)."""
         encoding = self._model.encode(text, add_special_tokens=False)
-        return list(dict.fromkeys(text[a:b] for token, (a, b) in zip(encoding.tokens, encoding.offsets) if token == UNK))
+        pieces = zip(encoding.tokens, encoding.offsets, strict=True)
+        return list(dict.fromkeys(text[a:b] for token, (a, b) in pieces if token == UNK))
 
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "model": json.loads(self._model.to_str())}

@@ -159,6 +159,10 @@ def _task_data(task: Any) -> dict[str, Any]:
     data["source_vocabulary"] = len(task.source_vocabulary())
     data["target_vocabulary"] = len(task.target_vocabulary())
     data["heldout"] = f"crc32(source) % {HELDOUT_MODULUS} == 0"
+    if hasattr(task, "references"):  # a corpus task: its file, split rule and licences travel with the card
+        from transformer.tasks.corpus import corpus_card_data
+
+        data.update(corpus_card_data())
     return data
 
 
@@ -292,6 +296,21 @@ def prompt_line(card: dict[str, Any]) -> str:
     return f"- **Decoder-only:** one sequence {layout}, trained with the loss on {loss}{typed}.\n"
 
 
+def quality_line(card: dict[str, Any]) -> str:
+    """A corpus translator's BLEU and chrF (sacrebleu) and its data's licences; empty for the generated tasks."""
+    m = card["metrics"]
+    if "heldout_bleu" not in m:
+        return ""
+    tokenize = "zh" if card["task"].endswith("-zh") else "13a"
+    return (
+        f"\n- **Translation quality** (`sacrebleu` 2.6.0, greedy decoding, all {m['n_bleu']:,} held-out source sentences): "
+        f"BLEU {m['heldout_bleu']:.1f} and chrF {m['heldout_chrf']:.1f} against the first reference (tokenize={tokenize!r}); "
+        f"BLEU {m['heldout_bleu_all_references']:.1f} against all {m['n_references']:,} references. "
+        "Exact match is low by nature: a sentence has many right translations."
+        f"\n- **Data:** {card['data'].get('attribution', '')}"
+    )
+
+
 def card_markdown(card: dict[str, Any], bundle: ModelBundle) -> str:
     m, att = card["metrics"], card["attention"]
     gold = f"\n  Gold alignment: {att['gold_alignment']}." if "gold_alignment" in att else ""
@@ -317,7 +336,7 @@ def card_markdown(card: dict[str, Any], bundle: ModelBundle) -> str:
   2-core CPU with one thread; the paper's recipe: Adam(β1=0.9, β2=0.98, ε=1e-9), warmup then
   inverse-square-root learning rate, label smoothing. Settings: {recipe}.
 - **Held-out accuracy** ({m["n_heldout"]} examples, greedy decoding): exact match {100 * m["heldout_exact_match"]:.1f} %,
-  token accuracy {100 * m["heldout_token_accuracy"]:.1f} %.
+  token accuracy {100 * m["heldout_token_accuracy"]:.1f} %.{quality_line(card)}
 - **Attention:** {attention_line(card)}{gold}{longest}
 - **Try:** `{card["example"]}`
 

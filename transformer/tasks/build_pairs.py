@@ -152,12 +152,14 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def build(out: Path) -> dict:
-    """Read the packages, write `pairs.tsv.gz` and `provenance.json` into `out`; return the provenance."""
+def build(out: Path, sources: dict[str, Path] | None = None) -> dict:
+    """Read the packages (or `sources`: origin → file, for a test), write `pairs.tsv.gz` and `provenance.json`
+    into `out`; return the provenance."""
     import opencc
 
     convert = opencc.OpenCC("t2s").convert
-    sources = {origin: package_file(info["package"], info["file"]) for origin, info in LICENCES.items()}
+    if sources is None:
+        sources = {origin: package_file(info["package"], info["file"]) for origin, info in LICENCES.items()}
     readers = {"tatoeba": read_tatoeba, "hsk": read_hsk}
     pairs = deduplicate(p for origin, path in sources.items() for p in normalise(readers[origin](path), origin, convert))
     heldout = heldout_groups(pairs)

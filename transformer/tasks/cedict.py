@@ -20,8 +20,11 @@ _ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 _WORDS = re.compile(r"[a-z]+")
 _NOT_ENGLISH = re.compile(r"\[[^\]]*\]|CL:[^/]*|[^/\s]*\|[^/\s]*")  # pinyin in brackets, measure words, trad|simp forms
 _STOPWORDS = frozenset(
-    "a an the to of and or in on at for by with from as is be sb sth one oneself used etc see also variant cl pr "
-    "sb's sth's someone something particle marker".split()
+    {
+        *("a", "an", "the", "to", "of", "and", "or", "in", "on", "at", "for", "by", "with", "from", "as", "is", "be"),
+        *("sb", "sth", "sb's", "sth's", "one", "oneself", "someone", "something", "used", "etc", "see", "also"),
+        *("variant", "cl", "pr", "particle", "marker"),
+    }
 )
 
 

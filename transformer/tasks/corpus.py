@@ -155,6 +155,17 @@ class NaturalTranslation(Task):
         return self.tokenizers()[0].unknown(text)
 
 
+def corpus_card_data() -> dict[str, str]:
+    """What a card says of the corpus: its file, how the held-out split is made, and the licences to attribute."""
+    from transformer.tasks.build_pairs import LICENCES
+
+    return {
+        "corpus": "assets/data/zh-en/pairs.tsv.gz (python -m transformer.tasks.build_pairs)",
+        "heldout": "the file's split column: groups of pairs sharing a sentence, held out whole (about 5 %)",
+        "attribution": " ".join(info["attribution"] for info in LICENCES.values()),
+    }
+
+
 EN_ZH = NaturalTranslation(
     name="en-zh",
     level="word",

@@ -147,7 +147,8 @@ def input_description(task: Task, card: Mapping[str, Any] | None = None) -> Inpu
     if hasattr(task, "references"):  # a corpus translator reads any text: English pieces or Chinese characters
         chinese = task.direction == "zh-en"
         symbols = tuple(task.tokenizers()[0].vocab[len(SPECIALS) :])
-        return InputDescription("chinese_text" if chinese else "english_text", symbols, task.max_len, "", False, "zh" if chinese else "en")
+        unit: Literal["chinese_text", "english_text"] = "chinese_text" if chinese else "english_text"
+        return InputDescription(unit, symbols, task.max_len, "", False, "zh" if chinese else "en")
     if task.level == "char":
         length = trained_max_len(card) or getattr(task, "max_len", None)
         return InputDescription("character", task.source_vocabulary(), length, "", False, None)
