@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.registry import RANDOM, list_models, load_model, random_bundle
+from transformer.tasks import get_task
 
 TRAINED_PREFIX = "trained:"  # "trained:<job id>": a model trained on the training page (runs.training.registry)
 Loader = Callable[[str], ModelBundle]
@@ -114,4 +116,16 @@ def is_untrained(bundle: ModelBundle) -> bool:
 
 
 def shipped_models() -> list[str]:
-    return [info.name for info in list_models()]
+    """Shipped model names: the natural translators first, then the grammar demos (each group by name)."""
+    infos = list_models()
+    return [info.name for info in infos if not is_grammar_demo(info.card)] + [
+        info.name for info in infos if is_grammar_demo(info.card)
+    ]
+
+
+def is_grammar_demo(card: dict[str, Any]) -> bool:
+    """A model of a generated task (a toy grammar, reversing, induction), not of real sentences: the picker says so."""
+    try:
+        return not hasattr(get_task(str(card.get("task", ""))), "references")
+    except ValueError:
+        return False

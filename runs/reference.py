@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from runs.chrf import best_chrf
 from transformer.checkpoint import ModelBundle
 from transformer.prompt import prompt_format
-from transformer.tasks import Diagnosis, Task, WordTask, diagnose, get_task, is_heldout
+from transformer.tasks import Diagnosis, Task, WordTask, diagnose, get_task
 from viz.trace import TraceData
 
 
@@ -31,6 +32,31 @@ class ReferenceCheck:
     heldout: bool  # the (normalised) input belongs to the held-out split: never trained on
     diagnosis: Diagnosis | None = None  # why a sentence has no right output, and the nearest one that has
     judged: int | None = None  # only the first `judged` output tokens were compared (a model that writes on with no <eos>)
+    # A natural translator's verdict: a reference is one good translation among many, not the only right one.
+    corpus: bool = False
+    references: tuple[str, ...] = ()  # the corpus's translations of the input (empty: not in the corpus)
+    chrf: float | None = None  # the output's best chrF against `references`
+
+
+def corpus_check(task: Task, trace: TraceData) -> ReferenceCheck:
+    """A corpus translator's verdict: matches one of the corpus's translations, or how close it comes (chrF).
+
+    A sentence outside the corpus has no reference at all (`expected` None, no diagnosis): the page says
+    "judge it yourself", never "wrong"; unknown characters do not change that (the output is still a translation).
+    """
+    references = task.references(trace.text)
+    if not references:
+        return ReferenceCheck(expected=None, correct=False, heldout=False, corpus=True)
+    normal = [" ".join(r.split()) for r in references]
+    correct = " ".join(trace.output_text.split()) in normal
+    return ReferenceCheck(
+        expected=references[0],
+        correct=correct,
+        heldout=task.is_heldout(trace.text),
+        corpus=True,
+        references=references,
+        chrf=round(best_chrf(trace.output_text, references), 1),
+    )
 
 
 def model_task(bundle: ModelBundle) -> Task | None:
@@ -53,6 +79,8 @@ def check_reference(bundle: ModelBundle, trace: TraceData) -> ReferenceCheck | N
     task = model_task(bundle)
     if task is None or not trace.text.strip():
         return None
+    if hasattr(task, "references"):
+        return corpus_check(task, trace)
     if trace.unknown:  # not judged; a grammar still says which words it lacks and what it would accept
         diagnosis = diagnosis_of(task, trace.text)
         return None if diagnosis is None else ReferenceCheck(expected=None, correct=False, heldout=False, diagnosis=diagnosis)
@@ -66,7 +94,7 @@ def check_reference(bundle: ModelBundle, trace: TraceData) -> ReferenceCheck | N
     if judged is not None:  # it writes on with no <eos>: judged on the reference's length
         written = written[:judged]
     correct = written == list(expected_tokens)
-    return ReferenceCheck(expected=example.target, correct=correct, heldout=is_heldout(example.source), judged=judged)
+    return ReferenceCheck(expected=example.target, correct=correct, heldout=task.is_heldout(example.source), judged=judged)
 
 
 @lru_cache(maxsize=256)

@@ -152,9 +152,11 @@ def _greedy_batches(
 def alignment_sets(example: Any) -> dict[int, set[int]]:
     """The example's alignment as target position → set of source positions.
 
-    The tasks give `alignment[j]` = the source index target symbol j comes from, or None.
+    The tasks give `alignment[j]` = the source index target symbol j comes from, or None; a dictionary check
+    (`transformer.probes_corpus`) gives the set of source positions that translate it.
     """
-    return {j: {int(s)} for j, s in enumerate(example.alignment or ()) if s is not None}
+    sets = {j: s for j, s in enumerate(example.alignment or ()) if s is not None}
+    return {j: {int(i) for i in s} if isinstance(s, frozenset) else {int(s)} for j, s in sets.items()}
 
 
 def is_reordered(example: Any) -> bool:

@@ -29,6 +29,23 @@ MAX_SEED = 2**64 - 1  # torch.manual_seed takes a 64-bit unsigned seed
 COUNTERPARTS: dict[str, str] = {"translate-en-zh": "gpt-translate-en-zh", "gpt-translate-en-zh": "translate-en-zh"}
 
 
+# Shipped translators of the same data the other way round: a class that types Chinese into an English reader
+# is offered the model that reads Chinese (and back), without knowing its name.
+OTHER_DIRECTION: dict[str, str] = {
+    "en-zh": "zh-en",
+    "zh-en": "en-zh",
+    "translate-en-zh": "translate-zh-en",
+    "translate-zh-en": "translate-en-zh",
+    "gpt-translate-en-zh": "translate-zh-en",
+}
+
+
+def other_direction(name: str) -> str | None:
+    """The shipped model that translates `name`'s data the other way round, if one is shipped."""
+    other = OTHER_DIRECTION.get(name)
+    return other if other is not None and (MODELS_DIR / other / CONFIG).is_file() else None
+
+
 def counterpart(name: str) -> str | None:
     """The shipped model that does `name`'s task with the other architecture, if there is one."""
     return COUNTERPARTS.get(name)

@@ -1,4 +1,4 @@
-"""Character and word tokenizers with the four special tokens every model shares.
+"""Character, word and subword tokenizers with the four special tokens every model shares.
 
 Ids 0-3 are always <pad>, <bos>, <eos>, <unk>, so masks (pad) and decoding (bos/eos) never
 need to look the specials up per model.
@@ -6,6 +6,7 @@ need to look the specials up per model.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Sequence
@@ -118,6 +119,8 @@ class Tokenizer:
             raise ValueError(f"a vocabulary must start with {list(SPECIALS)}")
         if len(set(vocab)) != len(vocab):
             raise ValueError("the vocabulary has duplicate symbols")
+        if data.get("level") == "subword":
+            return SubwordTokenizer.from_model(data.get("model"), vocab)
         kinds: dict[str, type[Tokenizer]] = {"char": CharTokenizer, "word": WordTokenizer}
         kind = kinds.get(data.get("level", ""))
         if kind is None:
@@ -194,3 +197,74 @@ class WordTokenizer(Tokenizer):
         if self.segment:
             options["segment"] = True
         return {**super().to_dict(), "options": options}
+
+
+WORD_START = "▁"
+"""SentencePiece's word-start mark: a subword piece that begins a word carries it ("▁read", "able")."""
+
+
+class SubwordTokenizer(Tokenizer):
+    """Byte-pair-encoding pieces from a trained `tokenizers` model ("unbelievable" → ▁unb · el · iev · able).
+
+    The model is a Hugging Face `tokenizers` pipeline (NFC, Metaspace words, punctuation split off, BPE with
+    <unk> for a character it never saw), stored whole in the checkpoint's vocab.json, so encoding in the app
+    is exactly the encoding of training. Its first four ids must be the shared specials. Every everyday
+    English word splits into known pieces: the alphabet holds every printable ASCII character.
+    """
+
+    level = "subword"
+
+    def __init__(self, model: Any) -> None:
+        from tokenizers import Tokenizer as HfTokenizer
+
+        self._model = model if isinstance(model, HfTokenizer) else HfTokenizer.from_str(json.dumps(model))
+        by_id = sorted(self._model.get_vocab(with_added_tokens=True).items(), key=lambda item: item[1])
+        if [i for _, i in by_id] != list(range(len(by_id))) or tuple(s for s, _ in by_id[: len(SPECIALS)]) != SPECIALS:
+            raise ValueError(f"a subword model's ids must be 0..n-1 and start with {list(SPECIALS)}")
+        super().__init__(s for s, _ in by_id)
+
+    @staticmethod
+    def from_model(model: Any, vocab: Sequence[str]) -> SubwordTokenizer:
+        """Rebuild from vocab.json's entry, checking the stored vocabulary is the model's own."""
+        if not isinstance(model, dict):
+            raise ValueError("a subword tokenizer needs its 'model' object (a tokenizers JSON pipeline)")
+        try:
+            tokenizer = SubwordTokenizer(model)
+        except Exception as error:  # the Rust parser's errors are plain Exceptions with a message
+            raise ValueError(f"the subword model could not be read: {str(error).splitlines()[0][:200]}") from None
+        if tokenizer.vocab != list(vocab):
+            raise ValueError("the subword model's vocabulary differs from the stored 'vocab' list")
+        return tokenizer
+
+    def tokenize(self, text: str) -> list[str]:
+        return self._model.encode(text, add_special_tokens=False).tokens
+
+    def detokenize(self, symbols: Sequence[str]) -> str:
+        return self._model.decoder.decode(list(symbols)) if symbols else ""
+
+    def unknown(self, text: str) -> list[str]:
+        """The characters the model read as <unk> (its pieces never include an unknown symbol otherwise)."""
+        encoding = self._model.encode(text, add_special_tokens=False)
+        pieces = zip(encoding.tokens, encoding.offsets, strict=True)
+        return list(dict.fromkeys(text[a:b] for token, (a, b) in pieces if token == UNK))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "model": json.loads(self._model.to_str())}
+
+
+def word_groups(symbols: Sequence[str]) -> list[list[int]]:
+    """The positions of `symbols` grouped into words: a piece starts a word when it carries `WORD_START` or begins
+    with a mark (punctuation is its own word); any other piece continues the word before it."""
+    groups: list[list[int]] = []
+    for i, symbol in enumerate(symbols):
+        if symbol.startswith(WORD_START) or not groups or not symbol[:1].isalnum():
+            groups.append([])
+        groups[-1].append(i)
+    return groups
+
+
+def word_pieces(tokenizer: Tokenizer, text: str) -> list[str]:
+    """Each word of `text` as its pieces joined by "·" ("un·believ·able"): how a subword model reads it."""
+    symbols = tokenizer.tokenize(text)
+    plain = [s.removeprefix(WORD_START) for s in symbols]
+    return [piece for piece in ("·".join(plain[i] for i in group if plain[i]) for group in word_groups(symbols)) if piece]

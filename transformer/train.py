@@ -57,6 +57,9 @@ class TrainSettings:
     bucket_pool: int = 8  # batches drawn at once and sorted by length, so a batch holds similar lengths
     init_from: str | None = None  # a checkpoint folder to continue from (fresh optimizer and schedule)
     task_options: dict[str, Any] = field(default_factory=dict)  # task fields to change, e.g. {"max_len": 12} for a first stage
+    # bfloat16 autocast for the forward pass (weights, gradients and Adam stay float32): on a CPU with
+    # AVX-512 BF16 a step of the natural translators takes about 1.6x less time; the saved model is float32.
+    bf16: bool = False
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "warmup", "eval_n", "bucket_pool"):
@@ -110,6 +113,8 @@ def tokenizers_for(task: Any) -> tuple[Tokenizer, Tokenizer]:
     """
     from transformer.tasks.decoder_only import is_decoder_only
 
+    if hasattr(task, "tokenizers"):  # a corpus task builds its own (subword English, Chinese characters)
+        return task.tokenizers()
     segmented = bool(getattr(task, "segmented_source", False))
     if is_decoder_only(task):
         # the prompt is typed by a teacher as the word translators' source is: the same punctuation is ignored
@@ -167,11 +172,9 @@ def build_bundle(task: Any, settings: TrainSettings) -> ModelBundle:
 
 def train_examples(task: Any, rng: random.Random) -> Iterator[Any]:
     """An endless stream of examples from the task's training split (held-out sources are skipped)."""
-    from transformer.tasks.base import is_heldout
-
     while True:
         example = task.sample(rng)
-        if not is_heldout(example.source):
+        if not task.is_heldout(example.source):
             yield example
 
 
@@ -216,8 +219,8 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
     model.train()
     for step in range(1, settings.steps + 1):
         batch = make_batch(bundle, next(batches))
-        with intervene(model, lifted):
-            logits = model(batch.src, batch.tgt_in)  # (B, Tt, vocab)
+        with intervene(model, lifted), torch.autocast("cpu", dtype=torch.bfloat16, enabled=settings.bf16):
+            logits = model(batch.src, batch.tgt_in).float()  # (B, Tt, vocab)
         loss = criterion(logits.reshape(-1, logits.shape[-1]), batch.tgt_out.reshape(-1))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()

@@ -21,7 +21,7 @@ from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
 from transformer.tasks import GrammarDescription, Task, WordTask, describe_grammar, model_input_description
 from transformer.tasks.reading import CATEGORY_NAMES
-from transformer.tokenizer import SPECIALS
+from transformer.tokenizer import SPECIALS, word_pieces
 from ui.i18n import current_language, t
 from ui.safe import md_literal
 
@@ -79,15 +79,17 @@ def _slot(slot: str, optional: bool) -> str:
     return f"[{word}]" if optional else word
 
 
-def grammar_panel(bundle: ModelBundle, reads: str | None = None) -> None:
+def grammar_panel(bundle: ModelBundle, reads: str | None = None, text: str = "") -> None:
     """The "what can I type?" expander (closed: one line high): `reads` (what the model reads, also the text
     box's help), then patterns, lexicon by category and what goes with what for a translator; the character
-    set for a character model."""
+    set for a character model; for a natural translator, how it reads `text` (its word pieces)."""
     task = model_task(bundle)
     with st.expander(t("grammar.what_can_i_type"), icon=":material/help:"):
         if reads:
             st.caption(reads)
-        if isinstance(task, WordTask):
+        if hasattr(task, "references"):
+            _pieces_panel(bundle, text)
+        elif isinstance(task, WordTask):
             _word_panel(_grammar(task))
         else:
             _char_panel(bundle)
@@ -109,6 +111,14 @@ def _word_panel(grammar: GrammarDescription) -> None:
         for role, table in grammar.goes_with.items():
             st.markdown(f"**{t(f'grammar.goes_{role}')}**")
             st.markdown("  \n".join(f"{md_literal(word)} → {md_literal(', '.join(fits))}" for word, fits in table.items()))
+
+
+def _pieces_panel(bundle: ModelBundle, text: str) -> None:
+    """A natural translator reads any text: show how it splits this one (word pieces joined by "·")."""
+    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    if text.strip():
+        st.markdown(f"**{t('grammar.pieces_of_text')}**")
+        st.code("  ".join(word_pieces(reader, text)), language=None, wrap_lines=True)
 
 
 def _char_panel(bundle: ModelBundle) -> None:

@@ -13,10 +13,12 @@ import streamlit as st
 from runs.reference import model_task
 from runs.validation import TextCheck, check_text
 from transformer.checkpoint import ModelBundle
-from transformer.tasks import length_warning, random_sentence
+from transformer.tasks import length_warning, model_input_description, random_sentence
 from ui.grammar_panel import grammar_panel, reads_line
 from ui.i18n import t
+from ui.reader_switch import reader_switch
 from ui.safe import md_literal
+from ui.sidebar import MODEL_KEY
 from ui.url_values import MAX_URL_TEXT_CHARS
 
 TEXT_KEY = "text"
@@ -74,10 +76,11 @@ def text_box(bundle: ModelBundle) -> TextCheck:
             help=t("grammar.random_help"),
             icon=":material/casino:",
         )
-    grammar_panel(bundle, reads)  # the line on what the model reads opens the panel: one line less above every chart
+    grammar_panel(bundle, reads, raw or "")  # the line on what the model reads opens the panel: one line less above every chart
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     check = check_text(raw or "", reader, bundle.config.max_len - 1, task.suggest if task else None)
     _report(check)
+    reader_switch(str(st.session_state.get(MODEL_KEY, "")), model_input_description(bundle).language, raw or "")
     if task is not None and check.text is not None and not check.unknown:
         warning = length_warning(bundle.card, task, check.text)
         if warning is not None:

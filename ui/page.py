@@ -23,6 +23,7 @@ from ui.url_values import MAX_URL_TEXT_CHARS, UrlRepair
 from viz.tokens import visible_token
 from viz.trace import TraceData
 
+REFERENCES_SHOWN = 5  # a sentence with many translations lists its first few
 TOKENS_INLINE = 16  # tokens shown under the output (a line or two); the whole list in an expander
 
 
@@ -45,6 +46,9 @@ def show_reference(check: ReferenceCheck | None) -> None:
     and the nearest sentence the grammar makes, one click away)."""
     if check is None:
         return
+    if check.corpus:
+        show_corpus_reference(check)
+        return
     if check.expected is None:
         st.warning(t("input.out_of_grammar"), icon=":material/help:")
         show_diagnosis(check.diagnosis)
@@ -58,6 +62,20 @@ def show_reference(check: ReferenceCheck | None) -> None:
     if check.judged is not None:
         st.caption(t("input.judged_prefix", n=check.judged))
     st.caption(t("input.heldout" if check.heldout else "input.maybe_seen"))
+
+
+def show_corpus_reference(check: ReferenceCheck) -> None:
+    """A natural translator's verdict: a match with the corpus, how close it comes (chrF), or no reference at all."""
+    if not check.references:
+        st.info(t("input.no_reference"), icon=":material/rate_review:")
+        return
+    if check.correct:
+        st.success(t("input.corpus_match"), icon=":material/check_circle:")
+    else:
+        st.info(t("input.corpus_differs", chrf=f"{check.chrf:.0f}"), icon=":material/compare_arrows:")
+    st.markdown(f"**{t('input.corpus_references', n=len(check.references))}**")
+    st.code("\n".join(check.references[:REFERENCES_SHOWN]), language=None, wrap_lines=True)
+    st.caption(t("input.heldout" if check.heldout else "input.corpus_trained"))
 
 
 def show_diagnosis(diagnosis: Diagnosis | None) -> None:

@@ -6,13 +6,14 @@ the same language, model and settings.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import streamlit as st
 
-from runs.model_ref import RANDOM_DEFAULTS, ModelRef, shipped_models
+from runs.model_ref import RANDOM_DEFAULTS, ModelRef, is_grammar_demo, shipped_models
 from transformer.checkpoint import CheckpointError, ModelBundle
-from transformer.registry import DEFAULT_MODEL, RANDOM
+from transformer.registry import DEFAULT_MODEL, RANDOM, list_models
 from transformer.untrusted_files import one_line
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, language_code, t
 from ui.labels import relabel_when_changed
@@ -108,6 +109,12 @@ def _random_settings() -> dict[str, object]:
     }
 
 
+@functools.lru_cache(maxsize=1)
+def grammar_demos() -> tuple[str, ...]:
+    """The shipped grammar demos, listed last in the picker (read once: shipped models do not change while serving)."""
+    return tuple(info.name for info in list_models() if is_grammar_demo(info.card))
+
+
 def model_picker() -> ModelChoice | None:
     """Pick a shipped model or random weights; show its card. None if it could not be loaded."""
     names = shipped_models()
@@ -133,6 +140,8 @@ def model_picker() -> ModelChoice | None:
             place.error(t("sidebar.load_failed", name=md_literal(trained_label(name))))
             place.code(one_line(str(err)), language=None, wrap_lines=True)
         return None
+    if grammar_demos():  # the picker's labels stay the models' names (a link's ?model=); the grouping is said here
+        st.sidebar.caption(t("sidebar.grammar_demos", names=", ".join(grammar_demos())))
     _card_summary(bundle)
     model_warnings(bundle)
     return ModelChoice(key, bundle)

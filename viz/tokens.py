@@ -37,8 +37,14 @@ def text_width_px(text: str, font_px: float) -> float:
     return ems * font_px
 
 
+WORD_START = "▁"  # SentencePiece's word-start mark on a subword piece ("▁read"); a figure shows the piece plainly
+
+
 def visible_token(token: str) -> str:
-    """A token with whitespace made visible: " " → "␣", tab → "⇥", newline → "↵" (else unchanged)."""
+    """A token with whitespace made visible: " " → "␣", tab → "⇥", newline → "↵"; a word piece without its
+    word-start mark ("▁read" → "read", a lone "▁" → "␣"); else unchanged."""
+    if token.startswith(WORD_START):
+        token = token[len(WORD_START) :] or " "
     return _VISIBLE.get(token, token)
 
 

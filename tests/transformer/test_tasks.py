@@ -57,11 +57,13 @@ def test_registry_has_the_tasks_under_their_names():
         "translate-zh-en",
         "gpt-translate-en-zh",
         "induction",
+        "en-zh",
+        "zh-en",
     ]
     for name, task in TASKS.items():
         assert task.name == name
         assert get_task(name) is task
-        assert task.level == ("char" if name in (*CHAR_TASKS, "induction") else "word")
+        assert task.level == ("char" if name in (*CHAR_TASKS, "induction", "zh-en") else "word")  # zh-en reads characters
         assert task.description_en and task.description_zh
         assert re.search(r"[\u4e00-\u9fff]", task.description_zh)
 
@@ -91,8 +93,8 @@ def test_train_and_heldout_are_disjoint(name):
     train = task.examples(3000, "train", seed=1)
     heldout = task.examples(200, "heldout", seed=1)
     assert not {e.source for e in train} & {e.source for e in heldout}
-    assert all(is_heldout(e.source) for e in heldout)
-    assert not any(is_heldout(e.source) for e in train)
+    assert all(task.is_heldout(e.source) for e in heldout)  # the task's own split rule (a corpus: its file's)
+    assert not any(task.is_heldout(e.source) for e in train)
     assert len({e.source for e in heldout}) > 150  # varied, not one sentence over and over
 
 

@@ -83,6 +83,15 @@ def test_a_few_dozen_steps_lower_the_loss():
     assert not result.bundle.model.training
 
 
+def test_bf16_autocast_trains_and_keeps_float32_weights():
+    full = train(tiny_settings(steps=60, lr_factor=2.0), task=SHORT_COPY)
+    mixed = train(tiny_settings(steps=60, lr_factor=2.0, bf16=True), task=SHORT_COPY)
+    assert all(math.isfinite(loss) for loss in mixed.losses)
+    assert sum(mixed.losses[-5:]) / 5 < sum(mixed.losses[:5]) / 5 - 0.5  # it learns as the float32 run does
+    assert mixed.losses != full.losses  # the forward pass really ran in bfloat16
+    assert {p.dtype for p in mixed.bundle.model.parameters()} == {torch.float32}
+
+
 def test_callback_sees_every_step_and_false_stops_training():
     seen: list[TrainProgress] = []
 

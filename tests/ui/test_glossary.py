@@ -72,6 +72,11 @@ CODE_NAMES = {
     "URL",
     "CPU",
     "GPU",
+    # evaluation metrics and corpora (their own names in every language)
+    "chrF",
+    "BLEU",
+    "Tatoeba",
+    "HSK",
     # proper names (authors of a cited method)
     "Abnar",
     "Zuidema",

@@ -65,3 +65,11 @@ def test_heads_viz_modules_do_not_import_streamlit():
     code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + "assert 'streamlit' not in sys.modules\n"
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_word_piece_is_shown_without_its_word_start_mark():
+    from transformer.tokenizer import WORD_START as TOKENIZER_WORD_START
+    from viz.tokens import WORD_START, visible_token
+
+    assert WORD_START == TOKENIZER_WORD_START  # viz may not import transformer/: the one mark, spelled twice, kept equal
+    assert [visible_token(t) for t in ("▁read", "able", "▁", "我")] == ["read", "able", "␣", "我"]

@@ -99,6 +99,10 @@ class Task(ABC):
         Sampled examples always satisfy `task.reference(ex.source) == ex`.
         """
 
+    def is_heldout(self, source: str) -> bool:
+        """Whether `source` belongs to this task's held-out split (the generated tasks: `is_heldout`, a hash)."""
+        return is_heldout(source)
+
     def split_source(self, text: str) -> list[str]:
         """The source symbols of `text`: its user-perceived characters, or its words.
 
@@ -154,7 +158,7 @@ class Task(ABC):
         misses = 0
         while len(chosen) < n:
             example = self.sample(rng)
-            if is_heldout(example.source) == want_heldout:
+            if self.is_heldout(example.source) == want_heldout:
                 chosen.append(example)
                 misses = 0
                 continue

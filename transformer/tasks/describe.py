@@ -124,7 +124,8 @@ class InputDescription:
 
     Attributes:
         unit: "word" (lowercase words of a listed lexicon), "chinese_word" (Chinese words of a listed lexicon,
-            segmented by longest match, spaces optional) or "character" (user-perceived characters of a listed set).
+            segmented by longest match, spaces optional), "character" (user-perceived characters of a listed set),
+            "english_text" (any English, in word pieces) or "chinese_text" (any Chinese, in characters).
         symbols: the readable symbols (words or characters), sorted as in the model's vocabulary.
         max_symbols: the longest input the model was trained on, in symbols (words or characters); None if unknown.
         ignored: punctuation marks the model ignores (". , ? ! ;" and full-width), as one string.
@@ -132,7 +133,7 @@ class InputDescription:
         language: "en", "zh" or None (any script in `symbols`).
     """
 
-    unit: Literal["word", "chinese_word", "character"]
+    unit: Literal["word", "chinese_word", "character", "english_text", "chinese_text"]
     symbols: tuple[str, ...]
     max_symbols: int | None
     ignored: str
@@ -143,6 +144,11 @@ class InputDescription:
 def input_description(task: Task, card: Mapping[str, Any] | None = None) -> InputDescription:
     """What `task`'s model reads; `card` (the model's card.json) gives the trained length where the task has none."""
     card = card or {}
+    if hasattr(task, "references"):  # a corpus translator reads any text: English pieces or Chinese characters
+        chinese = task.direction == "zh-en"
+        symbols = tuple(task.tokenizers()[0].vocab[len(SPECIALS) :])
+        unit: Literal["chinese_text", "english_text"] = "chinese_text" if chinese else "english_text"
+        return InputDescription(unit, symbols, task.max_len, "", False, "zh" if chinese else "en")
     if task.level == "char":
         length = trained_max_len(card) or getattr(task, "max_len", None)
         return InputDescription("character", task.source_vocabulary(), length, "", False, None)

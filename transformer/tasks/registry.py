@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from transformer.tasks.base import Task
 from transformer.tasks.chars import CopyTask, ReverseTask, SortTask
+from transformer.tasks.corpus import EN_ZH, ZH_EN
 from transformer.tasks.decoder_only import GptEnglishToChinese
 from transformer.tasks.induction import InductionTask
 from transformer.tasks.translate_fr import EnglishToFrench
@@ -22,6 +23,8 @@ TASKS: dict[str, Task] = {
         ChineseToEnglish(),
         GptEnglishToChinese(),
         InductionTask(),
+        EN_ZH,
+        ZH_EN,
     )
 }
 
