@@ -282,7 +282,11 @@ def _continue_from(bundle: ModelBundle, folder: str) -> None:
 
 def _extends(old: Tokenizer, new: Tokenizer) -> bool:
     """Whether `new` reads text as `old` did, with every symbol of `old` and perhaps more."""
-    return type(old) is type(new) and old.to_dict().get("options") == new.to_dict().get("options") and set(old.vocab) <= set(new.vocab)
+    return (
+        type(old) is type(new)
+        and old.to_dict().get("options") == new.to_dict().get("options")
+        and set(old.vocab) <= set(new.vocab)
+    )
 
 
 def heldout_metrics(bundle: ModelBundle, task: Any, n: int = 1000, seed: int = 12345) -> EvalResult:
