@@ -18,7 +18,8 @@ from ui.grammar_panel import reads_line
 from ui.i18n import catalog
 
 MODELS = [info.name for info in list_models()]
-HANZI = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]$")
+# CJK unified ideographs and extension A, compatibility ideographs, extensions B-G (level 2 has 𠳐 𥻗 𬉼)
+HANZI = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]$")
 HANZI_WORD = {"en": "Chinese characters", "zh": "汉字"}
 
 
