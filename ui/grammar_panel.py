@@ -33,7 +33,8 @@ def _grammar(task: Task) -> GrammarDescription:
     return describe_grammar(task)  # type: ignore[arg-type]  # only called for word tasks
 
 
-CHARSET_GROUPS = ("letters", "digits", "space", "ascii_marks", "hanzi", "chinese_marks", "other")  # each has a `grammar.charset_<group>` line
+# each has a `grammar.charset_<group>` line
+CHARSET_GROUPS = ("letters", "digits", "space", "ascii_marks", "hanzi", "chinese_marks", "other")
 
 
 def charset_group(symbol: str) -> str:

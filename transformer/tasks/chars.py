@@ -12,9 +12,9 @@ import itertools
 import random
 import string
 from abc import abstractmethod
-from functools import cache
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from transformer.graphemes import graphemes
