@@ -18,8 +18,10 @@ from functools import lru_cache
 
 from runs.chrf import best_chrf
 from transformer.checkpoint import ModelBundle
+from transformer.evaluate import target_symbols
 from transformer.prompt import prompt_format
-from transformer.tasks import Diagnosis, Task, WordTask, diagnose, get_task
+from transformer.tasks import CharTask, Diagnosis, Task, WordTask, diagnose, get_task
+from transformer.tokenizer import UNK
 from viz.trace import TraceData
 
 
@@ -32,6 +34,9 @@ class ReferenceCheck:
     heldout: bool  # the (normalised) input belongs to the held-out split: never trained on
     diagnosis: Diagnosis | None = None  # why a sentence has no right output, and the nearest one that has
     judged: int | None = None  # only the first `judged` output tokens were compared (a model that writes on with no <eos>)
+    # the text has symbols the model does not know: a char task is judged on writing <unk> in their place, other
+    # tasks are not judged (expected None)
+    unknown: bool = False
     # A natural translator's verdict: a reference is one good translation among many, not the only right one.
     corpus: bool = False
     references: tuple[str, ...] = ()  # the corpus's translations of the input (empty: not in the corpus)
@@ -73,28 +78,38 @@ def check_reference(bundle: ModelBundle, trace: TraceData) -> ReferenceCheck | N
     Compared token by token in the model's own target vocabulary, so spacing in the output text
     does not matter. A decoder-only model trained without <eos> (induction: an endless continuation) writes
     until the length limit, so only as many tokens as the right output has are compared, as
-    `transformer.evaluate` does. Inputs with symbols the model does not know are not judged: it read <unk> (a translator's
-    grammar still diagnoses them: which words it lacks, and the nearest sentence it makes).
+    `transformer.evaluate` does. A symbol the model does not know reads as <unk>: a character task (any text has a
+    right output) is judged on writing <unk> in that symbol's place, as it was trained to ("张梓涵" → "涵<unk>张"
+    for a model without 梓); other tasks do not judge it (a translator's grammar diagnoses the sentence: which words
+    it lacks, and the nearest sentence it makes). A text with no right output gets a warning, never "wrong".
     """
     task = model_task(bundle)
     if task is None or not trace.text.strip():
         return None
     if hasattr(task, "references"):
         return corpus_check(task, trace)
-    if trace.unknown:  # not judged; a grammar still says which words it lacks and what it would accept
-        diagnosis = diagnosis_of(task, trace.text)
-        return None if diagnosis is None else ReferenceCheck(expected=None, correct=False, heldout=False, diagnosis=diagnosis)
+    if trace.unknown and not isinstance(task, CharTask):  # not judged: it read <unk> where the text has a word
+        # a grammar says which words it lacks and what it would accept
+        return ReferenceCheck(expected=None, correct=False, heldout=False, diagnosis=diagnosis_of(task, trace.text), unknown=True)
     example = task.reference(trace.text)
-    if example is None:
+    if example is None:  # no right output: a warning with the grammar's diagnosis, never "wrong"
         return ReferenceCheck(expected=None, correct=False, heldout=False, diagnosis=diagnosis_of(task, trace.text))
-    expected_tokens = bundle.target_tokenizer.tokenize(example.target)
+    target = bundle.target_tokenizer
+    # what the model can write: a symbol it does not know is <unk>, in the right output's place
+    expected_tokens = [s if s in target.index else UNK for s in target_symbols(target, example.target)]
     written = list(trace.output_tokens)
     fmt = prompt_format(bundle)
     judged = len(expected_tokens) if fmt is not None and not fmt.end_with_eos else None
     if judged is not None:  # it writes on with no <eos>: judged on the reference's length
         written = written[:judged]
-    correct = written == list(expected_tokens)
-    return ReferenceCheck(expected=example.target, correct=correct, heldout=task.is_heldout(example.source), judged=judged)
+    correct = written == expected_tokens
+    return ReferenceCheck(
+        expected=example.target,
+        correct=correct,
+        heldout=task.is_heldout(example.source),
+        judged=judged,
+        unknown=UNK in expected_tokens,
+    )
 
 
 @lru_cache(maxsize=256)

@@ -55,6 +55,11 @@ def probe_pair(task: Any, text: str | None = None) -> tuple[str, str]:
     return example.source, example.target
 
 
+def _shape(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A model config without its vocabulary sizes: what must stay the same for one film to continue another."""
+    return {k: v for k, v in config.items() if k not in ("src_vocab_size", "tgt_vocab_size")}
+
+
 def quantize(pattern: np.ndarray) -> np.ndarray:
     """Attention weights in [0, 1] → uint8 (weight · 255, rounded)."""
     return np.rint(np.clip(pattern, 0.0, 1.0) * QUANT).astype(np.uint8)
@@ -143,14 +148,18 @@ class Film:
         return self.patterns[kind][index].astype(np.float32) / QUANT
 
     def continues(self, earlier: Film) -> bool:
-        """Whether this film can follow `earlier` as one run: the same probe and the same model shape."""
+        """Whether this film can follow `earlier` as one run: the same probe and the same model shape.
+
+        The vocabulary may have grown in between (`--init-from` carries every known symbol into a larger
+        alphabet): the frames' axes are the probe's tokens, which are the same.
+        """
         same_probe = (self.source, self.target, self.src_tokens, self.tgt_tokens) == (
             earlier.source,
             earlier.target,
             earlier.src_tokens,
             earlier.tgt_tokens,
         )
-        return same_probe and dict(self.config) == dict(earlier.config) and set(self.patterns) == set(earlier.patterns)
+        return same_probe and _shape(self.config) == _shape(earlier.config) and set(self.patterns) == set(earlier.patterns)
 
     def after(self, earlier: Film) -> Film:
         """`earlier` then this film, as one run: a training that continued a checkpoint (`--init-from`)

@@ -255,13 +255,41 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
 
 
 def _continue_from(bundle: ModelBundle, folder: str) -> None:
-    """Start from a trained checkpoint's weights, e.g. a second, lower-learning-rate stage."""
+    """Start from a trained checkpoint's weights, e.g. a second, lower-learning-rate stage.
+
+    The vocabulary may grow (a task's alphabet gained characters): every symbol the checkpoint knew keeps its
+    embedding and output row, wherever the larger sorted vocabulary puts it, and only the new symbols start
+    from their fresh initialisation, so the stage learns the new symbols rather than the whole task again.
+    """
     from transformer.checkpoint import load_checkpoint
 
     start = load_checkpoint(folder)
-    if start.config != bundle.config or start.target_tokenizer.vocab != bundle.target_tokenizer.vocab:
+    sizes = {"src_vocab_size": bundle.config.src_vocab_size, "tgt_vocab_size": bundle.config.tgt_vocab_size}
+    pairs = [(start.target_tokenizer, bundle.target_tokenizer), (start.source_tokenizer, bundle.source_tokenizer)]
+    if dataclasses.replace(start.config, **sizes) != bundle.config or not all(
+        _extends(old, new) for old, new in pairs if old is not None and new is not None
+    ):
         raise ValueError(f"{folder} was trained with another config or vocabulary; it cannot be continued here")
-    bundle.model.load_state_dict(start.model.state_dict())
+    fresh = bundle.model.state_dict()
+    state = {}
+    for name, weight in start.model.state_dict().items():
+        if weight.shape == fresh[name].shape:
+            state[name] = weight
+        else:  # a row per symbol (embedding, output projection and its bias): move each known row to its new id
+            old, new = pairs[1] if name.startswith("src_embed.") else pairs[0]
+            rows = fresh[name].clone()
+            rows[torch.tensor([new.index[s] for s in old.vocab])] = weight
+            state[name] = rows
+    bundle.model.load_state_dict(state)
+
+
+def _extends(old: Tokenizer, new: Tokenizer) -> bool:
+    """Whether `new` reads text as `old` did, with every symbol of `old` and perhaps more."""
+    return (
+        type(old) is type(new)
+        and old.to_dict().get("options") == new.to_dict().get("options")
+        and set(old.vocab) <= set(new.vocab)
+    )
 
 
 def heldout_metrics(bundle: ModelBundle, task: Any, n: int = 1000, seed: int = 12345) -> EvalResult:

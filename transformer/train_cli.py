@@ -104,8 +104,10 @@ SUMMARIES: dict[str, tuple[str, str, str]] = {
         "attention 注意力",
     ),
     "reverse": (
-        "Reverses its input character by character (ASCII and the 3,500 level-1 standard Chinese characters, up to 48).",
-        "把输入逐字倒过来（ASCII 和《通用规范汉字表》一级字表的 3500 个汉字，最长 48 个字符）。",
+        "Reverses its input character by character (ASCII, the 6,500 level-1 and level-2 standard Chinese characters "
+        "and Chinese punctuation, up to 48); an unknown symbol stays in place as <unk>.",
+        "把输入逐字倒过来（ASCII、《通用规范汉字表》一级和二级字表的 6500 个汉字及中文标点，最长 48 个字符）；"
+        "不认识的符号在原位置写作 <unk>。",
         "hello 世界",
     ),
     "sort": ("Sorts its input's characters by Unicode code point.", "把输入的字符按 Unicode 码位排序。", "transformer"),

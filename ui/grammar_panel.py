@@ -33,7 +33,8 @@ def _grammar(task: Task) -> GrammarDescription:
     return describe_grammar(task)  # type: ignore[arg-type]  # only called for word tasks
 
 
-CHARSET_GROUPS = ("letters", "digits", "space", "ascii_marks", "hanzi", "other")  # each has a `grammar.charset_<group>` line
+# each has a `grammar.charset_<group>` line
+CHARSET_GROUPS = ("letters", "digits", "space", "ascii_marks", "hanzi", "chinese_marks", "other")
 
 
 def charset_group(symbol: str) -> str:
@@ -42,6 +43,8 @@ def charset_group(symbol: str) -> str:
         return "letters" if symbol.isalpha() else "digits" if symbol.isdigit() else "space" if symbol == " " else "ascii_marks"
     if len(symbol) == 1 and unicodedata.name(symbol, "").startswith(("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH")):
         return "hanzi"
+    if len(symbol) == 1 and unicodedata.category(symbol).startswith("P"):  # ，。“”《》: the marks of Chinese text
+        return "chinese_marks"
     return "other"
 
 

@@ -81,7 +81,7 @@ def text_box(bundle: ModelBundle) -> TextCheck:
     check = check_text(raw or "", reader, bundle.config.max_len - 1, task.suggest if task else None)
     _report(check)
     reader_switch(str(st.session_state.get(MODEL_KEY, "")), model_input_description(bundle).language, raw or "")
-    if task is not None and check.text is not None and not check.unknown:
+    if task is not None and check.text is not None:  # unknown symbols count too: each is one position read as <unk>
         warning = length_warning(bundle.card, task, check.text)
         if warning is not None:
             key = "grammar.too_long" if task.level == "char" else "grammar.too_long_words"

@@ -49,6 +49,9 @@ def show_reference(check: ReferenceCheck | None) -> None:
     if check.corpus:
         show_corpus_reference(check)
         return
+    if check.expected is None and check.unknown and check.diagnosis is None:  # no grammar to say more
+        st.info(t("input.unknown_not_judged"), icon=":material/help:")
+        return
     if check.expected is None:
         st.warning(t("input.out_of_grammar"), icon=":material/help:")
         show_diagnosis(check.diagnosis)
@@ -59,6 +62,8 @@ def show_reference(check: ReferenceCheck | None) -> None:
         st.error(t("input.wrong"), icon=":material/cancel:")
         st.markdown(f"**{t('input.expected')}**")
         st.code(check.expected, language=None, wrap_lines=True)
+    if check.unknown:
+        st.caption(t("input.unknown_in_place"))
     if check.judged is not None:
         st.caption(t("input.judged_prefix", n=check.judged))
     st.caption(t("input.heldout" if check.heldout else "input.maybe_seen"))

@@ -1,5 +1,6 @@
-"""The task's verdict on a run: right or wrong output, held out or not, and no verdict at all when
-there is nothing to compare with (untrained model, unknown symbols, a sentence outside the grammar)."""
+"""The task's verdict on a run: right or wrong output, held out or not, and no right output when there is
+nothing to compare with (untrained model: no verdict; a sentence outside the grammar or a translator's unknown
+word: a warning with the diagnosis). A character task's unknown symbol is judged as <unk> in its place."""
 
 from dataclasses import replace
 
@@ -53,14 +54,25 @@ def test_outside_the_grammar_there_is_no_right_output(en_zh):
     assert check is not None and check.expected is None and not check.correct
 
 
-def test_no_verdict_without_a_task_or_with_unknown_symbols(en_zh, reverse):
+def test_no_verdict_without_a_task_and_a_translators_unknown_word_is_not_judged(en_zh):
     untrained = random_bundle(TransformerConfig(n_layers=1, d_model=16, n_heads=2, d_ff=32), seed=0)
     assert check_reference(untrained, _run(untrained, "abc")) is None
-    assert check_reference(reverse, _run(reverse, "ab\U0001f600")) is None  # a character task with <unk>: nothing to say
     check = check_reference(en_zh, _run(en_zh, "i read a zorblax"))  # not judged, but the grammar says why
-    assert check is not None and check.expected is None and not check.correct
+    assert check is not None and check.expected is None and not check.correct and check.unknown
     first = check.diagnosis.problems[0]
     assert first.kind == "unknown_word" and first.words == ("zorblax",)
+
+
+def test_a_character_tasks_unknown_symbol_is_judged_as_unk_in_its_place(reverse):
+    """ "张梓涵" once came back as "涵" from a model without 梓: the unknown symbol and all after it dropped. The
+    right output for the model keeps <unk> where the symbol goes, so that is judged wrong and <unk> in place right."""
+    trace = _run(reverse, "ab\U0001f600cd")
+    assert list(trace.unknown) == ["\U0001f600"]
+    in_place = check_reference(reverse, replace(trace, output_tokens=["d", "c", "<unk>", "b", "a"]))
+    assert in_place.expected == "dc\U0001f600ba" and in_place.unknown and in_place.correct
+    dropped = check_reference(reverse, replace(trace, output_tokens=["d", "c"]))
+    assert dropped.expected == "dc\U0001f600ba" and not dropped.correct
+    assert not check_reference(reverse, _run(reverse, "abcd")).unknown
 
 
 def test_outside_the_grammar_the_diagnosis_names_the_combination_and_the_nearest_sentence(en_zh):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import numpy as np
 import pytest
@@ -91,3 +92,15 @@ def test_quantize_rounds_to_255_levels():
 def test_a_probe_without_an_answer_falls_back_to_the_task_example():
     recorder = FilmRecorder(TASK, every=1, probe="")
     assert recorder.source and recorder.target == recorder.source[::-1]
+
+
+def test_a_film_continues_across_a_grown_vocabulary_but_not_another_shape(recorded):
+    """reverse's fourth stage adds level 2 to its alphabet: the probe's frames keep their axes, so its film goes on;
+    another layer count or width is another model, whose frames cannot follow."""
+    film = recorded[0]
+    config = dict(film.config)
+    sizes = {"src_vocab_size": config["src_vocab_size"] + 3000, "tgt_vocab_size": config["tgt_vocab_size"] + 3000}
+    grown = dataclasses.replace(film, config={**config, **sizes})
+    assert grown.continues(film)
+    assert grown.after(film).n_frames == 2 * film.n_frames
+    assert not dataclasses.replace(film, config={**config, "d_model": 32}).continues(film)

@@ -115,6 +115,30 @@ def test_reverse_on_typed_text_and_its_trace():
         assert trace_text(bundle, text).output_text == text[::-1]
 
 
+@pytest.mark.parametrize("name", ["张梓涵", "闫睿宸", "覃萱", "欧阳梓萱", "李沐宸", "Zhang 梓涵"])
+def test_reverse_reads_names_with_level_two_characters(name):
+    """Name characters of level 2 of the General Standard table (梓 睿 宸 萱 覃) and the common surname 闫 are known."""
+    trace = trace_text(load_model("reverse"), name)
+    assert not trace.unknown and trace.output_text == name[::-1]
+
+
+@pytest.mark.parametrize(
+    ("text", "unknown"),
+    [("张\U0001f984涵", "\U0001f984"), ("ab\U00020bb7cd", "\U00020bb7"), ("李明😀，你好！", "😀"), ("é梓x", "é")],
+)
+def test_reverse_keeps_an_unknown_symbol_in_place_as_unk(text, unknown):
+    """A symbol outside the alphabet (an emoji, a rare character outside levels 1 and 2, a letter of another script)
+    is reversed in place as <unk>: nothing is dropped and the output keeps the input's length."""
+    bundle = load_model("reverse")
+    trace = trace_text(bundle, text)
+    assert trace.unknown == [unknown]
+    expected = ["<unk>" if c == unknown else c for c in text[::-1]]
+    assert trace.output_tokens == expected and len(trace.output_tokens) == len(text)
+    assert trace.output_text == "".join(expected)
+    check = check_reference(bundle, run_text(bundle, text))
+    assert check is not None and check.correct and check.unknown and check.expected == text[::-1]
+
+
 def test_reverse_states_its_trained_length_and_handles_it():
     """The card says how long an input the model was trained on (>= 48 characters), and it reverses that long."""
     from transformer.tasks import length_warning

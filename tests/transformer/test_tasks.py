@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import re
@@ -14,6 +15,7 @@ from transformer.tasks import (
     COMMON_HANZI,
     HANZI,
     LEVEL_ONE_HANZI,
+    LEVEL_TWO_HANZI,
     TASKS,
     CharTask,
     CopyTask,
@@ -28,6 +30,7 @@ from transformer.tasks import (
     lexicon_fr,
     lexicon_zh,
 )
+from transformer.tasks.chars import CHINESE_PUNCTUATION, UNKNOWN_SYMBOLS
 from transformer.tasks.english import english_plural, english_third_person
 
 CHAR_TASKS = ["copy", "reverse", "sort"]
@@ -128,20 +131,62 @@ def test_common_hanzi_are_distinct_cjk_and_cover_the_demo_phrases():
         assert set(phrase) <= set(COMMON_HANZI), phrase
 
 
+def test_the_two_levels_of_the_general_standard_table_are_shipped_whole():
+    """3,500 + 3,000 distinct characters (Unihan kTGH 1-3500 and 3501-6500), disjoint, with the name characters."""
+    assert len(LEVEL_ONE_HANZI) == len(set(LEVEL_ONE_HANZI)) == 3500
+    assert len(LEVEL_TWO_HANZI) == len(set(LEVEL_TWO_HANZI)) == 3000
+    assert not set(LEVEL_ONE_HANZI) & set(LEVEL_TWO_HANZI)
+    assert LEVEL_ONE_HANZI[:3] == "一乙二" and LEVEL_TWO_HANZI[:3] == "乂乜兀"  # the table's own order
+    assert set("梓睿宸萱覃") <= set(LEVEL_TWO_HANZI) and "闫" not in LEVEL_ONE_HANZI + LEVEL_TWO_HANZI  # 闫 is level 3
+    assert all(unicodedata.name(c).startswith("CJK UNIFIED IDEOGRAPH") for c in LEVEL_ONE_HANZI + LEVEL_TWO_HANZI)
+
+
 @pytest.mark.parametrize("name", CHAR_TASKS)
 def test_char_alphabet_is_sorted_unique_and_complete(name):
     vocab = TASKS[name].source_vocabulary()
     assert list(vocab) == sorted(set(vocab))
-    assert set(vocab) == set(string.ascii_letters + string.digits + string.punctuation + " " + HANZI)
-    assert set(COMMON_HANZI) | set(LEVEL_ONE_HANZI) == set(HANZI)
+    marks = CHINESE_PUNCTUATION
+    assert set(vocab) == set(string.ascii_letters + string.digits + string.punctuation + " " + HANZI + marks)
+    assert set(COMMON_HANZI) | set(LEVEL_ONE_HANZI) | set(LEVEL_TWO_HANZI) | {"闫"} == set(HANZI)
+    assert set("张梓涵闫睿宸覃萱，。？！、；：“”‘’（）《》") <= set(vocab)
+    assert not set(UNKNOWN_SYMBOLS) & set(vocab)  # the symbols drawn to teach <unk> are never in the alphabet
     assert TASKS[name].target_vocabulary() == vocab
+
+
+def test_the_first_stages_alphabet_and_strings_are_still_drawn_by_their_options():
+    """reverse's first three stages were trained on level 1 without Chinese marks or unknown symbols: their card
+    commands pass these options and must get that alphabet (3,607 symbols) and those strings again."""
+    first = dataclasses.replace(TASKS["reverse"], hanzi_levels=1, chinese_punctuation=False, unknown_share=0)
+    vocab = first.source_vocabulary()
+    assert len(vocab) == 3607 and set(vocab) == set(
+        string.ascii_letters + string.digits + string.punctuation + " " + COMMON_HANZI + LEVEL_ONE_HANZI
+    )
+    strings = "".join(e.source for e in _sample(first, 300))
+    assert set(strings) <= set(vocab)
+    # 95 ASCII symbols, the 6,500 of levels 1 and 2 (the common hanzi outside level 1 are all level 2), 闫, 15 marks
+    assert set(COMMON_HANZI) <= set(LEVEL_ONE_HANZI + LEVEL_TWO_HANZI)
+    assert len(TASKS["reverse"].source_vocabulary()) == 95 + 6500 + 1 + len(CHINESE_PUNCTUATION) == 6611
+    with pytest.raises(ValueError, match="hanzi_levels"):
+        CopyTask(hanzi_levels=3)
+    with pytest.raises(ValueError, match="unknown_share"):
+        CopyTask(unknown_share=1.0)
+
+
+def test_char_tasks_draw_unknown_symbols_and_reverse_them_in_place():
+    task = TASKS["reverse"]
+    symbols = [c for e in _sample(task, 3000) for c in e.source]
+    unknown = sum(c in UNKNOWN_SYMBOLS for c in symbols) / len(symbols)
+    assert 0.005 < unknown < 0.02  # unknown_share 0.01 of all characters
+    marks = sum(c in CHINESE_PUNCTUATION for c in symbols) / len(symbols)
+    assert 0.01 < marks < 0.05  # a tenth of the Chinese share
+    assert task.reference("张😀涵").target == "涵😀张"
 
 
 @pytest.mark.parametrize("name", CHAR_TASKS)
 def test_char_targets_and_alignments_are_right(name):
     expected = {"copy": lambda s: s, "reverse": lambda s: s[::-1], "sort": lambda s: "".join(sorted(s))}[name]
     task = TASKS[name]
-    vocab = set(task.source_vocabulary())
+    vocab = set(task.source_vocabulary()) | set(UNKNOWN_SYMBOLS)
     for e in _sample(task, 2000):
         assert task.min_len <= len(e.source) <= task.max_len
         assert set(e.source) <= vocab

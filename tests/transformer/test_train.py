@@ -191,3 +191,31 @@ def test_init_from_continues_from_a_checkpoints_weights(tmp_path):
     assert continued.losses[0] < fresh.losses[0] - 0.5  # starts where stage 1 ended, not from scratch
     with pytest.raises(ValueError, match="another config"):
         train(tiny_settings(steps=1, config={**TINY, "d_ff": 32}, init_from=str(tmp_path / "stage1")), task=SHORT_COPY)
+
+
+def test_init_from_grows_the_vocabulary_keeping_every_known_symbols_rows(tmp_path):
+    """reverse's fourth stage: a level-1 checkpoint continues on the level-1 + level-2 alphabet. Each known symbol
+    keeps its embedding and output row at its new id (the sorted alphabet moves them); only new symbols start fresh."""
+    from transformer.checkpoint import save_checkpoint
+    from transformer.train import _continue_from, task_with_options
+
+    level_one = {"hanzi_levels": 1, "chinese_punctuation": False, "unknown_share": 0}
+    small = train(tiny_settings(steps=2, task_options=level_one), task=SHORT_COPY)
+    save_checkpoint(small.bundle, tmp_path / "level1")
+    grown = build_bundle(SHORT_COPY, tiny_settings())
+    _continue_from(grown, str(tmp_path / "level1"))
+    old, new = small.bundle.target_tokenizer, grown.target_tokenizer
+    assert len(new) == len(old) + 3000 + 1 + 15 - 12  # level 2, 闫 and the marks; 12 common hanzi were known already
+    assert old.index["鼎"] != new.index["鼎"]  # ids shift: level-2 characters sort in before it
+    for name in ("src_embed.lut.weight", "tgt_embed.lut.weight", "generator.proj.weight", "generator.proj.bias"):
+        before, after = small.bundle.model.state_dict()[name], grown.model.state_dict()[name]
+        for symbol in ("<unk>", "<eos>", "a", "张", "涵", "鼎"):
+            torch.testing.assert_close(after[new.index[symbol]], before[old.index[symbol]])
+    torch.testing.assert_close(
+        grown.model.state_dict()["encoder.layers.0.feed_forward.w_1.weight"],
+        small.bundle.model.state_dict()["encoder.layers.0.feed_forward.w_1.weight"],
+    )
+    assert "梓" not in old.index and after[new.index["梓"]].abs().sum() > 0  # a new symbol keeps its fresh init
+    save_checkpoint(grown, tmp_path / "grown")
+    with pytest.raises(ValueError, match="another config or vocabulary"):  # a vocabulary cannot shrink
+        _continue_from(build_bundle(task_with_options(SHORT_COPY, level_one), tiny_settings()), str(tmp_path / "grown"))

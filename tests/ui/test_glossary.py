@@ -74,7 +74,6 @@ CODE_NAMES = {
     "GPU",
     # evaluation metrics and corpora (their own names in every language)
     "chrF",
-    "BLEU",
     "Tatoeba",
     "HSK",
     # proper names (authors of a cited method)

@@ -15,9 +15,11 @@ from transformer.tasks import model_input_description
 from transformer.tasks.describe import trained_max_len
 from transformer.tokenizer import SENTENCE_PUNCTUATION
 from ui.grammar_panel import reads_line
+from ui.i18n import catalog
 
 MODELS = [info.name for info in list_models()]
-HANZI = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]$")
+# CJK unified ideographs and extension A, compatibility ideographs, extensions B-G (level 2 has 𠳐 𥻗 𬉼)
+HANZI = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]$")
 HANZI_WORD = {"en": "Chinese characters", "zh": "汉字"}
 
 
@@ -66,3 +68,11 @@ def test_induction_claims_no_chinese_and_its_trained_length():
     assert "Chinese" not in line and "3,500" not in line
     assert f"up to {data['max_lead'] + 2 * data['max_half']} long" in line
     assert "52 Latin letters" in line and "10 digits" in line
+
+
+@pytest.mark.parametrize(("lang", "marks"), [("en", "15 Chinese punctuation marks"), ("zh", "15 个中文标点符号")])
+def test_reverse_names_its_chinese_punctuation(lang, marks):
+    """，。？！、；：“”‘’（）《》 are a group of their own, not "other characters"."""
+    line = _line("reverse", lang)
+    assert marks in line and "6,501" in line  # levels 1 and 2 and 闫
+    assert catalog(lang)["grammar.charset_other"].split("}", 1)[1] not in line

@@ -127,6 +127,35 @@ def test_reverse_warns_past_its_trained_length():
     assert not any(_strip(catalog("en")["grammar.too_long"]) in m for m in _messages(at))
 
 
+def test_the_length_warning_counts_unknown_symbols_too():
+    """An emoji past the trained length is one more position the model reads (as <unk>): the warning still shows,
+    beside the unknown-symbol notice, and counts it."""
+    limit = load_model("reverse").card["trained_max_len"]
+    at = _page(model="reverse", text="a" * limit + "\U0001f600")
+    messages = _messages(at)
+    assert catalog("en")["grammar.too_long"].format(length=limit + 1, limit=limit) in messages
+    assert catalog("en")["input.unknown"].format(n=1) in messages
+
+
+@pytest.mark.parametrize(
+    ("model", "text", "verdict"),
+    [
+        ("reverse", "张梓涵", "input.correct"),
+        ("reverse", "ab\U0001f600cd", "input.correct"),  # <unk> in the emoji's place is the right output
+        ("translate-en-zh", "hello world", "input.out_of_grammar"),
+        ("translate-en-zh", "i read a book", "input.correct"),
+        ("induction", "aK\U0001f600aK", "input.unknown_not_judged"),
+    ],
+)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_input_gets_a_verdict_line(model, text, verdict, lang):
+    at = _page(model=model, text=text, lang=lang)
+    assert_no_exception(at)
+    assert catalog(lang)[verdict] in _messages(at)
+    unknown = "\U0001f600" in text
+    assert (catalog(lang)["input.unknown_in_place"] in _markdown(at)) == (unknown and model == "reverse")
+
+
 def test_the_chinese_translator_is_offered_and_reads_chinese():
     at = _page(model="translate-zh-en", text="我今天在图书馆读一本书。")
     assert "translate-zh-en" in at.sidebar.selectbox(key="model").options

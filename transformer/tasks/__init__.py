@@ -20,7 +20,16 @@ The translation tasks use small synthetic grammars whose every sentence has a co
 from __future__ import annotations
 
 from transformer.tasks.base import HELDOUT_MODULUS, Example, Level, Split, Task, is_heldout
-from transformer.tasks.chars import COMMON_HANZI, HANZI, LEVEL_ONE_HANZI, CharTask, CopyTask, ReverseTask, SortTask
+from transformer.tasks.chars import (
+    COMMON_HANZI,
+    HANZI,
+    LEVEL_ONE_HANZI,
+    LEVEL_TWO_HANZI,
+    CharTask,
+    CopyTask,
+    ReverseTask,
+    SortTask,
+)
 from transformer.tasks.decoder_only import DecoderOnlyTask, GptEnglishToChinese, is_decoder_only
 from transformer.tasks.describe import (
     GrammarDescription,
@@ -47,6 +56,7 @@ __all__ = [
     "HANZI",
     "HELDOUT_MODULUS",
     "LEVEL_ONE_HANZI",
+    "LEVEL_TWO_HANZI",
     "TASKS",
     "CharTask",
     "ChineseToEnglish",

@@ -14,6 +14,7 @@ import string
 from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from transformer.graphemes import graphemes
@@ -41,18 +42,40 @@ COMMON_HANZI = (
 )
 
 
-def _level_one_hanzi() -> str:
-    """The 3,500 characters of level 1 of the Table of General Standard Chinese Characters (通用规范汉字表 一级字表).
+def hanzi_level(level: int) -> str:
+    """The characters of one level of the Table of General Standard Chinese Characters (通用规范汉字表), in its order.
 
-    Shipped as `data/hanzi_level1.txt`, generated once from Unihan's kTGH field (see `data/make_hanzi_level1.py`).
+    Level 1 (一级字表) has 3,500 characters, level 2 (二级字表) 3,000 more, name characters such as 梓, 睿, 宸 among
+    them. Shipped as `data/hanzi_level{1,2}.txt`, generated once from Unihan's kTGH field (see
+    `data/make_hanzi_levels.py`).
     """
-    return (Path(__file__).with_name("data") / "hanzi_level1.txt").read_text(encoding="utf-8").replace("\n", "")
+    return (Path(__file__).with_name("data") / f"hanzi_level{level}.txt").read_text(encoding="utf-8").replace("\n", "")
 
 
-LEVEL_ONE_HANZI = _level_one_hanzi()
-# Every hanzi the char tasks know: the common ones above (12 of them, surnames and name characters such as 邹 and
-# 婷, are outside level 1), then the rest of level 1 in the table's order.
-HANZI = "".join(dict.fromkeys(COMMON_HANZI + LEVEL_ONE_HANZI))
+LEVEL_ONE_HANZI = hanzi_level(1)
+LEVEL_TWO_HANZI = hanzi_level(2)
+# Common surnames the table puts in level 3 (闫 is number 6546), read with level 2 so that names of the ~150 most
+# common surnames are never <unk>.
+LEVEL_THREE_SURNAMES = "闫"
+# Full-width Chinese punctuation: a Chinese sentence or a quoted title reads without <unk>.
+CHINESE_PUNCTUATION = "，。？！、；：“”‘’（）《》"
+HANZI_LEVELS = (1, 2)
+# Symbols no char task's alphabet has (accented and other scripts' letters, emoji, rare hanzi outside levels 1-2
+# such as 䶮 of the name 刘䶮): drawn now and then so the model learns to move an <unk> like any other symbol.
+# Which ones is immaterial to the model (every one reads as <unk>), but the strings stay readable.
+UNKNOWN_SYMBOLS = "éüñßçΩλжяあの한😀👍🎉🌏🐱䶮䲜㐀"
+
+
+@cache
+def hanzi(levels: int = 2) -> str:
+    """Every hanzi a char task with `hanzi_levels=levels` knows: the common ones above (12 of them, surnames and name
+    characters such as 邹 and 婷, are outside level 1), then the rest of level 1 in the table's order, then (levels=2)
+    level 2 and the level-3 surnames."""
+    extra = LEVEL_TWO_HANZI + LEVEL_THREE_SURNAMES if levels >= 2 else ""
+    return "".join(dict.fromkeys(COMMON_HANZI + LEVEL_ONE_HANZI + extra))
+
+
+HANZI = hanzi(2)
 
 ASCII_LETTERS = string.ascii_letters
 ASCII_DIGITS = string.digits
@@ -69,6 +92,7 @@ ASCII_CLASS_WEIGHTS: tuple[tuple[str, float], ...] = (
     (ASCII_PUNCTUATION, 0.15),
     (" ", 0.1),
 )
+CHINESE_PUNCTUATION_SHARE = 0.1  # of a string's Chinese characters, this share are full-width punctuation marks
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,18 +103,33 @@ class CharTask(Task):
         min_len: shortest source, in characters (lengths are uniform in [min_len, max_len]).
         max_len: longest source, in characters.
         chinese_heavy_fraction: share of sampled strings that are Chinese-heavy; the rest are ASCII-heavy.
+        hanzi_levels: levels of the Table of General Standard Chinese Characters in the alphabet: 1 (3,500
+            characters, the alphabet `reverse` was first trained with) or 2 (6,500, names such as 张梓涵 read).
+        chinese_punctuation: full-width Chinese punctuation (，。？！、；：“”‘’（）《》) in the alphabet.
+        unknown_share: share of sampled characters that are outside the alphabet (`UNKNOWN_SYMBOLS`): the model
+            sees <unk> in training and reverses it in place, as any other symbol (never trained on, <unk> made
+            it stop: "张梓涵" came back as "涵").
     """
 
     level: Level = "char"
     min_len: int = 1
     max_len: int = 32
     chinese_heavy_fraction: float = 0.5
+    hanzi_levels: int = 2
+    chinese_punctuation: bool = True
+    unknown_share: float = 0.01
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_len <= self.max_len:
             raise ValueError(f"need 1 <= min_len <= max_len, got min_len={self.min_len}, max_len={self.max_len}")
         if not 0.0 <= self.chinese_heavy_fraction <= 1.0:
             raise ValueError(f"chinese_heavy_fraction must be in [0, 1], got {self.chinese_heavy_fraction}")
+        if self.hanzi_levels not in HANZI_LEVELS:
+            raise ValueError(f"hanzi_levels must be one of {HANZI_LEVELS}, got {self.hanzi_levels!r}")
+        if not isinstance(self.chinese_punctuation, bool):
+            raise ValueError(f"chinese_punctuation must be true or false, got {self.chinese_punctuation!r}")
+        if not 0.0 <= self.unknown_share < 1.0:
+            raise ValueError(f"unknown_share must be in [0, 1), got {self.unknown_share}")
 
     @abstractmethod
     def alignment(self, symbols: Sequence[str]) -> tuple[int, ...]:
@@ -116,28 +155,47 @@ class CharTask(Task):
     def sample(self, rng: random.Random) -> Example:
         length = rng.randint(self.min_len, self.max_len)
         chinese_heavy = rng.random() < self.chinese_heavy_fraction
-        symbols = rng.choices(_POOL, cum_weights=_CUMULATIVE[chinese_heavy], k=length)  # one grapheme each
+        pool, cumulative = _sampling(self.hanzi_levels, self.chinese_punctuation, self.unknown_share)
+        symbols = rng.choices(pool, cum_weights=cumulative[chinese_heavy], k=length)  # one grapheme each
         alignment = self.alignment(symbols)
         return Example("".join(symbols), "".join(symbols[i] for i in alignment), alignment)
 
     def source_vocabulary(self) -> tuple[str, ...]:
-        return _ALPHABET
+        return _alphabet(self.hanzi_levels, self.chinese_punctuation)
 
     def target_vocabulary(self) -> tuple[str, ...]:
-        return _ALPHABET
+        return _alphabet(self.hanzi_levels, self.chinese_punctuation)
 
 
-def _cumulative_weights(hanzi_share: float) -> tuple[float, ...]:
-    """Per-character weights over `_POOL` (hanzi, then each ASCII class), accumulated for `rng.choices`."""
-    weights = [hanzi_share / len(HANZI)] * len(HANZI)
-    for chars, weight in ASCII_CLASS_WEIGHTS:
-        weights += [(1 - hanzi_share) * weight / len(chars)] * len(chars)
-    return tuple(itertools.accumulate(weights))
+@cache
+def _sampling(levels: int, punctuation: bool, unknown_share: float) -> tuple[str, dict[bool, tuple[float, ...]]]:
+    """(pool, {chinese_heavy: cumulative weights}) for `rng.choices`: the hanzi, each ASCII class, the full-width
+    punctuation, then the unknown symbols; a mark takes `CHINESE_PUNCTUATION_SHARE` of the Chinese share, and the
+    unknown symbols `unknown_share` of all (with no marks and no unknowns, the pool and weights `reverse`'s first
+    stages drew from, so their commands still give the same strings)."""
+    chinese = hanzi(levels)
+    marks = CHINESE_PUNCTUATION if punctuation else ""
+    unknown = UNKNOWN_SYMBOLS if unknown_share else ""
+    pool = chinese + "".join(chars for chars, _ in ASCII_CLASS_WEIGHTS) + marks + unknown
+
+    def cumulative(hanzi_share: float) -> tuple[float, ...]:
+        marks_share = CHINESE_PUNCTUATION_SHARE * hanzi_share if marks else 0.0
+        weights = [(hanzi_share - marks_share) / len(chinese)] * len(chinese)
+        for chars, weight in ASCII_CLASS_WEIGHTS:
+            weights += [(1 - hanzi_share) * weight / len(chars)] * len(chars)
+        weights += [marks_share / len(CHINESE_PUNCTUATION)] * len(marks)
+        if unknown:  # rng.choices needs no normalising: the known symbols keep 1, the unknown ones add their share
+            weights += [unknown_share / (1 - unknown_share) / len(unknown)] * len(unknown)
+        return tuple(itertools.accumulate(weights))
+
+    return pool, {True: cumulative(CHINESE_HEAVY_HANZI_SHARE), False: cumulative(ASCII_HEAVY_HANZI_SHARE)}
 
 
-_POOL = HANZI + "".join(chars for chars, _ in ASCII_CLASS_WEIGHTS)
-_CUMULATIVE = {True: _cumulative_weights(CHINESE_HEAVY_HANZI_SHARE), False: _cumulative_weights(ASCII_HEAVY_HANZI_SHARE)}
-_ALPHABET: tuple[str, ...] = tuple(sorted(set(ASCII_LETTERS + ASCII_DIGITS + ASCII_PUNCTUATION + " " + HANZI)))
+@cache
+def _alphabet(levels: int, punctuation: bool) -> tuple[str, ...]:
+    """The sorted symbols of a char task: ASCII, the hanzi of `levels` and (with `punctuation`) full-width marks."""
+    marks = CHINESE_PUNCTUATION if punctuation else ""
+    return tuple(sorted(set(ASCII_LETTERS + ASCII_DIGITS + ASCII_PUNCTUATION + " " + hanzi(levels) + marks)))
 
 
 @dataclass(frozen=True, kw_only=True)
