@@ -63,7 +63,9 @@ class DecoderLayer(nn.Module):
         self.cross_attn = MultiHeadAttention(c.d_model, c.n_heads, c.dropout) if c.is_encoder_decoder else None
         self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout, c.activation)
         n_sublayers = 3 if c.is_encoder_decoder else 2
-        self.sublayer = nn.ModuleList(SublayerConnection(c.d_model, c.dropout, c.norm_position, c.norm_eps) for _ in range(n_sublayers))
+        self.sublayer = nn.ModuleList(
+            SublayerConnection(c.d_model, c.dropout, c.norm_position, c.norm_eps) for _ in range(n_sublayers)
+        )
 
     def forward(self, x: Tensor, tgt_allowed: Tensor, memory: Tensor | None, cross_allowed: Tensor | None) -> Tensor:
         """x: (B, Tt, d_model); memory: encoder output (B, Ts, d_model) or None for decoder-only."""
