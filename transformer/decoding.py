@@ -22,6 +22,7 @@ import torch
 from torch import Tensor
 
 from transformer.checkpoint import ModelBundle
+from transformer.encoder_run import encoder_trace_fields
 from transformer.hooks import ActivationCache, Intervention, capture, intervene
 from transformer.model import Transformer
 from transformer.prompt import text_rows
@@ -104,6 +105,8 @@ def trace_text(
     one at a time (every step reruns the decoder over the whole prefix: a minute at 512 tokens).
     """
     model, config = bundle.model, bundle.config
+    if config.is_encoder_only:  # nothing to generate: one pass, a prediction per position (BERT)
+        return Trace(**encoder_trace_fields(bundle, text, names=names, interventions=interventions))
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     rows = text_rows(bundle, text)  # a decoder-only prompt carries its card's suffix, e.g. "=" for gpt-translate-en-zh
     symbols, ids, truncated = rows.text

@@ -73,6 +73,12 @@ class PretrainedTokenizer(Tokenizer):
     def pad_id(self) -> int:
         return PAD_ID
 
+    @property
+    def mask_id(self) -> int | None:
+        """The project's id of the mask token (BERT's [MASK]), or None."""
+        hf_id = getattr(self.hf, "mask_token_id", None)
+        return None if hf_id is None else self.map.ours(hf_id)
+
     def tokenize(self, text: str) -> list[str]:
         return list(self.hf.tokenize(text))
 
