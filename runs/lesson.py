@@ -436,7 +436,7 @@ def _cross(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
 def architecture_stacks(bundle: ModelBundle, trace: TraceData) -> dict[str, list[Box]]:
     """Figure 1's boxes for `bundle`, with the shapes of `trace`'s arrays."""
     config, shapes = bundle.config, {name: a.shape for name, a in trace.arrays.items()}
-    return architecture_boxes(config.is_encoder_decoder, config.norm_position, shapes)
+    return architecture_boxes(config.is_encoder_decoder, config.norm_position, shapes, config.is_encoder_only)
 
 
 def _architecture(bundle: ModelBundle, trace: TraceData) -> StepNumbers:

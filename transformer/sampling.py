@@ -145,7 +145,12 @@ def distributions(
     """
     inputs = model_inputs(bundle, text, generated)
     logits = bundle.model(inputs.src, inputs.tgt_in)[0, inputs.first_output :]  # (n + 1, V)
-    probs = probabilities(logits, temperature)  # (n + 1, V)
+    return distributions_of(bundle, logits, temperature=temperature, k=k)
+
+
+def distributions_of(bundle: ModelBundle, logits: Tensor, *, temperature: float = 1.0, k: int = 10) -> list[Distribution]:
+    """One `Distribution` per row of `logits` (n, V), at `temperature`, with its top `k`."""
+    probs = probabilities(logits, temperature)  # (n, V)
     k = max(1, min(k, probs.shape[-1]))
     top = probs.topk(k, dim=-1)
     symbols = bundle.target_tokenizer.symbols

@@ -11,12 +11,15 @@ from dataclasses import dataclass
 import streamlit as st
 
 from runs.model_ref import RANDOM_DEFAULTS, ModelRef, shipped_models
+from runs.pretrained import pretrained_key
 from transformer.checkpoint import CheckpointError, ModelBundle
+from transformer.hf.errors import PretrainedRefused
 from transformer.registry import DEFAULT_MODEL, RANDOM
 from transformer.untrusted_files import one_line
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, language_code, t
 from ui.labels import relabel_when_changed
 from ui.models import get_bundle
+from ui.pretrained import pretrained_choices, refusal_line
 from ui.training_panel import trained_label, trained_model_keys
 
 ARCHITECTURES = ["encoder-decoder", "decoder-only"]
@@ -108,9 +111,11 @@ def _random_settings() -> dict[str, object]:
 
 
 def model_picker() -> ModelChoice | None:
-    """Pick a shipped model or random weights; show its card. None if it could not be loaded."""
+    """Pick a shipped model, a pretrained folder of the server's models dirs, or random weights; show its card.
+    None if it could not be loaded."""
     names = shipped_models()
-    options = [*names, *trained_model_keys(), RANDOM]  # models trained on the training page by this session
+    pretrained = pretrained_choices(names)
+    options = [*names, *pretrained, *trained_model_keys(), RANDOM]  # models trained on the training page by this session
     default = DEFAULT_MODEL if DEFAULT_MODEL in names else options[0]
     # after a language switch, re-send the choice so a trained model's name is redrawn in the new language
     resent = relabel_when_changed((), [MODEL_KEY])
@@ -121,15 +126,19 @@ def model_picker() -> ModelChoice | None:
         key=MODEL_KEY,
         bind="query-params",
         help=f"`{RANDOM}`: {t('sidebar.random_model')}",
-        format_func=trained_label,  # "Trained here: reverse · step 1,200 · 14:02"; shipped names and `random` as they are
+        # "Trained here: reverse · step 1,200 · 14:02", "gpt2 · GPT-2 · 12 × 12 · 124,439,808 parameters";
+        # shipped names and `random` as they are
+        format_func=lambda option: pretrained.get(option) or trained_label(option),
     )
     key = ModelRef.random(**_random_settings()).key if name == RANDOM else name
+    key = pretrained_key(name) if name in pretrained else key
     try:
         with st.spinner(t("sidebar.loading")):
             bundle = get_bundle(key)
     except (CheckpointError, ValueError) as err:  # config limits and bad files: one translated line + the technical one
+        lead = refusal_line(err) if isinstance(err, PretrainedRefused) else t("sidebar.load_failed", name=name)
         for place in (st.sidebar, st):
-            place.error(t("sidebar.load_failed", name=name))
+            place.error(lead)
             place.code(one_line(str(err)), language=None, wrap_lines=True)
         return None
     _card_summary(bundle)

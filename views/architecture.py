@@ -111,7 +111,10 @@ if ctx is not None and ctx.text is not None:
             n=config.n_layers,
         )
     )
-    prose(t("architecture.explain_encoder_decoder" if config.is_encoder_decoder else "architecture.explain_decoder_only"))
+    if config.is_encoder_only:
+        prose(t("encoder_only.architecture"))
+    else:
+        prose(t("architecture.explain_encoder_decoder" if config.is_encoder_decoder else "architecture.explain_decoder_only"))
     st.latex(NORM[config.norm_position])
     prose(t(f"architecture.explain_{config.norm_position}"))
     show_run(trace, ctx.bundle)
