@@ -21,6 +21,7 @@ import numpy as np
 from hook_names import act_name, attn_module
 from runs.head_importance import kind_importance, stored_importance
 from runs.heads import axes_of, gold_alignment
+from runs.output import SamplingSettings, encoder_output
 from runs.reference import check_reference
 from runs.teaching_arrays import layernorm_affine, parameter_sizes, sinusoid_table, stack_reading_text
 from runs.text_run import run_text
@@ -303,6 +304,9 @@ def output_probabilities(bundle: ModelBundle, trace: TraceData) -> list[tuple[st
     """Step 12: each written token with the probability the model gave it (teacher-forced on its own output)."""
     if not trace.output_text.strip():
         return []
+    if bundle.config.is_encoder_only:  # nothing written: the token predicted at each position, and its probability
+        run = encoder_output(bundle, trace.text, SamplingSettings(greedy=True), k=1)
+        return [(d.top_tokens[0], d.top_probs[0]) for d in run.distributions]
     exp = causal_experiment(bundle, trace.text, trace.output_text, layers=(0,), generate=False)
     return [(p.with_mask, p.p_with_mask) for p in exp.positions]
 
@@ -418,6 +422,8 @@ def _feed_forward(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
 
 
 def _masks(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    if not bundle.config.has_decoder:  # an encoder-only model has no causal mask to lift (the step says so)
+        return StepNumbers("masks")
     return StepNumbers("masks", mask_answer(bundle, trace), {"mask": decoder_mask(trace), "axes": axes_of(trace, "decoder")})
 
 

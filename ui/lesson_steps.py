@@ -324,6 +324,18 @@ def _feed_forward(ls: Lesson) -> StepContent:
 def _masks(ls: Lesson) -> StepContent:
     numbers = ls.numbers("masks")
     answer = numbers.answer
+    if not answer:  # no decoder, no causal mask (an encoder-only model)
+        return StepContent(
+            "masks",
+            t("lesson.masks_title"),
+            t("lesson.masks_text"),
+            None,
+            None,
+            t("lesson.masks_notes"),
+            None,
+            extra=t("lesson.no_figure", what=t("lesson.kind_decoder")),
+            lab_page="masks",
+        )
     state = {True: "changed", False: "same", None: "none"}[answer["changed"]]
     query_axis, key_axis = numbers.figure["axes"]
     fig = binary_heatmap(

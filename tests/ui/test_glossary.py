@@ -56,6 +56,8 @@ CODE_NAMES = {
     "BatchNorm",
     "Transformer",
     "GPT",  # the model family (a name, like Transformer)
+    "BERT",  # pretrained families the app converts (transformer/hf/)
+    "Marian",
     "NumPy",
     "PyTorch",
     "plotly",
