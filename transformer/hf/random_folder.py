@@ -38,9 +38,20 @@ def _save(model: Any, tokenizer: Any, folder: Path) -> Path:
 
 
 def gpt2_folder(
-    folder: Path, *, n_layer: int = 2, n_embd: int = 32, n_head: int = 4, n_positions: int = 64, seed: int = 0
+    folder: Path,
+    *,
+    n_layer: int = 2,
+    n_embd: int = 32,
+    n_head: int = 4,
+    n_positions: int = 64,
+    vocab_size: int | None = None,
+    seed: int = 0,
 ) -> Path:
-    """A GPT-2 with a byte-level BPE tokenizer (`<|endoftext|>` is its only special token, as in GPT-2)."""
+    """A GPT-2 with a byte-level BPE tokenizer (`<|endoftext|>` is its only special token, as in GPT-2).
+
+    `vocab_size` above the tokenizer's gives the embedding GPT-2's real size (50,257 rows: GPT-2 small's
+    124 M parameters) while the tiny tokenizer uses its first rows only.
+    """
     from tokenizers import ByteLevelBPETokenizer
 
     tf = _transformers()
@@ -52,7 +63,7 @@ def gpt2_folder(
     tokenizer = tf.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, bos_token=end, eos_token=end, unk_token=end)
     end_id = tokenizer.convert_tokens_to_ids(end)
     config = tf.GPT2Config(
-        vocab_size=len(tokenizer),
+        vocab_size=max(vocab_size or 0, len(tokenizer)),
         n_positions=n_positions,
         n_embd=n_embd,
         n_layer=n_layer,
