@@ -38,6 +38,11 @@ def pretrained_choices(taken: list[str]) -> dict[str, str]:
     return out
 
 
+def pretrained_summary(bundle: ModelBundle) -> str:
+    """The card line of a converted checkpoint: its family and folder, in the UI language."""
+    return t("pretrained.summary", family=FAMILY_NAMES[bundle.card["family"]], name=bundle.name)
+
+
 def refusal_line(err: PretrainedRefused) -> str:
     """Why a pretrained folder is refused, in the UI language (`err.reason` picks the sentence)."""
     return t(f"pretrained.refused_{err.reason}", **{k: str(v) for k, v in err.details.items()})

@@ -14,12 +14,13 @@ from runs.model_ref import RANDOM_DEFAULTS, ModelRef, shipped_models
 from runs.pretrained import pretrained_key
 from transformer.checkpoint import CheckpointError, ModelBundle
 from transformer.hf.errors import PretrainedRefused
+from transformer.hf.load import PRETRAINED_TASK
 from transformer.registry import DEFAULT_MODEL, RANDOM
 from transformer.untrusted_files import one_line
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, language_code, t
 from ui.labels import relabel_when_changed
 from ui.models import get_bundle
-from ui.pretrained import pretrained_choices, refusal_line
+from ui.pretrained import pretrained_choices, pretrained_summary, refusal_line
 from ui.training_panel import trained_label, trained_model_keys
 
 ARCHITECTURES = ["encoder-decoder", "decoder-only"]
@@ -125,10 +126,12 @@ def model_picker() -> ModelChoice | None:
         index=0 if MODEL_KEY in resent else options.index(default),  # a re-sent value comes with no default
         key=MODEL_KEY,
         bind="query-params",
-        help=f"`{RANDOM}`: {t('sidebar.random_model')}",
-        # "Trained here: reverse · step 1,200 · 14:02", "gpt2 · GPT-2 · 12 × 12 · 124,439,808 parameters";
-        # shipped names and `random` as they are
-        format_func=lambda option: pretrained.get(option) or trained_label(option),
+        help="  \n".join(
+            [*(f"`{name}`: {label}" for name, label in pretrained.items()), f"`{RANDOM}`: {t('sidebar.random_model')}"]
+        ),
+        # "Trained here: reverse · step 1,200 · 14:02"; shipped and pretrained names and `random` as they are (a bound
+        # widget's URL value is its label: a pretrained folder's family and size are in the help and under the picker)
+        format_func=trained_label,
     )
     key = ModelRef.random(**_random_settings()).key if name == RANDOM else name
     key = pretrained_key(name) if name in pretrained else key
@@ -157,6 +160,8 @@ def model_warnings(bundle: ModelBundle) -> None:
 def _card_summary(bundle: ModelBundle) -> None:
     card, config = bundle.card, bundle.config
     summary = card.get("summary_zh" if current_language() == "zh" else "summary") or card.get("summary", "")
+    if card.get("task") == PRETRAINED_TASK:
+        summary = pretrained_summary(bundle)
     if card.get("task") == RANDOM:
         summary = t("sidebar.random_summary")
     lines = [summary] if summary else []

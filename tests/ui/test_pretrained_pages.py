@@ -42,14 +42,15 @@ def test_every_page_runs_on_every_family(models_dir, family, page):
 
 
 def test_the_picker_lists_each_folder_with_family_size_and_parameters(models_dir):
-    at = app_test("heads", timeout=300, lang="en")
+    """Options are the folders' names (a bound picker's URL value is its label); the help and the card say the rest."""
+    at = app_test("heads", timeout=300, lang="en", model="tiny-gpt2")
     at.run()
     picker = at.selectbox(key="model")
-    labels = [picker.format_func(o) if callable(getattr(picker, "format_func", None)) else o for o in picker.options]
-    text = " | ".join(labels)
+    assert {"tiny-gpt2", "tiny-bert", "tiny-marian"} <= set(picker.options)
     for family, name in (("gpt2", "GPT-2"), ("bert", "BERT"), ("marian", "Marian")):
-        assert f"tiny-{family} · {name} · 2 layers × 4 heads, d_model 32 ·" in text, text
-    assert "parameters" in text
+        assert f"tiny-{family} · {name} · 2 layers × 4 heads, d_model 32 ·" in picker.help, picker.help
+    card = " ".join(c.value for c in at.sidebar.caption)
+    assert "GPT-2 checkpoint “tiny-gpt2”" in card and "parameters" in card, card
 
 
 def test_bert_fills_its_mask_on_the_output_page(models_dir):
