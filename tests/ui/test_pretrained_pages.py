@@ -33,6 +33,9 @@ def test_every_page_runs_on_every_family(models_dir, family, page):
     drawn = figures(at)
     if page not in NO_FIGURE_BEFORE_REVEAL and (family, page) not in NO_FIGURE:
         assert drawn, f"{page} drew nothing for {family}"
+    if page == "architecture":  # the real sizes beside the shipped toy's
+        tables = [df.value for df in at.dataframe]
+        assert any("this model" in t.columns and "shipped toy (translate-en-zh)" in t.columns for t in tables), tables
     if family == "bert":
         wrong = [k for k in drawn if "decoder" in k or "cross" in k]
         assert not wrong, f"{page} drew decoder figures for an encoder-only model: {wrong}"
