@@ -29,9 +29,12 @@ _scanned: dict[tuple[Path, ...], tuple[float, list[PretrainedInfo]]] = {}
 
 def models_dirs(argv: list[str] | None = None, environ: dict[str, str] | None = None) -> tuple[Path, ...]:
     """The models dirs named on the command line (after `--`) and in `ATLAS_MODELS_DIR`, in that order."""
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
     parser.add_argument("--models-dir", action="append", default=[])
-    known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    try:
+        known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    except argparse.ArgumentError:  # "--models-dir" with no folder after it: no folder from the command line
+        known = argparse.Namespace(models_dir=[])
     env = (os.environ if environ is None else environ).get(ENV, "")
     dirs = [*known.models_dir, *(d for d in env.split(os.pathsep) if d)]
     return tuple(dict.fromkeys(Path(d).expanduser() for d in dirs))

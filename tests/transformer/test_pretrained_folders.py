@@ -120,6 +120,8 @@ def test_models_dirs_come_from_the_command_line_and_the_environment(tmp_path):
     got = models_dirs(["--models-dir", "/a", "--models-dir", "/b"], {"ATLAS_MODELS_DIR": "/c:/a"})
     assert got == (Path("/a"), Path("/b"), Path("/c"))
     assert models_dirs([], {}) == ()
+    assert models_dirs(["--models-dir"], {}) == ()  # no folder named: none, and no exit
+    assert models_dirs(["--models", "/x"], {}) == ()  # no abbreviations: pytest's or streamlit's own flags stay theirs
 
 
 def test_labels_are_readable():
