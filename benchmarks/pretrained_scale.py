@@ -73,16 +73,16 @@ def main() -> None:
         folder = gpt2_folder(Path(tmp) / "gpt2-sized", **sizes)  # type: ignore[arg-type]
         big = _child(str(folder), length)
     toy = _child(DEFAULT_MODEL, 128)
-    head = ["T", "params", "load s", "run s", "figs s", "page s", "peak GB", "captured MB"]
-    widths = (5, 12, 7, 7, 7, 7, 8, 11)
-    print(f"{'model':34} " + " ".join(f"{h:>{w}}" for h, w in zip(head, widths, strict=True)))
+    print("## A GPT-2-sized converted model on the heads page\n")
+    print("| model | T | parameters | load s | run s | figures s | page s | peak GB | captured MB |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, t, r in ((f"{DEFAULT_MODEL} (shipped default)", 128, toy), ("GPT-2-sized random (converted)", length, big)):
         print(
-            f"{name:34} {t:>5} {r['parameters']:>12,} {r['load_s']:>7.2f} {r['run_s']:>7.2f} {r['figures_s']:>7.2f} "
-            f"{r['page_s']:>7.2f} {r['peak_gb']:>8.2f} {r['captured_mb']:>11.0f}"
+            f"| {name} | {t:,} | {r['parameters']:,} | {r['load_s']:.2f} | {r['run_s']:.2f} | {r['figures_s']:.2f} "
+            f"| {r['page_s']:.2f} | {r['peak_gb']:.2f} | {r['captured_mb']:.0f} |"
         )
     ratio = big["page_s"] / toy["page_s"]
-    print(f"heads page: {ratio:.1f}x the default model's (target <= 3x); peak {big['peak_gb']:.2f} GB (target < 2)")
+    print(f"\nheads page: {ratio:.1f}× the default model's (target ≤ 3×); peak {big['peak_gb']:.2f} GB (target < 2)")
 
 
 if __name__ == "__main__":

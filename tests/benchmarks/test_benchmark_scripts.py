@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-IN_PROCESS = ["capture_overhead", "wire_cost", "server_time", "training", "run_cache", "training_live"]
+IN_PROCESS = ["capture_overhead", "wire_cost", "server_time", "training", "run_cache", "training_live", "pretrained_scale"]
 BROWSER = ["browser_time", "cold_start", "memory", "lesson"]
 SERVER = ["classroom"]  # a real `streamlit run`, no browser
 
