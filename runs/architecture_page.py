@@ -26,7 +26,8 @@ class ArchitecturePage:
 
 def hook_names(bundle: ModelBundle) -> tuple[str, ...]:
     """What the run records: the hooks the diagram reads its shapes from."""
-    return architecture_hook_names(bundle.config.is_encoder_decoder, bundle.config.norm_position)
+    config = bundle.config
+    return architecture_hook_names(config.is_encoder_decoder, config.norm_position, config.is_encoder_only)
 
 
 def architecture_page(bundle: ModelBundle, trace: TraceData) -> ArchitecturePage:
@@ -36,6 +37,6 @@ def architecture_page(bundle: ModelBundle, trace: TraceData) -> ArchitecturePage
     return ArchitecturePage(
         trace=trace,
         config=config,
-        stacks=architecture_boxes(config.is_encoder_decoder, config.norm_position, shapes),
+        stacks=architecture_boxes(config.is_encoder_decoder, config.norm_position, shapes, config.is_encoder_only),
         parameters=parameter_groups(parameter_sizes(bundle)),
     )

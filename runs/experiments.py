@@ -56,7 +56,7 @@ def hideable_tokens(bundle: ModelBundle, trace: TraceData) -> tuple[str, ...]:
     A teacher-forced decoder-only run read the whole text, so all of it is the prompt; a decoding
     run's generated tokens are not input and cannot be hidden.
     """
-    if bundle.config.is_encoder_decoder:
+    if bundle.config.has_encoder:
         return trace.src_tokens
     if trace.teacher_forced:
         return trace.tgt_tokens
@@ -65,6 +65,8 @@ def hideable_tokens(bundle: ModelBundle, trace: TraceData) -> tuple[str, ...]:
 
 def hideable_kinds(bundle: ModelBundle) -> list[str]:
     """Where hidden tokens can be hidden: cross and encoder attention, or a decoder-only model's self-attention."""
+    if bundle.config.is_encoder_only:
+        return ["encoder"]
     return ["cross", "encoder"] if bundle.config.is_encoder_decoder else ["decoder"]
 
 

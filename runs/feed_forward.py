@@ -22,8 +22,9 @@ PARTS = ("embeddings", "attention", "feed_forward", "layernorm", "generator")
 
 
 def stacks(bundle: ModelBundle) -> tuple[str, ...]:
-    """The stacks that have feed-forward layers: ("encoder", "decoder"), or ("decoder",) without an encoder."""
-    return ("encoder", "decoder") if bundle.config.is_encoder_decoder else ("decoder",)
+    """The stacks that have feed-forward layers: ("encoder", "decoder"), ("decoder",) or ("encoder",) (BERT)."""
+    config = bundle.config
+    return tuple(stack for stack, has in (("encoder", config.has_encoder), ("decoder", config.has_decoder)) if has)
 
 
 def n_sublayers(bundle: ModelBundle, stack: str) -> int:

@@ -196,7 +196,7 @@ def kind_grid(
     """
     queries, keys = axes_of(trace, kind)
     return grid_figure(
-        trace.patterns(kind)[layers.start : layers.stop],
+        np.stack([trace.pattern(kind, layer) for layer in layers]),  # only the page's layers: (L', H, Tq, Tk)
         first_layer=layers.start,
         min_stride=min_stride,
         tile_label=text.tile_label,
@@ -218,7 +218,8 @@ def grid_stride(trace: TraceData, kind: str, min_stride: int) -> int:
 def head_summary(trace: TraceData, kind: str, alignment: Alignment | None = None) -> HeadSummary:
     """Per-head statistics of every layer of `kind`: the index metrics for self-attention; for
     cross-attention entropy, first token and (given the gold `alignment`) the alignment score."""
-    return summarize(trace.patterns(kind), kind=kind, alignment=alignment if kind == "cross" else None)
+    layers = [trace.pattern(kind, layer) for layer in range(trace.n_layers(kind))]  # views: summarize goes layer by layer
+    return summarize(layers, kind=kind, alignment=alignment if kind == "cross" else None)
 
 
 def metric_zmax(summary: HeadSummary, metric: str) -> float | None:
@@ -233,4 +234,4 @@ def self_attention_kinds(kinds: list[str]) -> list[str]:
 
 def rollout_of(trace: TraceData, kind: str) -> np.ndarray:
     """(L, T, T) attention rollout of self-attention `kind`: what each position has read after each layer."""
-    return rollout(trace.patterns(kind))
+    return rollout([trace.pattern(kind, layer) for layer in range(trace.n_layers(kind))])  # views, averaged layer by layer

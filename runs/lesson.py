@@ -22,6 +22,7 @@ from hook_names import GENERATOR, act_name, attn_module, hook_name
 from runs.head_importance import stored_importance
 from runs.heads import axes_of, gold_alignment
 from runs.model_kind import label_smoothing
+from runs.output import SamplingSettings, encoder_output
 from runs.reference import check_reference, model_task
 from runs.teaching_arrays import layernorm_affine, parameter_sizes, position_table, sinusoid_table, stack_reading_text
 from runs.text_run import run_text
@@ -359,9 +360,18 @@ def output_probabilities(trace: TraceData) -> list[tuple[str, float]]:
     return [(tok, float(p)) for tok, p in zip(writes[start:stop], probs.max(-1), strict=True)]
 
 
+def predicted_probabilities(bundle: ModelBundle, trace: TraceData) -> list[tuple[str, float]]:
+    """Step 12's tokens and probabilities: what the model wrote, or for an encoder-only model (nothing written)
+    the token it predicts at each position."""
+    if bundle.config.is_encoder_only:
+        run = encoder_output(bundle, trace.text, SamplingSettings(greedy=True), k=1)
+        return [(d.top_tokens[0], d.top_probs[0]) for d in run.distributions]
+    return output_probabilities(trace)
+
+
 def architecture_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
     """Step 12: the least sure word of the output and its probability."""
-    probs = output_probabilities(trace)
+    probs = predicted_probabilities(bundle, trace)
     if not probs:
         return {"word": "", "p": 0.0, "mean": 0.0}
     word, p = min(probs, key=lambda wp: wp[1])
@@ -521,6 +531,8 @@ def _feed_forward(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
 
 
 def _masks(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
+    if not bundle.config.has_decoder:  # an encoder-only model has no causal mask to lift (the step says so)
+        return StepNumbers("masks")
     return StepNumbers("masks", mask_answer(bundle, trace), {"mask": decoder_mask(trace), "axes": axes_of(trace, "decoder")})
 
 
@@ -538,7 +550,7 @@ def _cross(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
 
 def _architecture(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
     answer = {**architecture_answer(bundle, trace), "label_smoothing": label_smoothing(bundle)}
-    return StepNumbers("architecture", answer, {"probabilities": output_probabilities(trace)})
+    return StepNumbers("architecture", answer, {"probabilities": predicted_probabilities(bundle, trace)})
 
 
 def head_counts(bundle: ModelBundle, trace: TraceData) -> dict[str, int]:

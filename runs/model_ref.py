@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from runs.pretrained import PRETRAINED_PREFIX, load_pretrained_named
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.registry import RANDOM, list_models, load_model, random_bundle
@@ -106,6 +107,8 @@ def load_bundle(ref: ModelRef) -> ModelBundle:
     for prefix, loader in _LOADERS.items():
         if ref.source.startswith(prefix):
             return loader(ref.source)
+    if ref.source.startswith(PRETRAINED_PREFIX):  # a folder of this server's models dirs, by name only
+        return load_pretrained_named(ref.source)
     if ref.source.startswith(TRAINED_PREFIX):  # no training registry loaded yet: this server trained nothing
         raise ValueError(trained_model_gone(ref.source))
     return load_model(ref.source)

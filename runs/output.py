@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import torch
+
 from transformer.checkpoint import ModelBundle
-from transformer.sampling import Distribution, SamplingSettings, choose, distributions, generate, model_inputs
+from transformer.encoder_run import mask_id
+from transformer.prompt import text_rows
+from transformer.sampling import Distribution, SamplingSettings, choose, distributions, distributions_of, generate, model_inputs
 from transformer.tokenizer import EOS_ID
 
 __all__ = ["MAX_TOP_K", "OutputSteps", "SamplingSettings", "output_steps", "replay", "room", "step_budget"]
@@ -55,6 +59,8 @@ class OutputSteps:
 
 def room(bundle: ModelBundle, text: str) -> int:
     """How many tokens the model can still write after the prompt (its maximum length minus the prompt)."""
+    if bundle.config.is_encoder_only:
+        return 0  # it writes nothing
     return bundle.config.max_len - model_inputs(bundle, text).tgt_in.shape[1]
 
 
@@ -75,8 +81,39 @@ def replay(bundle: ModelBundle, text: str, settings: SamplingSettings, steps: in
     return list(generate(bundle, text, replace(settings, max_new_tokens=budget), k=1).ids)
 
 
+@torch.no_grad()
+def encoder_output(bundle: ModelBundle, text: str, settings: SamplingSettings, k: int) -> OutputSteps:
+    """An encoder-only model (BERT) writes nothing: its output layer predicts the token at each position.
+
+    The positions shown are the text's mask tokens ([MASK]) where it has any, else every text position;
+    "chosen" is what the settings pick there (greedy: the arg-max). Nothing is generated, so the run is finished.
+    """
+    rows = text_rows(bundle, text)
+    assert rows.src is not None
+    logits = bundle.model(torch.tensor([rows.src]))[0]  # (Ts, V)
+    masked = [i for i, token in enumerate(rows.src) if token == mask_id(bundle)]
+    positions = masked or list(range(1, len(rows.src) - 1)) or [0]  # the text's, not <bos>/<eos>
+    dists = distributions_of(bundle, logits[positions], temperature=settings.temperature, k=k)
+    chosen = [choose(d.probs, settings, step) for step, d in enumerate(dists)]
+    tokens = tuple(bundle.target_tokenizer.symbols(rows.src))
+    return OutputSteps(
+        prompt_tokens=tokens,
+        source_tokens=tokens,
+        generated_ids=(),
+        generated_tokens=(),
+        distributions=tuple(dists),
+        chosen=tuple(chosen),
+        chosen_tokens=tuple(bundle.target_tokenizer.symbols(chosen)),
+        reads=tuple(tokens[i] for i in positions),
+        finished=True,
+        truncated=rows.text.truncated,
+    )
+
+
 def output_steps(bundle: ModelBundle, text: str, settings: SamplingSettings, steps: int, k: int = 10) -> OutputSteps:
     """Replay `steps` steps, then the distribution at every output position in one teacher-forced pass."""
+    if bundle.config.is_encoder_only:
+        return encoder_output(bundle, text, settings, max(1, min(k, MAX_TOP_K)))
     generated = replay(bundle, text, settings, steps)
     k = max(1, min(k, MAX_TOP_K))
     dists = distributions(bundle, text, generated, temperature=settings.temperature, k=k)

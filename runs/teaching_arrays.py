@@ -70,10 +70,11 @@ def padded_batch(bundle: ModelBundle, texts: Sequence[str], names: Sequence[str]
     """
     model, config = bundle.model, bundle.config
     reader = bundle.source_tokenizer or bundle.target_tokenizer
-    rows = [reading_row(encode_text(reader, text, config.max_len).ids, config.is_encoder_decoder) for text in texts]
+    limit = config.max_len - config.is_encoder_only  # an encoder-only row adds <bos> and <eos>
+    rows = [reading_row(encode_text(reader, t, limit).ids, config.is_encoder_decoder, config.is_encoder_only) for t in texts]
     ids = pad_batch(rows, config.pad_id)  # (B, T)
     with torch.no_grad(), capture(model, names) as cache:
-        if config.is_encoder_decoder:
+        if config.has_encoder:
             model.encode(ids)
         else:
             model.decode(ids)
@@ -85,7 +86,7 @@ def padded_batch(bundle: ModelBundle, texts: Sequence[str], names: Sequence[str]
 
 def stack_reading_text(bundle: ModelBundle) -> tuple[str, str]:
     """(stack, embedding prefix) of the side that reads the user's text: ("encoder", "src") or ("decoder", "tgt")."""
-    stack = "encoder" if bundle.config.is_encoder_decoder else "decoder"
+    stack = "encoder" if bundle.config.has_encoder else "decoder"
     return stack, EMBED_PREFIX[stack]
 
 

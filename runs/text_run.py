@@ -39,4 +39,6 @@ def attention_names(bundle: ModelBundle, hooks: Sequence[str] = ("hook_pattern",
 
 def attention_kinds(bundle: ModelBundle) -> list[str]:
     """Attention kinds the model has, in the paper's order."""
+    if bundle.config.is_encoder_only:
+        return ["encoder"]
     return ["encoder", "decoder", "cross"] if bundle.config.is_encoder_decoder else ["decoder"]

@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Architecture = Literal["encoder-decoder", "decoder-only"]
+Architecture = Literal["encoder-decoder", "decoder-only", "encoder-only"]
 NormPosition = Literal["post", "pre"]
-Positional = Literal["sinusoidal", "learned", "none"]
+# "sinusoidal-split": the paper's frequencies with every sine first and every cosine after (Marian's layout)
+Positional = Literal["sinusoidal", "sinusoidal-split", "learned", "none"]
+Activation = Literal["relu", "gelu", "gelu_new", "silu"]
 
 # Documented limits (README, "Limits"). They are checked before any tensor is allocated, so a hostile
 # or mistyped config fails in microseconds with a message instead of after minutes and gigabytes in
@@ -39,10 +41,12 @@ _LIMITS: dict[str, int] = {
 }
 
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "architecture": ("encoder-decoder", "decoder-only"),
+    "architecture": ("encoder-decoder", "decoder-only", "encoder-only"),
     "norm_position": ("post", "pre"),
-    "positional": ("sinusoidal", "learned", "none"),
+    "positional": ("sinusoidal", "sinusoidal-split", "learned", "none"),
+    "activation": ("relu", "gelu", "gelu_new", "silu"),
 }
+_FLAGS = ("share_embeddings", "scale_embeddings", "token_type", "embed_norm", "output_transform")
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,14 @@ class TransformerConfig:
     # Paper §3.4: one weight matrix for both embeddings and the pre-softmax linear layer. Needs one
     # shared vocabulary; it lets a rare symbol's output row learn from every time it is read.
     share_embeddings: bool = False
+    # What pretrained families need (transformer/hf/ converts GPT-2, BERT and Marian into this model);
+    # the defaults are the paper's. ReLU in the paper; GELU (BERT), its tanh form (GPT-2), SiLU (Marian).
+    activation: Activation = "relu"
+    norm_eps: float = 1e-5  # every LayerNorm's epsilon (BERT: 1e-12)
+    scale_embeddings: bool = True  # multiply token embeddings by sqrt(d_model) (paper, Marian); GPT-2 and BERT do not
+    token_type: bool = False  # BERT: a learned "sentence A" vector added to every token embedding
+    embed_norm: bool = False  # BERT: a LayerNorm over embeddings + positions, before the first layer
+    output_transform: bool = False  # BERT's masked-LM head: Linear, activation, LayerNorm before the output linear
 
     def __post_init__(self) -> None:
         for field, choices in _CHOICES.items():
@@ -78,12 +90,12 @@ class TransformerConfig:
             value = getattr(self, field)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"{field} must be a positive integer, got {value!r}")
-        if self.architecture == "encoder-decoder" and (
+        if self.has_encoder and (
             not isinstance(self.src_vocab_size, int) or isinstance(self.src_vocab_size, bool) or self.src_vocab_size <= 0
         ):
             raise ValueError(f"src_vocab_size must be a positive integer, got {self.src_vocab_size!r}")
         for field, limit in _LIMITS.items():
-            if (field != "src_vocab_size" or self.is_encoder_decoder) and getattr(self, field) > limit:
+            if (field != "src_vocab_size" or self.has_encoder) and getattr(self, field) > limit:
                 raise ValueError(f"{field}={getattr(self, field)} is above the limit of {limit} (see README, Limits)")
         if self.d_model % self.n_heads:
             raise ValueError(
@@ -96,8 +108,16 @@ class TransformerConfig:
             raise ValueError(f"dropout must be a number in [0, 1), got {self.dropout!r}")
         if not isinstance(self.pad_id, int) or isinstance(self.pad_id, bool) or not 0 <= self.pad_id < min(self.vocab_sizes):
             raise ValueError(f"pad_id={self.pad_id} must be a valid token id (below every vocabulary size)")
-        if not isinstance(self.share_embeddings, bool):
-            raise ValueError(f"share_embeddings must be true or false, got {self.share_embeddings!r}")
+        for flag in _FLAGS:
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"{flag} must be true or false, got {getattr(self, flag)!r}")
+        if not isinstance(self.norm_eps, (int, float)) or isinstance(self.norm_eps, bool) or not 0.0 < self.norm_eps < 1.0:
+            raise ValueError(f"norm_eps must be a number in (0, 1), got {self.norm_eps!r}")
+        if self.is_encoder_only and self.src_vocab_size != self.tgt_vocab_size:
+            raise ValueError(
+                f"an encoder-only model predicts its own vocabulary: src_vocab_size={self.src_vocab_size} "
+                f"must equal tgt_vocab_size={self.tgt_vocab_size}"
+            )
         if self.share_embeddings and len(set(self.vocab_sizes)) != 1:
             raise ValueError(
                 f"share_embeddings needs one vocabulary for source and target, but src_vocab_size="
@@ -119,8 +139,23 @@ class TransformerConfig:
         return self.architecture == "encoder-decoder"
 
     @property
+    def is_encoder_only(self) -> bool:
+        """BERT's shape: the encoder stack alone, its output read by the output layer (no decoder, no generation)."""
+        return self.architecture == "encoder-only"
+
+    @property
+    def has_encoder(self) -> bool:
+        return self.architecture != "decoder-only"
+
+    @property
+    def has_decoder(self) -> bool:
+        return self.architecture != "encoder-only"
+
+    @property
     def vocab_sizes(self) -> tuple[int, ...]:
-        return (self.src_vocab_size, self.tgt_vocab_size) if self.is_encoder_decoder else (self.tgt_vocab_size,)
+        if self.is_encoder_decoder:
+            return (self.src_vocab_size, self.tgt_vocab_size)
+        return (self.src_vocab_size,) if self.is_encoder_only else (self.tgt_vocab_size,)
 
     def estimated_parameters(self) -> int:
         """The model's parameter count, computed from the sizes without building it.
@@ -136,9 +171,11 @@ class TransformerConfig:
         encoder_layer = attention + feed_forward + 2 * norm
         decoder_layer = attention * (2 if cross else 1) + feed_forward + norm * (3 if cross else 2)
         stacks = 2 if cross else 1
-        total = self.n_layers * (decoder_layer + (encoder_layer if cross else 0))
+        total = self.n_layers * (decoder_layer * self.has_decoder + encoder_layer * self.has_encoder)
         total += stacks * norm * (self.norm_position == "pre")  # the final LayerNorm of a pre-norm stack
         total += stacks * self.max_len * d * (self.positional == "learned")
+        total += stacks * (d * self.token_type + norm * self.embed_norm)
+        total += (d * d + d + norm) * self.output_transform
         if self.share_embeddings:  # one matrix for every embedding and the generator, plus its bias
             return total + self.tgt_vocab_size * d + self.tgt_vocab_size
         embeddings = sum(self.vocab_sizes) * d
@@ -146,7 +183,8 @@ class TransformerConfig:
 
     def estimated_bytes(self) -> int:
         """float32 bytes of the parameters plus the sinusoid tables (buffers): the model's resident size."""
-        tables = (2 if self.is_encoder_decoder else 1) * self.max_len * self.d_model * (self.positional == "sinusoidal")
+        sinusoid = self.positional in ("sinusoidal", "sinusoidal-split")
+        tables = (2 if self.is_encoder_decoder else 1) * self.max_len * self.d_model * sinusoid
         return FLOAT32_BYTES * (self.estimated_parameters() + tables)
 
     @classmethod

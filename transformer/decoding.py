@@ -23,6 +23,7 @@ import torch
 from torch import Tensor
 
 from transformer.checkpoint import ModelBundle
+from transformer.encoder_run import encoder_trace_fields
 from transformer.hooks import ActivationCache, Intervention, capture, intervene
 from transformer.kv_cache import start_decoding
 from transformer.model import Transformer
@@ -116,6 +117,8 @@ def trace_text(
     `incremental=False` decodes without the key/value cache (`greedy_decode`), for comparison.
     """
     model, config = bundle.model, bundle.config
+    if config.is_encoder_only:  # nothing to generate: one pass, a prediction per position (BERT)
+        return Trace(**encoder_trace_fields(bundle, text, names=names, interventions=interventions))
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     rows = text_rows(bundle, text)  # a decoder-only prompt carries its card's suffix, e.g. "=" for gpt-translate-en-zh
     symbols, ids, truncated = rows.text

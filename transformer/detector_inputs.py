@@ -77,7 +77,10 @@ def detector_inputs(bundle: ModelBundle, half: int = 20, seed: int = 0) -> Detec
     ids = {DECODER_SELF: tgt[0].numpy()}
     stacks = [DECODER_SELF]
     src = None
-    if config.is_encoder_decoder:
+    if config.is_encoder_only:  # the encoder alone reads the sequence, laid out as an encoder's source row
+        src = torch.tensor([source_row(repeated)])  # (1, 2n + 1)
+        ids, stacks, tgt = {ENCODER_SELF: src[0].numpy()}, [ENCODER_SELF], None
+    elif config.is_encoder_decoder:
         source = bundle.source_tokenizer or target
         # the same symbols by name where the source vocabulary has them, else its own random draw
         shared = [source.index.get(target.vocab[i]) for i in repeated]

@@ -22,9 +22,9 @@ class SublayerConnection(nn.Module):
                    and needs a final LayerNorm after the stack.
     """
 
-    def __init__(self, d_model: int, dropout: float, norm_position: str) -> None:
+    def __init__(self, d_model: int, dropout: float, norm_position: str, eps: float = 1e-5) -> None:
         super().__init__()
-        self.norm = LayerNorm(d_model)
+        self.norm = LayerNorm(d_model, eps)
         self.norm_position = norm_position
         self.dropout = nn.Dropout(dropout)
         self.hook_sublayer_out = HookPoint()  # (B, T, d_model): what the sublayer adds
@@ -43,8 +43,8 @@ class EncoderLayer(nn.Module):
         super().__init__()
         c = config
         self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.dropout)
-        self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout)
-        self.sublayer = nn.ModuleList(SublayerConnection(c.d_model, c.dropout, c.norm_position) for _ in range(2))
+        self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout, c.activation)
+        self.sublayer = nn.ModuleList(SublayerConnection(c.d_model, c.dropout, c.norm_position, c.norm_eps) for _ in range(2))
 
     def forward(self, x: Tensor, src_allowed: Tensor) -> Tensor:
         x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, src_allowed))
@@ -71,9 +71,11 @@ class DecoderLayer(nn.Module):
         c = config
         self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.dropout)
         self.cross_attn = MultiHeadAttention(c.d_model, c.n_heads, c.dropout) if c.is_encoder_decoder else None
-        self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout)
+        self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout, c.activation)
         n_sublayers = 3 if c.is_encoder_decoder else 2
-        self.sublayer = nn.ModuleList(SublayerConnection(c.d_model, c.dropout, c.norm_position) for _ in range(n_sublayers))
+        self.sublayer = nn.ModuleList(
+            SublayerConnection(c.d_model, c.dropout, c.norm_position, c.norm_eps) for _ in range(n_sublayers)
+        )
 
     def forward(
         self,
@@ -102,7 +104,7 @@ class Encoder(nn.Module):
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(EncoderLayer(config) for _ in range(config.n_layers))
-        self.norm = LayerNorm(config.d_model) if config.norm_position == "pre" else None
+        self.norm = LayerNorm(config.d_model, config.norm_eps) if config.norm_position == "pre" else None
 
     def forward(self, x: Tensor, src_allowed: Tensor) -> Tensor:
         for layer in self.layers:
@@ -116,7 +118,7 @@ class Decoder(nn.Module):
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.n_layers))
-        self.norm = LayerNorm(config.d_model) if config.norm_position == "pre" else None
+        self.norm = LayerNorm(config.d_model, config.norm_eps) if config.norm_position == "pre" else None
 
     def forward(
         self,

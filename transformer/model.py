@@ -5,26 +5,44 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from transformer.config import TransformerConfig
+from transformer.feedforward import ACTIVATIONS
 from transformer.hooks import HookPoint, name_hook_points
+from transformer.layernorm import LayerNorm
 from transformer.layers import Decoder, Encoder
 from transformer.masks import cross_mask, decoder_self_mask, padding_mask
 from transformer.positional import Embeddings, PositionalEncoding
 
 
-class Generator(nn.Module):
-    """The final linear layer: decoder output → logits over the target vocabulary."""
+class OutputTransform(nn.Module):
+    """BERT's masked-LM head before its output linear: Linear(d, d), the activation, LayerNorm."""
 
-    def __init__(self, d_model: int, vocab_size: int) -> None:
+    def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
+        self.dense = nn.Linear(config.d_model, config.d_model)
+        self.activation = ACTIVATIONS[config.activation]
+        self.norm = LayerNorm(config.d_model, config.norm_eps)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.norm(self.activation(self.dense(x)))  # (B, T, d_model)
+
+
+class Generator(nn.Module):
+    """The final linear layer: the last stack's output → logits over the target vocabulary."""
+
+    def __init__(self, d_model: int, vocab_size: int, transform: OutputTransform | None = None) -> None:
+        super().__init__()
+        self.transform = transform
         self.proj = nn.Linear(d_model, vocab_size)
         self.hook_logits = HookPoint()  # (B, T, vocab)
 
     def forward(self, x: Tensor) -> Tensor:
+        if self.transform is not None:
+            x = self.transform(x)
         return self.hook_logits(self.proj(x))
 
 
 class Transformer(nn.Module):
-    """Encoder-decoder (the paper) or decoder-only, according to `config.architecture`.
+    """Encoder-decoder (the paper), decoder-only or encoder-only, according to `config.architecture`.
 
     After construction every HookPoint knows its dotted name (`hook_names`), and the model is
     never changed by a forward pass: the app shares one instance between all sessions.
@@ -34,19 +52,22 @@ class Transformer(nn.Module):
         super().__init__()
         c = config
         self.config = config
-        if c.is_encoder_decoder:
-            self.src_embed = Embeddings(c.src_vocab_size, c.d_model)
-            self.src_pos = PositionalEncoding(c.positional, c.max_len, c.d_model, c.dropout)
+        embed_norm = c.norm_eps if c.embed_norm else None
+        if c.has_encoder:
+            self.src_embed = Embeddings(c.src_vocab_size, c.d_model, c.scale_embeddings, c.token_type)
+            self.src_pos = PositionalEncoding(c.positional, c.max_len, c.d_model, c.dropout, embed_norm)
             self.encoder = Encoder(c)
-        self.tgt_embed = Embeddings(c.tgt_vocab_size, c.d_model)
-        self.tgt_pos = PositionalEncoding(c.positional, c.max_len, c.d_model, c.dropout)
-        self.decoder = Decoder(c)
-        self.generator = Generator(c.d_model, c.tgt_vocab_size)
+        if c.has_decoder:
+            self.tgt_embed = Embeddings(c.tgt_vocab_size, c.d_model, c.scale_embeddings, c.token_type)
+            self.tgt_pos = PositionalEncoding(c.positional, c.max_len, c.d_model, c.dropout, embed_norm)
+            self.decoder = Decoder(c)
+        self.generator = Generator(c.d_model, c.tgt_vocab_size, OutputTransform(c) if c.output_transform else None)
         self._init_weights()
         if c.share_embeddings:  # tie after init, so all three names refer to one initialized matrix
             if c.is_encoder_decoder:
                 self.tgt_embed.lut.weight = self.src_embed.lut.weight
-            self.generator.proj.weight = self.tgt_embed.lut.weight
+            last = self.tgt_embed if c.has_decoder else self.src_embed
+            self.generator.proj.weight = last.lut.weight
         self.hook_names = name_hook_points(self)
 
     def _init_weights(self) -> None:
@@ -89,15 +110,21 @@ class Transformer(nn.Module):
             cross_allowed = cross_mask(src_ids, pad, tgt_ids.shape[1])  # (B, 1, Tt, Ts)
         return self.decoder(x, decoder_self_mask(tgt_ids, pad), memory, cross_allowed)
 
-    def forward(self, src_ids: Tensor | None, tgt_ids: Tensor) -> Tensor:
+    def forward(self, src_ids: Tensor | None, tgt_ids: Tensor | None = None) -> Tensor:
         """Teacher-forced forward pass.
 
         Args:
             src_ids: (B, Ts) source ids, or None for a decoder-only model.
-            tgt_ids: (B, Tt) decoder input ids.
+            tgt_ids: (B, Tt) decoder input ids; None for an encoder-only model.
         Returns:
-            logits (B, Tt, tgt_vocab_size).
+            logits (B, Tt, tgt_vocab_size); an encoder-only model's are (B, Ts, vocab), one per input position.
         """
+        if self.config.is_encoder_only:
+            if src_ids is None:
+                raise ValueError("an encoder-only model needs source ids")
+            return self.generator(self.encode(src_ids))
+        if tgt_ids is None:
+            raise ValueError("a model with a decoder needs decoder input ids")
         if self.config.is_encoder_decoder:
             if src_ids is None:
                 raise ValueError("an encoder-decoder model needs source ids")

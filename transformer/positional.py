@@ -13,6 +13,7 @@ import torch
 from torch import Tensor, nn
 
 from transformer.hooks import HookPoint
+from transformer.layernorm import LayerNorm
 
 
 def sinusoidal_encoding(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
@@ -33,35 +34,62 @@ def sinusoidal_encoding(max_len: int, d_model: int, dtype: torch.dtype = torch.f
     return pe.to(dtype)
 
 
+def split_sinusoidal_encoding(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
+    """The same sines and cosines, laid out as Marian (and XLM) do: every sine first, then every cosine.
+
+    Column i < ceil(d/2) is PE(pos, 2i) of `sinusoidal_encoding`, column ceil(d/2) + i is PE(pos, 2i+1):
+    a permutation of the paper's columns, so attention sees the same geometry.
+    """
+    pe = sinusoidal_encoding(max_len, d_model, torch.float64)
+    return torch.cat([pe[:, 0::2], pe[:, 1::2]], dim=1).to(dtype)  # (T, d_model)
+
+
+SINUSOID_TABLES: dict[str, Callable[..., Tensor]] = {
+    "sinusoidal": sinusoidal_encoding,
+    "sinusoidal-split": split_sinusoidal_encoding,
+}
+
+
 class Embeddings(nn.Module):
     """Learned token embeddings multiplied by sqrt(d_model) (paper §3.4).
 
     The scale brings embeddings (initialized small) to the magnitude of the positional encoding's
-    ±1 values, so neither drowns the other when they are added.
+    ±1 values, so neither drowns the other when they are added. Models trained without it (GPT-2,
+    BERT) pass `scale=False`; BERT also adds one learned "token type" vector (sentence A) to every
+    token (`token_type=True`): the app always reads one sentence, so type 0 is the only one used.
     """
 
-    def __init__(self, vocab_size: int, d_model: int) -> None:
+    def __init__(self, vocab_size: int, d_model: int, scale: bool = True, token_type: bool = False) -> None:
         super().__init__()
         self.lut = nn.Embedding(vocab_size, d_model)
         self.d_model = d_model
-        self.hook_tokens = HookPoint()  # (B, T, d_model), after scaling
+        self.scale = math.sqrt(d_model) if scale else 1.0
+        self.token_type = nn.Parameter(torch.zeros(d_model)) if token_type else None
+        self.hook_tokens = HookPoint()  # (B, T, d_model), after scaling (and the token-type vector)
 
     def forward(self, ids: Tensor) -> Tensor:
-        return self.hook_tokens(self.lut(ids) * math.sqrt(self.d_model))  # (B, T, d_model)
+        x = self.lut(ids) * self.scale  # (B, T, d_model)
+        if self.token_type is not None:
+            x = x + self.token_type
+        return self.hook_tokens(x)
 
 
 class PositionalEncoding(nn.Module):
-    """Adds sinusoidal, learned, or no position information to the scaled embeddings."""
+    """Adds sinusoidal, learned, or no position information to the scaled embeddings.
 
-    def __init__(self, kind: str, max_len: int, d_model: int, dropout: float) -> None:
+    With `norm_eps` (BERT) a LayerNorm follows the sum, so the residual stream starts normalized.
+    """
+
+    def __init__(self, kind: str, max_len: int, d_model: int, dropout: float, norm_eps: float | None = None) -> None:
         super().__init__()
         self.kind = kind
         self.max_len = max_len
         self.d_model = d_model
         if kind == "learned":  # small, as GPT-2 does; `Transformer` leaves it out of its Xavier init
             self.learned = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
-        elif kind == "sinusoidal":
-            self.register_buffer("sinusoid", sinusoidal_encoding(max_len, d_model), persistent=False)
+        elif kind in SINUSOID_TABLES:
+            self.register_buffer("sinusoid", SINUSOID_TABLES[kind](max_len, d_model), persistent=False)
+        self.norm = LayerNorm(d_model, norm_eps) if norm_eps is not None else None
         self.dropout = nn.Dropout(dropout)
         self.hook_pe = HookPoint()  # (1, T, d_model): the encoding added (zeros for kind="none")
         self.hook_out = HookPoint()  # (B, T, d_model): embeddings + PE, the start of the residual stream
@@ -73,16 +101,16 @@ class PositionalEncoding(nn.Module):
         formula is cheap, so the table is exact in whatever dtype the model now uses.
         """
         module = super()._apply(fn, recurse)
-        if self.kind == "sinusoidal":
+        if self.kind in SINUSOID_TABLES:
             table = self.sinusoid
-            self.sinusoid = sinusoidal_encoding(self.max_len, self.d_model, dtype=table.dtype).to(table.device)
+            self.sinusoid = SINUSOID_TABLES[self.kind](self.max_len, self.d_model, dtype=table.dtype).to(table.device)
         return module
 
     def table(self, like: Tensor | None = None) -> Tensor:
         """The full (max_len, d_model) table of position vectors (for kind="none", zeros like `like`)."""
         if self.kind == "learned":
             return self.learned
-        if self.kind == "sinusoidal":
+        if self.kind in SINUSOID_TABLES:
             return self.sinusoid
         if like is not None:
             return like.new_zeros(self.max_len, self.d_model)
@@ -94,4 +122,7 @@ class PositionalEncoding(nn.Module):
         if t > self.max_len:
             raise ValueError(f"sequence of {t} tokens is longer than the model's maximum of {self.max_len}")
         pe = self.table(x)[start:t][None]  # (1, T, d_model)
-        return self.hook_out(self.dropout(x + self.hook_pe(pe)))
+        x = x + self.hook_pe(pe)
+        if self.norm is not None:
+            x = self.norm(x)
+        return self.hook_out(self.dropout(x))

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transformer.rows import EncodedText, decoder_row, encode_text, label_row, source_row, text_limit
+from transformer.rows import EncodedText, decoder_row, encode_text, encoder_only_row, label_row, source_row, text_limit
 from transformer.tokenizer import PAD_ID, Tokenizer
 
 CARD_KEY = "prompt"
@@ -83,7 +83,7 @@ class TextRows:
 
     text: EncodedText  # the text's symbols and ids, cut to fit
     src: list[int] | None  # the encoder's source row (text + <eos>); None for a decoder-only model
-    prefix: list[int]  # what the decoder reads first: [<bos>], or <bos> + prompt + suffix
+    prefix: list[int]  # what the decoder reads first: [<bos>], or <bos> + prompt + suffix ([] without a decoder)
 
 
 def text_rows(bundle: Any, text: str) -> TextRows:
@@ -94,6 +94,9 @@ def text_rows(bundle: Any, text: str) -> TextRows:
     """
     config = bundle.config
     reader = bundle.source_tokenizer or bundle.target_tokenizer
+    if config.is_encoder_only:  # no decoder: nothing is generated; <bos> and <eos> take two slots
+        encoded = encode_text(reader, text, config.max_len - 1)
+        return TextRows(encoded, encoder_only_row(encoded.ids), [])
     encoded = encode_text(reader, text, config.max_len)
     if config.is_encoder_decoder:
         return TextRows(encoded, source_row(encoded.ids), decoder_row([]))

@@ -16,6 +16,7 @@ import torch
 
 from transformer.checkpoint import CARD_JSON, CONFIG, CheckpointError, ModelBundle, load_checkpoint, read_card
 from transformer.config import TransformerConfig
+from transformer.hf.folder import looks_pretrained
 from transformer.model import Transformer
 from transformer.tasks import get_task
 from transformer.tokenizer import CharTokenizer
@@ -81,8 +82,14 @@ def resolve_model(name_or_path: str | Path, root: Path = MODELS_DIR) -> Path:
 
 
 def load_model(name_or_path: str | Path, root: Path = MODELS_DIR) -> ModelBundle:
-    """Load a shipped model by name, or any checkpoint folder by path."""
-    return load_checkpoint(resolve_model(name_or_path, root))
+    """Load a shipped model by name, or any checkpoint folder by path: the project's own, or a pretrained
+    GPT-2, BERT or Marian folder (or Hugging Face cache folder), converted (`transformer.hf`)."""
+    folder = resolve_model(name_or_path, root)
+    if looks_pretrained(folder):
+        from transformer.hf.load import load_pretrained  # torch-heavy conversion code, only when a folder needs it
+
+        return load_pretrained(folder)
+    return load_checkpoint(folder)
 
 
 def default_symbols() -> list[str]:

@@ -4,7 +4,8 @@
     decoder input = [<bos>] + target tokens     (shifted right: position i predicts token i)
     labels        = target tokens + [<eos>]
 
-A decoder-only model reads [<bos>] + the text's tokens. A text that does not fit is cut to `max_len - 1`
+A decoder-only model reads [<bos>] + the text's tokens; an encoder-only model (BERT) [<bos>] + tokens + [<eos>]
+(its [CLS] … [SEP]). A text that does not fit is cut to `max_len - 1`
 symbols, leaving one slot for the <eos> or <bos> its row adds (`encode_text`). Plain Python, so the tasks
 and the prompt format (which need these rows) import no torch; `transformer.batch` pads them into tensors.
 """
@@ -52,6 +53,14 @@ def label_row(ids: Sequence[int]) -> list[int]:
     return [*ids, EOS_ID]
 
 
-def reading_row(ids: Sequence[int], is_encoder_decoder: bool) -> list[int]:
-    """The row of the stack that reads a text: the encoder's source row, or a decoder-only model's <bos> + text."""
+def encoder_only_row(ids: Sequence[int]) -> list[int]:
+    """What an encoder-only model reads: <bos>, the tokens, <eos> (BERT's [CLS] … [SEP])."""
+    return [BOS_ID, *ids, EOS_ID]
+
+
+def reading_row(ids: Sequence[int], is_encoder_decoder: bool, encoder_only: bool = False) -> list[int]:
+    """The row of the stack that reads a text: the encoder's source row, a decoder-only model's <bos> + text,
+    or an encoder-only model's <bos> + text + <eos>."""
+    if encoder_only:
+        return encoder_only_row(ids)
     return source_row(ids) if is_encoder_decoder else decoder_row(ids)

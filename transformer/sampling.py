@@ -157,11 +157,14 @@ def distributions(
     """
     inputs = model_inputs(bundle, text, generated)
     logits = bundle.model(inputs.src, inputs.tgt_in)[0, inputs.first_output :]  # (n + 1, V)
-    return _distributions(bundle, logits, 0, temperature, k)
+    return distributions_of(bundle, logits, temperature=temperature, k=k)
 
 
-def _distributions(bundle: ModelBundle, logits: Tensor, first: int, temperature: float, k: int) -> list[Distribution]:
-    """logits: (n, V) of output positions first .. first + n - 1 → their distributions, top k each."""
+def distributions_of(
+    bundle: ModelBundle, logits: Tensor, *, first: int = 0, temperature: float = 1.0, k: int = 10
+) -> list[Distribution]:
+    """One `Distribution` per row of `logits` (n, V): output positions first .. first + n - 1, at `temperature`,
+    with its top `k`."""
     probs = probabilities(logits, temperature)  # (n, V)
     k = max(1, min(k, probs.shape[-1]))
     top = probs.topk(k, dim=-1)
@@ -225,7 +228,9 @@ def generate(bundle: ModelBundle, text: str, settings: SamplingSettings | None =
     steps: list[Distribution] = []
     finished = False
     for step in range(min(budget, room)):
-        [dist] = _distributions(bundle, decoder.next_logits(ys), step, settings.temperature, k)  # logits (1, V)
+        [dist] = distributions_of(
+            bundle, decoder.next_logits(ys), first=step, temperature=settings.temperature, k=k
+        )  # logits (1, V)
         chosen = choose(dist.probs, settings, step)
         steps.append(dist)
         if chosen == EOS_ID:

@@ -416,6 +416,18 @@ def _masks(ls: Lesson) -> StepContent:
         return skipped_step("masks", t("lesson.masks_text"), t("lesson.skip_masks_encoder_only"), "masks")
     numbers = ls.numbers("masks")
     answer = numbers.answer
+    if not answer:  # no decoder, no causal mask (an encoder-only model)
+        return StepContent(
+            "masks",
+            t("lesson.masks_title"),
+            t("lesson.masks_text"),
+            None,
+            None,
+            t("lesson.masks_notes"),
+            None,
+            extra=t("lesson.no_figure", what=t("lesson.kind_decoder")),
+            lab_page="masks",
+        )
     state = {True: "changed", False: "same", None: "none"}[answer["changed"]]
     query_axis, key_axis = numbers.figure["axes"]
     fig = binary_heatmap(

@@ -2,7 +2,8 @@
 
 A decoder-only model has no encoder: no encoder self-attention, no cross-attention, no source
 padding mask. Each page says what that means for what it shows (catalog `parts.<section>`); a page
-without such a line (its own text already says it) shows nothing.
+without such a line (its own text already says it) shows nothing. An encoder-only model (BERT) has no
+decoder: no masked self-attention, no cross-attention, no generation (catalog `encoder_only.<section>`).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from ui.i18n import t
 
 
 def missing_parts_note(bundle: ModelBundle, section: str) -> None:
-    """For a decoder-only model, the page's note on what it lacks (if the page has one)."""
-    key = f"parts.{section}"
+    """For a decoder-only or encoder-only model, the page's note on what it lacks (if the page has one)."""
+    catalog = "encoder_only" if bundle.config.is_encoder_only else "parts"
+    key = f"{catalog}.{section}"
     if bundle.config.is_encoder_decoder or t(key) == key:
         return
-    st.caption(t(key), help=t("parts.help"))
+    st.caption(t(key), help=t(f"{catalog}.help"))

@@ -12,12 +12,16 @@ from dataclasses import dataclass
 import streamlit as st
 
 from runs.model_ref import RANDOM_DEFAULTS, ModelRef, is_grammar_demo, shipped_models
+from runs.pretrained import pretrained_key
 from transformer.checkpoint import CheckpointError, ModelBundle
+from transformer.hf.errors import PretrainedRefused
+from transformer.hf.load import PRETRAINED_TASK
 from transformer.registry import DEFAULT_MODEL, RANDOM, list_models
 from transformer.untrusted_files import one_line
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, language_code, t
 from ui.labels import relabel_when_changed
 from ui.models import get_bundle
+from ui.pretrained import pretrained_choices, pretrained_summary, refusal_line
 from ui.safe import md_literal
 from ui.training_panel import trained_label, trained_model_keys
 
@@ -116,9 +120,11 @@ def grammar_demos() -> tuple[str, ...]:
 
 
 def model_picker() -> ModelChoice | None:
-    """Pick a shipped model or random weights; show its card. None if it could not be loaded."""
+    """Pick a shipped model, a pretrained folder of the server's models dirs, or random weights; show its card.
+    None if it could not be loaded."""
     names = shipped_models()
-    options = [*names, *trained_model_keys(), RANDOM]  # models trained on the training page by this session
+    pretrained = pretrained_choices(names)
+    options = [*names, *pretrained, *trained_model_keys(), RANDOM]  # models trained on the training page by this session
     default = DEFAULT_MODEL if DEFAULT_MODEL in names else options[0]
     # after a language switch, re-send the choice so a trained model's name is redrawn in the new language
     resent = relabel_when_changed((), [MODEL_KEY])
@@ -128,16 +134,23 @@ def model_picker() -> ModelChoice | None:
         index=0 if MODEL_KEY in resent else options.index(default),  # a re-sent value comes with no default
         key=MODEL_KEY,
         bind="query-params",
-        help=f"`{RANDOM}`: {t('sidebar.random_model')}",
-        format_func=trained_label,  # "Trained here: reverse · step 1,200 · 14:02"; shipped names and `random` as they are
+        help="  \n".join(
+            [*(f"`{name}`: {label}" for name, label in pretrained.items()), f"`{RANDOM}`: {t('sidebar.random_model')}"]
+        ),
+        # "Trained here: reverse · step 1,200 · 14:02"; shipped and pretrained names and `random` as they are (a bound
+        # widget's URL value is its label: a pretrained folder's family and size are in the help and under the picker)
+        format_func=trained_label,
     )
     key = ModelRef.random(**_random_settings()).key if name == RANDOM else name
+    key = pretrained_key(name) if name in pretrained else key
     try:
         with st.spinner(t("sidebar.loading")):
             bundle = get_bundle(key)
     except (CheckpointError, ValueError) as err:  # config limits and bad files: one translated line + the technical one
+        failed = t("sidebar.load_failed", name=md_literal(trained_label(name)))
+        lead = refusal_line(err) if isinstance(err, PretrainedRefused) else failed
         for place in (st.sidebar, st):
-            place.error(t("sidebar.load_failed", name=md_literal(trained_label(name))))
+            place.error(lead)
             place.code(one_line(str(err)), language=None, wrap_lines=True)
         return None
     if grammar_demos():  # the picker's labels stay the models' names (a link's ?model=); the grouping is said here
@@ -158,6 +171,8 @@ def model_warnings(bundle: ModelBundle) -> None:
 def _card_summary(bundle: ModelBundle) -> None:
     card, config = bundle.card, bundle.config
     summary = card.get("summary_zh" if current_language() == "zh" else "summary") or card.get("summary", "")
+    if card.get("task") == PRETRAINED_TASK:
+        summary = pretrained_summary(bundle)
     if card.get("task") == RANDOM:
         summary = t("sidebar.random_summary")
     lines = [summary] if summary else []

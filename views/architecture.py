@@ -12,6 +12,7 @@ from ui.charts import show_figure
 from ui.i18n import t
 from ui.models import get_architecture_page
 from ui.page import show_run, start_page
+from ui.pretrained import scale_table
 from ui.prose import prose
 from viz.architecture import COMPONENT_PAGES, Box
 from viz.architecture_figure import architecture_figure
@@ -100,6 +101,7 @@ if ctx is not None and ctx.text is not None:
     # The diagram first (the 1280 × 720 first screen shows it); what it means and the run's output under it.
     _diagram(page)
     src = t("architecture.shapes_src", n=len(trace.src_tokens)) if trace.src_tokens else ""
+    scale_table(ctx.bundle)  # a pretrained model's real sizes beside the shipped toy's
     st.caption(
         t(
             "architecture.shapes_note",
@@ -111,7 +113,10 @@ if ctx is not None and ctx.text is not None:
             n=config.n_layers,
         )
     )
-    prose(t("architecture.explain_encoder_decoder" if config.is_encoder_decoder else "architecture.explain_decoder_only"))
+    if config.is_encoder_only:
+        prose(t("encoder_only.architecture"))
+    else:
+        prose(t("architecture.explain_encoder_decoder" if config.is_encoder_decoder else "architecture.explain_decoder_only"))
     st.latex(NORM[config.norm_position])
     prose(t(f"architecture.explain_{config.norm_position}"))
     show_run(trace, ctx.bundle)

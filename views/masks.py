@@ -32,8 +32,10 @@ if not batch.ok:
         st.info(t("masks.need_text"))
     st.stop()
 
-resent = relabel_when_changed(batch.sentences, ("row", "causal_scope", "blocked", "block_in"))
 config = ctx.bundle.config
+if config.is_encoder_only:  # every experiment below is about the decoder (the note under the title says so)
+    st.stop()
+resent = relabel_when_changed(batch.sentences, ("row", "causal_scope", "blocked", "block_in"))
 
 # 1. The padded batch: every sentence's real run (decoding only: no activations are kept).
 padded = get_masks_batch(ctx.model.key, batch.sentences)

@@ -112,7 +112,7 @@ def _buttons(run: OutputSteps, steps: int) -> None:
         st.caption(t("output.next_will", token=md_literal(visible_token(run.chosen_tokens[-1]))))
 
 
-def _position(run: OutputSteps, settings: SamplingSettings, encoder_decoder: bool) -> None:
+def _position(run: OutputSteps, settings: SamplingSettings, architecture: str) -> None:
     """One position's top-k bars, picked among every output position so far (default: the next one)."""
     positions = list(range(run.n_positions))
     if st.session_state.get(POSITION_KEY) not in positions:
@@ -142,10 +142,8 @@ def _position(run: OutputSteps, settings: SamplingSettings, encoder_decoder: boo
                 p=f"{float(dist.probs[chosen_id]):.4f}",
             )
         )
-    if encoder_decoder:
-        st.caption(t("output.rows_enc_dec"))
-    else:
-        st.caption(t("output.rows_dec_only"))
+    rows = {"encoder-decoder": "output.rows_enc_dec", "decoder-only": "output.rows_dec_only"}
+    st.caption(t(rows.get(architecture, "encoder_only.output_rows")))
 
 
 def _table(run: OutputSteps) -> None:
@@ -195,6 +193,7 @@ def main() -> None:
     if ctx is None or ctx.text is None:
         return
     encoder_decoder = ctx.bundle.config.is_encoder_decoder
+    encoder_only = ctx.bundle.config.is_encoder_only  # BERT: a prediction per position, nothing generated
     left, right = st.columns([5, 6], gap="large")
     steps_box = left.container()  # the step buttons first: on a projector they stay above the fold
     with left:
@@ -205,13 +204,19 @@ def main() -> None:
     if run.truncated:
         st.warning(t("output.truncated"))
     with steps_box:
-        _buttons(run, steps)
+        if not encoder_only:  # nothing is generated: there is no next step
+            _buttons(run, steps)
     with left:
-        _sequence(run, encoder_decoder)
+        if encoder_only:
+            st.markdown(f"**{t('output.encoder_reads')}**")
+            st.code(" · ".join(map(visible_token, run.source_tokens)), language=None, wrap_lines=True)
+        else:
+            _sequence(run, encoder_decoder)
         # under the settings, not above the chart: the 1280 × 720 first screen shows the distribution
-        st.info(t("output.enc_dec_note" if encoder_decoder else "output.dec_only_note"), icon=":material/info:")
+        note = "encoder_only.output" if encoder_only else "output.enc_dec_note" if encoder_decoder else "output.dec_only_note"
+        st.info(t(note), icon=":material/info:")
     with right:
-        _position(run, settings, encoder_decoder)
+        _position(run, settings, ctx.bundle.config.architecture)
     _table(run)
     _explain()
 

@@ -1,6 +1,7 @@
 """The model's Figure 1 as data: which boxes a config has, in order, with live tensor shapes.
 
-An encoder-decoder model has two stacks; a decoder-only model has one and no cross-attention.
+An encoder-decoder model has two stacks; a decoder-only model has one and no cross-attention; an
+encoder-only model (BERT) has the encoder alone, with the output layer on top of it.
 Post-norm (the paper) puts "Add & Norm" after each sublayer; pre-norm puts a LayerNorm before it,
 a plain residual "Add" after it, and a final LayerNorm on top of each stack. Shapes come from
 the captured cache of layer 0 (every layer of a stack has the same shapes), so the diagram shows
@@ -60,7 +61,7 @@ def _sublayers(stack: str, encoder_decoder: bool) -> list[tuple[str, str]]:
     return [("self_attn", "masked_self_attn"), *cross, ("feed_forward", "feed_forward")]
 
 
-def stack_boxes(stack: str, encoder_decoder: bool, norm_position: str) -> list[Box]:
+def stack_boxes(stack: str, encoder_decoder: bool, norm_position: str, encoder_only: bool = False) -> list[Box]:
     """The boxes of one stack, without shapes, bottom (token ids) to top."""
     tokens = hook_name(embed_module(stack), "tokens")
     boxes = [
@@ -100,22 +101,22 @@ def stack_boxes(stack: str, encoder_decoder: bool, norm_position: str) -> list[B
             boxes += [main, Box(f"{stack}.add_norm{i}", "add_norm", stack, hook_name(sub, "resid"), None, True, i)]
     if norm_position == "pre":
         boxes.append(Box(f"{stack}.final_norm", "final_norm", stack, hook_name(norm_module(stack, None), "out")))
-    if stack == "decoder":
+    if stack == "decoder" or encoder_only:  # the output layer sits on the last stack
         logits = hook_name(GENERATOR, "logits")
-        boxes += [Box("decoder.linear", "linear", stack, logits), Box("decoder.softmax", "softmax", stack, logits)]
+        boxes += [Box(f"{stack}.linear", "linear", stack, logits), Box(f"{stack}.softmax", "softmax", stack, logits)]
     return boxes
 
 
 def architecture_boxes(
-    encoder_decoder: bool, norm_position: str, shapes: Mapping[str, Sequence[int]] | None = None
+    encoder_decoder: bool, norm_position: str, shapes: Mapping[str, Sequence[int]] | None = None, encoder_only: bool = False
 ) -> dict[str, list[Box]]:
     """Stack name → its boxes, with shapes filled in from `shapes` (hook name → array shape) where known."""
-    stacks = ["encoder", "decoder"] if encoder_decoder else ["decoder"]
+    stacks = ["encoder"] if encoder_only else ["encoder", "decoder"] if encoder_decoder else ["decoder"]
     shapes = shapes or {}
     result = {}
     for stack in stacks:
         filled = []
-        for box in stack_boxes(stack, encoder_decoder, norm_position):
+        for box in stack_boxes(stack, encoder_decoder, norm_position, encoder_only):
             shape = tuple(shapes[box.hook]) if box.hook in shapes else None
             if shape is not None and box.component == "tokens":
                 shape = shape[:2]  # (B, T) token ids, before the embedding adds d_model
@@ -125,10 +126,10 @@ def architecture_boxes(
     return result
 
 
-def architecture_hook_names(encoder_decoder: bool, norm_position: str) -> tuple[str, ...]:
+def architecture_hook_names(encoder_decoder: bool, norm_position: str, encoder_only: bool = False) -> tuple[str, ...]:
     """Every hook the diagram reads its shapes from (layer 0 only: ask `get_trace` for no more)."""
     names = []
-    for boxes in architecture_boxes(encoder_decoder, norm_position).values():
+    for boxes in architecture_boxes(encoder_decoder, norm_position, encoder_only=encoder_only).values():
         for box in boxes:
             names += [n for n in (box.hook, box.detail_hook) if n and n not in names]
     return tuple(names)

@@ -65,8 +65,9 @@ def norm_sites(hook_names: Sequence[str], stack: str | None = None) -> list[Norm
     for hook in parsed:
         if hook.hook != "in" or not hook.module.endswith("norm") or hook.stack is None or stack not in (None, hook.stack):
             continue
-        if hook.layer is None:  # the stack's final norm, "encoder.norm.hook_in"
-            sites.append(NormSite(hook.stack, None, None, "final"))
+        if hook.layer is None:  # the stack's final norm, "encoder.norm.hook_in" (not BERT's "src_pos.norm" over the embeddings)
+            if hook.module == norm_module(hook.stack, None):
+                sites.append(NormSite(hook.stack, None, None, "final"))
             continue
         sub = int(hook.module.split(".")[-2])  # "<stack>.layers.<i>.sublayer.<sub>.norm"
         present = [

@@ -9,19 +9,23 @@ Only self-attention composes this way (queries and keys index the same sequence)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 
-def residual_attention(patterns: np.ndarray) -> np.ndarray:
-    """(L, H, T, T) weights → (L, T, T) head-averaged attention plus the residual identity, rows summing to 1."""
-    if patterns.shape[-1] != patterns.shape[-2]:
-        raise ValueError(f"rollout needs self-attention (square patterns), got {patterns.shape[-2:]}")
-    # (L, T, T); averaging in float64 without first copying every head to float64
-    mixed = np.asarray(patterns).mean(axis=1, dtype=np.float64) + np.eye(patterns.shape[-1])
+def residual_attention(patterns: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
+    """(L, H, T, T) weights (or L arrays of (H, T, T)) → (L, T, T) head-averaged attention plus the residual
+    identity, rows summing to 1."""
+    shape = np.shape(patterns[0])
+    if shape[-1] != shape[-2]:
+        raise ValueError(f"rollout needs self-attention (square patterns), got {shape[-2:]}")
+    # (L, T, T); layer by layer, averaging in float64 without first copying every head (or every layer) to float64
+    mixed = np.stack([np.asarray(layer).mean(axis=0, dtype=np.float64) for layer in patterns]) + np.eye(shape[-1])
     return mixed / mixed.sum(axis=-1, keepdims=True)
 
 
-def rollout(patterns: np.ndarray) -> np.ndarray:
+def rollout(patterns: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
     """(L, H, T, T) weights → (L, T, T): entry [l, i, j] is how much token j reaches position i after layer l."""
     steps = residual_attention(patterns)  # (L, T, T)
     out = np.empty_like(steps)

@@ -10,7 +10,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-IN_PROCESS = ["capture_overhead", "wire_cost", "server_time", "training", "run_cache", "training_live", "class_mode", "decoding"]
+IN_PROCESS = [
+    "capture_overhead",
+    "wire_cost",
+    "server_time",
+    "training",
+    "run_cache",
+    "training_live",
+    "class_mode",
+    "decoding",
+    "pretrained_scale",
+]
 BROWSER = ["browser_time", "cold_start", "memory", "lesson"]
 SERVER = ["classroom"]  # a real `streamlit run`, no browser
 

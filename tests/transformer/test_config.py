@@ -43,7 +43,7 @@ def test_decoder_only_ignores_src_vocab_size() -> None:
 
 @pytest.mark.parametrize(
     "field,value",
-    [("architecture", "encoder-only"), ("norm_position", "middle"), ("positional", "rotary"), ("positional", None)],
+    [("architecture", "encoder-only-ish"), ("norm_position", "middle"), ("positional", "rotary"), ("positional", None)],
 )
 def test_bad_choices(field: str, value: object) -> None:
     with pytest.raises(ValueError, match=field) as info:

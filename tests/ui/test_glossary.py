@@ -56,7 +56,8 @@ CODE_NAMES = {
     "BatchNorm",
     "Transformer",
     "GPT",  # the model family (a name, like Transformer)
-    "BERT",  # the encoder-only model family
+    "BERT",  # pretrained families the app converts (transformer/hf/)
+    "Marian",
     "BLEU",  # the translation metric the paper reports
     "NumPy",
     "PyTorch",

@@ -1,0 +1,89 @@
+"""A GPT-2-small-sized model (12 layers × 12 heads, d_model 768, 124 M parameters, random weights) on the heads
+page at 1,024 tokens, against the default model's heads page at 128 tokens: seconds and server memory.
+
+    python -m benchmarks.pretrained_scale            # both, each in a fresh process (peak memory is per process)
+    python -m benchmarks.pretrained_scale --quick    # a 2-layer GPT-2 at 128 tokens instead (the smoke test)
+
+The heads page's server work is timed as the page does it on a new text: one teacher-forced run capturing what
+the page records (`runs.text_run.attention_names`: the attention patterns only, not every hook), then the page's
+figures (`benchmarks.heads_rerun.heads_rerun`: grids, the enlarged head, per-head statistics, rollout, each
+serialized as Streamlit sends it). Memory is the process's peak resident set (loading included: transformers reads
+the checkpoint, the conversion copies it into the project's model, the reference is dropped). The checkpoint
+folder is written once into a temporary folder by `transformer.hf.random_folder` (nothing is downloaded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.heads_rerun import heads_rerun, square_trace
+from transformer.registry import DEFAULT_MODEL, load_model
+
+GPT2_SMALL = {"n_layer": 12, "n_embd": 768, "n_head": 12, "n_positions": 1024, "vocab_size": 50257}
+QUICK = {"n_layer": 2, "n_embd": 64, "n_head": 4, "n_positions": 128}
+
+
+def measure(model: str, length: int) -> dict[str, float]:
+    """Load `model` (a name or a folder), then one heads page on a new text of `length` tokens."""
+    start = time.perf_counter()
+    bundle = load_model(model)
+    loaded = time.perf_counter() - start
+    start = time.perf_counter()
+    trace = square_trace(bundle, length)
+    ran = time.perf_counter() - start
+    rerun = heads_rerun(bundle, trace)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # bytes (Linux reports KiB)
+    return {
+        "load_s": loaded,
+        "run_s": ran,
+        "figures_s": rerun.total_seconds,
+        "page_s": ran + rerun.total_seconds,
+        "peak_gb": peak / 1e9,
+        "parameters": bundle.model.num_parameters(),
+        "captured_mb": trace.nbytes / 1e6,
+    }
+
+
+def _child(model: str, length: int) -> dict[str, float]:
+    cmd = [sys.executable, "-m", "benchmarks.pretrained_scale", "--measure", model, "--length", str(length)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--measure", help=argparse.SUPPRESS)
+    parser.add_argument("--length", type=int, default=1024, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:
+        print(json.dumps(measure(args.measure, args.length)))
+        return
+    from transformer.hf.random_folder import gpt2_folder
+
+    sizes, length = (QUICK, 128) if args.quick else (GPT2_SMALL, 1024)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = gpt2_folder(Path(tmp) / "gpt2-sized", **sizes)  # type: ignore[arg-type]
+        big = _child(str(folder), length)
+    toy = _child(DEFAULT_MODEL, 128)
+    print("## A GPT-2-sized converted model on the heads page\n")
+    print("| model | T | parameters | load s | run s | figures s | page s | peak GB | captured MB |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, t, r in ((f"{DEFAULT_MODEL} (shipped default)", 128, toy), ("GPT-2-sized random (converted)", length, big)):
+        print(
+            f"| {name} | {t:,} | {r['parameters']:,} | {r['load_s']:.2f} | {r['run_s']:.2f} | {r['figures_s']:.2f} "
+            f"| {r['page_s']:.2f} | {r['peak_gb']:.2f} | {r['captured_mb']:.0f} |"
+        )
+    ratio = big["page_s"] / toy["page_s"]
+    print(f"\nheads page: {ratio:.1f}× the default model's (target ≤ 3×); peak {big['peak_gb']:.2f} GB (target < 2)")
+
+
+if __name__ == "__main__":
+    main()
