@@ -27,6 +27,7 @@ from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.prose import prose
 from ui.training_panel import ends_with_eos, film_view, job_panel, open_film_on_its_head, session_owner
+from ui.training_scores import shipped_scores
 from ui.url_choice import seed_choice, write_choice
 
 JOB_KEY = "tr_job"  # session state: the id of the job this session started last
@@ -182,7 +183,12 @@ def film_mode() -> None:
     @st.fragment(run_every=0.4 if st.session_state.get("tr_play") else None)
     def player() -> None:
         film_view(
-            film, total_steps=int(film.curves["step"][-1]), schedule=None, name=f"film_{name}", ends_with_eos=ends_with_eos(name)
+            film,
+            total_steps=int(film.curves["step"][-1]),
+            schedule=None,
+            name=f"film_{name}",
+            ends_with_eos=ends_with_eos(name),
+            scores=shipped_scores(name),
         )
 
     player()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from runs.head_importance import stored_importance
 from runs.heads import opening
 from runs.model_ref import shipped_models
-from transformer.checkpoint import ModelBundle
+from runs.training.film_scores import FilmScores, film_scores
+from transformer.checkpoint import CARD_JSON, ModelBundle
 from transformer.film import FILM, Film
 from transformer.registry import MODELS_DIR
 
@@ -23,6 +27,24 @@ def load_film(name: str) -> Film:
     if name not in shipped_films():
         raise ValueError(f"no recorded film for {name!r}")
     return Film.load(MODELS_DIR / name / FILM)
+
+
+def film_task(name: str) -> Any | None:
+    """The task shipped model `name` was trained on (its card's), to score its film's heads; None if unknown."""
+    from transformer.tasks import get_task
+
+    try:
+        card = json.loads((MODELS_DIR / name / CARD_JSON).read_text(encoding="utf-8"))
+        return get_task(str(card.get("task", "")))
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def shipped_film_scores(name: str) -> FilmScores | None:
+    """The task scores of every head in every frame of shipped model `name`'s film (`film_scores`), from the film's
+    own frames: no model is loaded and nothing is retrained."""
+    task = film_task(name)
+    return None if task is None else film_scores(load_film(name), task)
 
 
 def film_opening(bundle: ModelBundle, film: Film) -> tuple[str, int, int]:

@@ -8,6 +8,7 @@ copy, an anti-diagonal for reverse, a permutation for sort.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 import string
@@ -79,12 +80,16 @@ class CharTask(Task):
         min_len: shortest source, in characters (lengths are uniform in [min_len, max_len]).
         max_len: longest source, in characters.
         chinese_heavy_fraction: share of sampled strings that are Chinese-heavy; the rest are ASCII-heavy.
+        alphabet: the symbols to draw from, uniformly, and the whole vocabulary ("": every hanzi and ASCII character,
+            drawn as above). A lesson trains on a few dozen symbols: with thousands, every step pays for a softmax over
+            all of them and each symbol's embedding is seen rarely, so the pattern forms minutes later.
     """
 
     level: Level = "char"
     min_len: int = 1
     max_len: int = 32
     chinese_heavy_fraction: float = 0.5
+    alphabet: str = ""
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_len <= self.max_len:
@@ -115,16 +120,25 @@ class CharTask(Task):
 
     def sample(self, rng: random.Random) -> Example:
         length = rng.randint(self.min_len, self.max_len)
-        chinese_heavy = rng.random() < self.chinese_heavy_fraction
-        symbols = rng.choices(_POOL, cum_weights=_CUMULATIVE[chinese_heavy], k=length)  # one grapheme each
+        if self.alphabet:
+            symbols = rng.choices(self.source_vocabulary(), k=length)
+        else:
+            chinese_heavy = rng.random() < self.chinese_heavy_fraction
+            symbols = rng.choices(_POOL, cum_weights=_CUMULATIVE[chinese_heavy], k=length)  # one grapheme each
         alignment = self.alignment(symbols)
         return Example("".join(symbols), "".join(symbols[i] for i in alignment), alignment)
 
     def source_vocabulary(self) -> tuple[str, ...]:
-        return _ALPHABET
+        return _symbols(self.alphabet) if self.alphabet else _ALPHABET
 
     def target_vocabulary(self) -> tuple[str, ...]:
-        return _ALPHABET
+        return self.source_vocabulary()
+
+
+@functools.cache
+def _symbols(alphabet: str) -> tuple[str, ...]:
+    """A task option's alphabet as its sorted distinct symbols (graphemes), computed once per alphabet."""
+    return tuple(sorted(set(graphemes(alphabet))))
 
 
 def _cumulative_weights(hanzi_share: float) -> tuple[float, ...]:
