@@ -116,6 +116,8 @@ class Film:
         curves: CURVES name → (N,) float32, one value per step taken.
         checks: (K, 2) float32 (step, held-out exact-match) of each periodic check.
         config: the model's TransformerConfig as a dict (a film belongs to one model shape).
+        stages: the steps after which a continued training's next stage began (`after`), e.g. a new learning-rate
+            schedule or longer strings: where a loss spike has a known cause. Empty for a film of one run.
     """
 
     source: str
@@ -129,6 +131,7 @@ class Film:
     curves: Mapping[str, np.ndarray]
     checks: np.ndarray
     config: Mapping[str, Any]
+    stages: tuple[int, ...] = ()
 
     @property
     def n_frames(self) -> int:
@@ -183,6 +186,7 @@ class Film:
             curves,
             np.concatenate([earlier.checks, self.checks + np.array([steps, 0.0], dtype=np.float32)]).astype(np.float32),
             dict(self.config),
+            (*earlier.stages, int(steps), *(stage + int(steps) for stage in self.stages)),
         )
 
     def save(self, path: str | Path) -> Path:
@@ -196,6 +200,7 @@ class Film:
             "tgt_tokens": list(self.tgt_tokens),
             "config": dict(self.config),
             "kinds": list(self.patterns),
+            "stages": list(self.stages),
         }
         arrays = {f"pattern_{kind}": a for kind, a in self.patterns.items()}
         arrays.update({f"curve_{name}": a for name, a in self.curves.items()})
@@ -229,6 +234,7 @@ class Film:
                 {name: data[f"curve_{name}"] for name in CURVES},
                 data["checks"],
                 meta["config"],
+                tuple(int(step) for step in meta.get("stages", ())),  # films written before stages were kept: none
             )
 
 

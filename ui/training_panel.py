@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ import streamlit as st
 from runs.model_ref import TRAINED_PREFIX
 from runs.training.export import checkpoint_zip
 from runs.training.film_scores import FilmScores, film_scores
-from runs.training.films import film_opening
+from runs.training.films import StageMark, film_opening
 from runs.training.job import FAILED, STOPPING, JobView
 from runs.training.registry import registry, trained_key
 from ui.charts import show_figure
@@ -130,6 +131,19 @@ def next_tokens(film: Any, ends_with_eos: bool = True) -> list[str]:
     return [*film.tgt_tokens[1:], film.target[-1]]  # a character-level continuation (induction)
 
 
+def _stage_reason(mark: StageMark) -> str:
+    """What happened where two training stages meet, in the user's language."""
+    changes = t("training.stage_sep").join(
+        t(f"training.stage_change_{name}", before=before, after=after) for name, before, after in mark.changes
+    )
+    return t(
+        "training.stage_reason",
+        step=f"{mark.step:,}",
+        n=mark.number,
+        changes=t("training.stage_changes", changes=changes) if changes else "",
+    )
+
+
 def film_view(
     film: Any,
     *,
@@ -139,12 +153,14 @@ def film_view(
     ends_with_eos: bool = True,
     scores: FilmScores | None = None,
     best_head: bool = False,
+    stages: Sequence[StageMark] = (),
 ) -> None:
     """The probe's attention for one head at one frame, beside the frame slider, the curves, the heads' task scores
     and the schedule.
 
     A decoder-only model's film has decoder self-attention only (`ends_with_eos`: see `next_tokens`). `best_head`:
-    open the attention view on the frame's best-scoring head (`ui.training_scores.follow_best_head`). Each figure is
+    open the attention view on the frame's best-scoring head (`ui.training_scores.follow_best_head`). `stages`: where a
+    continued training's stages meet, marked on the curves with what changed there. Each figure is
     rebuilt only when what it shows changed (`ui.figure_memo`): a poll that brings no new frame re-sends them."""
     cols = st.columns([5, 6])
     n = film.n_frames
@@ -152,9 +168,10 @@ def film_view(
         index = _frame_index(film)
         curves = film.curves
         marker = float(film.frame_steps[index])
+        marks = [(mark.step, t("training.stage_label", n=mark.number), _stage_reason(mark)) for mark in stages]
         curves_fig = memo_figure(
             "tr_curves",
-            (name, n, len(film.checks), total_steps, marker),
+            (name, n, len(film.checks), total_steps, marker, tuple(marks)),
             lambda: curves_figure(
                 curves["step"],
                 curves["loss"],
@@ -164,9 +181,12 @@ def film_view(
                 total_steps=total_steps,
                 marker_step=marker,
                 height=270,
+                stages=marks,
             ),
         )
         show_figure(curves_fig, f"{name}_curves", key="tr_curves", html=False)
+        for _, _, reason in marks:
+            st.caption(reason)
         if scores is not None:
             score_chart(scores, index, name)
         if schedule is not None:

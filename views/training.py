@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from runs.training.films import load_film, shipped_films
+from runs.training.films import load_film, shipped_films, shipped_stage_marks
 from runs.training.options import (
     D_MODEL_CHOICES,
     DECODER_ONLY_TASKS,
@@ -189,6 +189,7 @@ def film_mode() -> None:
             name=f"film_{name}",
             ends_with_eos=ends_with_eos(name),
             scores=shipped_scores(name),
+            stages=shipped_stage_marks(name, film),
         )
 
     player()

@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 IN_PROCESS = ["capture_overhead", "wire_cost", "server_time", "training", "run_cache", "training_live"]
-BROWSER = ["browser_time", "cold_start", "memory", "lesson"]
+BROWSER = ["browser_time", "cold_start", "memory", "lesson", "training_watched"]
 SERVER = ["classroom"]  # a real `streamlit run`, no browser
 
 
