@@ -178,8 +178,7 @@ class TrainingJob:
         # One core trains; the other stays free for every session's pages. The setting is the calling thread's
         # (OpenMP's thread count is per thread: the page threads keep theirs, tests/runs/test_training_job.py).
         torch.set_num_threads(1)
-        self._began = time.monotonic()
-        self._pace.append((self._began, 0))
+        self._began = time.monotonic()  # the pace is read from step 1 on: the first step pays for imports (seconds)
         try:
             result = train(self.settings, self._callback, task=self.task)
             self.recorder.finish()
