@@ -112,10 +112,10 @@ def _settings() -> JobOptions:
         )
         probe = cols[2].text_input(t("training.probe_text"), key="text", max_chars=64, help=t("training.probe_help"))
     values = {name: st.session_state[key] for key, name in FIELDS.items()}
-    return JobOptions(task=st.session_state["tr_task"], probe=probe or "", **values).replace(
-        steps=int(values["steps"]),
-        warmup=int(values["warmup"]),
-        target_exact=experiment_options(experiment or "default", st.session_state["tr_task"]).target_exact,
+    # The experiment's options with the widgets' values: what no widget sets (the lesson's string length and alphabet,
+    # the held-out check interval, the early-stop target) stays the preset's, not JobOptions' bare defaults.
+    return experiment_options(experiment or "default", st.session_state["tr_task"]).replace(
+        probe=probe or "", **{**values, "steps": int(values["steps"]), "warmup": int(values["warmup"])}
     )
 
 

@@ -89,3 +89,26 @@ def test_live_training_opens_on_the_best_head_and_says_how_long_at_most():
     finally:
         job.stop()
         job.wait(120)
+
+
+def test_the_start_button_trains_the_lesson_preset_not_bare_defaults():
+    """What no widget sets stays the preset's: the page once trained `reverse` on strings of up to 48 characters with
+    a check every 250 steps (JobOptions' bare defaults), which a class waited 21 minutes for."""
+    from runs.training.options import LESSON_ALPHABET, default_options
+
+    for job in registry().running():
+        job.stop()
+        job.wait(120)
+    at = open_page("training", tr_layers=1, tr_heads=2, tr_dmodel=16)
+    at.button(key="tr_start").click().run()
+    assert_no_exception(at)
+    job = registry().running()[0]
+    try:
+        preset = default_options("reverse")
+        assert (job.options.max_len, job.options.eval_every, job.options.target_exact) == (8, 100, 0.99)
+        assert (job.options.max_len, job.options.eval_every) == (preset.max_len, preset.eval_every)
+        assert job.task.max_len == 8 and job.task.alphabet == LESSON_ALPHABET
+        assert job.options.d_model == 16  # the widgets' values still count
+    finally:
+        job.stop()
+        job.wait(120)
