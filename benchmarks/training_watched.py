@@ -3,7 +3,8 @@
 Run:  python -m benchmarks.training_watched [--quick] [--phase-s 45] [--rounds 2]
 
 Starts `streamlit run app.py` on a free 127.0.0.1 port and Debian's Chromium (Playwright). One tab opens the Training
-page and starts the default preset (`reverse`); then, in turns, for `--phase-s` seconds each:
+page and starts the default preset (`reverse`) with its early stop off and 20,000 steps; then, in turns, for
+`--phase-s` seconds each:
 - unwatched: the tab leaves the page (about:blank), so no session polls; the job trains on in the server;
 - watched: a tab shows the Training page (its live panel polls every second and redraws as frames arrive);
 - watched + another session: the same, while a second browser session reloads the heads page on a new sentence
@@ -41,6 +42,21 @@ def read_pace(page) -> tuple[int, float | None]:
     return int(step.group(1).replace(",", "")) if step else 0, float(rate.group(1)) if rate else None
 
 
+def no_early_stop(page) -> None:
+    """The default recipe without its early stop, and a long budget, so the job trains through every phase: the
+    "With label smoothing" experiment is the default preset with the early stop off (`EXPERIMENTS`)."""
+    idle = "[data-testid=stApp][data-test-script-state=notRunning]"
+    page.wait_for_selector(idle, timeout=600_000)
+    page.get_by_text("With label smoothing", exact=True).click()
+    page.wait_for_selector(idle, timeout=600_000)
+    page.get_by_text("Settings", exact=True).click()
+    steps = page.get_by_label("Steps (at most)")
+    steps.fill("20000")
+    steps.press("Enter")
+    page.wait_for_timeout(500)
+    page.wait_for_selector(idle, timeout=600_000)
+
+
 def open_training(page, url: str) -> None:
     page.goto(f"{url}/training")
     page.locator(PROGRESS).first.wait_for(timeout=600_000)
@@ -62,6 +78,7 @@ def measure(phase_s: float, rounds: int) -> dict[str, list[float]]:
     paces: dict[str, list[float]] = {"unwatched": [], "watched": [], "watched + another session": []}
     with streamlit_server() as server, chromium_page(width=1280, height=720) as page:
         page.goto(f"{server.url}/training")
+        no_early_stop(page)
         page.get_by_role("button", name="Start training").click()
         page.locator(PROGRESS).first.wait_for(timeout=600_000)
         read_pace(page)  # past the first steps' imports

@@ -26,10 +26,17 @@ def test_a_recorded_film_shows_every_heads_task_score_frame_by_frame(lang):
     film, scores = load_film("reverse"), shipped_film_scores("reverse")
     last = film.n_frames - 1
     np.testing.assert_allclose(_scores_grid(at), scores.scores[-1, last], atol=1e-6)  # (L, H) source alignment
-    layer, head, _ = scores.best(last)
-    prefix = catalog(lang)["training.scores_caption"].split("{")[0]
-    caption = next(c.value for c in at.caption if c.value.startswith(prefix))
-    assert f"{layer}" in caption and f"{scores.best(last)[2]:.2f}" in caption
+    layer, head, value = scores.best(last)
+    words = catalog(lang)
+    said = words["training.scores_caption"].format(
+        kind=words["training.kind_cross"],
+        score=words["detectors.name_source_alignment"],
+        step=f"{int(film.frame_steps[last]):,}",
+        layer=layer,
+        head=head,
+        value=f"{value:.2f}",
+    )
+    assert any(c.value.startswith(said) for c in at.caption), [c.value for c in at.caption]
     at.slider(key="tr_frame").set_value(0).run()
     assert_no_exception(at)
     first = _scores_grid(at)
