@@ -50,7 +50,7 @@ def no_early_stop(page) -> None:
     page.get_by_text("With label smoothing", exact=True).click()
     page.wait_for_selector(idle, timeout=600_000)
     page.get_by_text("Settings", exact=True).click()
-    steps = page.get_by_label("Steps (at most)")
+    steps = page.get_by_role("spinbutton", name="Steps (at most)")
     steps.fill("20000")
     steps.press("Enter")
     page.wait_for_timeout(500)

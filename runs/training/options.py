@@ -130,9 +130,11 @@ def default_options(task: str = "reverse") -> JobOptions:
 # A lesson trains the character tasks on a small alphabet (`LESSON_ALPHABET`) and short strings. The shipped `reverse`
 # (up to 48 characters of a 3,600-symbol alphabet) took 46 minutes in three stages: with thousands of symbols every
 # step pays for a softmax over all of them and each symbol is seen rarely. On 36 symbols and strings of up to 8 (the
-# probe "hello 世界" is 8), measured with one torch thread on the busy 2-core machine (load average 13-20, no browser;
-# 7.9 steps/s): some cross-attention head put half its weight on the anti-diagonal by step 300 and held-out exact
-# match reached 96 % at step 1,200 (tests/runs/test_lesson_preset.py holds the claims to step budgets).
+# probe "hello 世界" is 8), one torch thread on the busy shared 2-core machine: a step costs half the old preset's
+# (10-11.6 vs 4.6-4.8 steps/s, same minutes), some cross-attention head puts half its weight on the anti-diagonal by
+# step 300 and held-out exact match reaches 96 % by step 1,200; in the page's server, watched by a browser while a
+# second session used the heads page, the worker kept 9.3 steps/s (benchmarks/README.md §12).
+# tests/runs/test_lesson_preset.py holds the claims to step budgets.
 LESSON_MAX_LEN = {"reverse": 8, "copy": 12}
 LESSON_ALPHABET = "abcdefghijklmnopqrstuvwxyz 你好世界注意力中文"
 # The shipped decoder-only models trained for half an hour (gpt-translate-en-zh: 3 layers of 128; induction: halves

@@ -19,9 +19,9 @@ from transformer.train import task_with_options, train
 
 pytestmark = pytest.mark.slow
 
-# The worker's pace on the page's default preset, one torch thread: 7.9 steps/s measured on the busy shared 2-core
-# machine (load average 13-20) without a browser; a watching browser and a second session cost a share of it
-# (benchmarks/README.md §12), so the budgets assume 6 steps/s.
+# The worker's pace on the page's default preset, one torch thread, in the page's server on the busy shared 2-core
+# machine (load average 10-13): 8.7-15.6 steps/s, 9.3 median with a browser watching and a second session on another
+# page (benchmarks/README.md §12). The budgets assume less, 6 steps/s.
 STEPS_PER_SECOND = 6.0
 PATTERN_SECONDS, HELDOUT_SECONDS = 90, 240
 PATTERN_STEPS = int(PATTERN_SECONDS * STEPS_PER_SECOND)  # 540
