@@ -27,7 +27,7 @@ from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.prose import prose
 from ui.training_panel import ends_with_eos, film_view, job_panel, open_film_on_its_head, session_owner
-from ui.training_scores import shipped_scores
+from ui.training_scores import BEST_KEY, shipped_scores
 from ui.url_choice import seed_choice, write_choice
 
 JOB_KEY = "tr_job"  # session state: the id of the job this session started last
@@ -132,6 +132,7 @@ def _start(options: JobOptions, owner: str) -> None:
     st.session_state[JOB_KEY] = job.id
     st.session_state.pop(WATCHED_KEY, None)
     st.session_state.pop("tr_frame", None)
+    st.session_state.pop(BEST_KEY, None)  # a new job opens on its own best head, whatever was picked before
     st.session_state["tr_follow"] = True
     st.rerun()
 
