@@ -121,6 +121,8 @@ class Film:
         curves: CURVES name → (N,) float32, one value per step taken.
         checks: (K, 2) float32 (step, held-out exact-match) of each periodic check.
         config: the model's TransformerConfig as a dict (a film belongs to one model shape).
+        stages: the steps after which a continued training's next stage began (`after`), e.g. a new learning-rate
+            schedule or longer strings: where a loss spike has a known cause. Empty for a film of one run.
     """
 
     source: str
@@ -134,6 +136,7 @@ class Film:
     curves: Mapping[str, np.ndarray]
     checks: np.ndarray
     config: Mapping[str, Any]
+    stages: tuple[int, ...] = ()
 
     @property
     def n_frames(self) -> int:
@@ -192,6 +195,7 @@ class Film:
             curves,
             np.concatenate([earlier.checks, self.checks + np.array([steps, 0.0], dtype=np.float32)]).astype(np.float32),
             dict(self.config),
+            (*earlier.stages, int(steps), *(stage + int(steps) for stage in self.stages)),
         )
 
     def save(self, path: str | Path) -> Path:
@@ -205,6 +209,7 @@ class Film:
             "tgt_tokens": list(self.tgt_tokens),
             "config": dict(self.config),
             "kinds": list(self.patterns),
+            "stages": list(self.stages),
         }
         arrays = {f"pattern_{kind}": a for kind, a in self.patterns.items()}
         arrays.update({f"curve_{name}": a for name, a in self.curves.items()})
@@ -238,6 +243,7 @@ class Film:
                 {name: data[f"curve_{name}"] for name in CURVES},
                 data["checks"],
                 meta["config"],
+                tuple(int(step) for step in meta.get("stages", ())),  # films written before stages were kept: none
             )
 
 

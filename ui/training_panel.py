@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,15 +18,18 @@ import streamlit as st
 from hook_names import ordinal
 from runs.model_ref import TRAINED_PREFIX
 from runs.training.export import checkpoint_zip
-from runs.training.films import film_opening
+from runs.training.film_scores import FilmScores, film_scores
+from runs.training.films import StageMark, film_opening
 from runs.training.job import FAILED, STOPPING, JobView
 from runs.training.registry import registry, trained_key
 from ui.charts import show_figure
+from ui.figure_memo import memo_figure
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.model_words import rows_write_caption
 from ui.models import get_bundle
 from ui.safe import md_literal
+from ui.training_scores import follow_best_head, score_chart
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
 from viz.training_curves import CurveText, curves_figure, rate_figure
@@ -130,6 +134,19 @@ def next_tokens(film: Any, ends_with_eos: bool = True) -> list[str]:
     return [*film.tgt_tokens[1:], film.target[-1]]  # a character-level continuation (induction)
 
 
+def _stage_reason(mark: StageMark) -> str:
+    """What happened where two training stages meet, in the user's language."""
+    changes = t("training.stage_sep").join(
+        t(f"training.stage_change_{name}", before=before, after=after) for name, before, after in mark.changes
+    )
+    return t(
+        "training.stage_reason",
+        step=f"{mark.step:,}",
+        n=mark.number,
+        changes=t("training.stage_changes", changes=changes) if changes else "",
+    )
+
+
 def film_view(
     film: Any,
     *,
@@ -137,60 +154,87 @@ def film_view(
     schedule: tuple[list[int], list[float]] | None,
     name: str,
     ends_with_eos: bool = True,
+    scores: FilmScores | None = None,
+    best_head: bool = False,
+    stages: Sequence[StageMark] = (),
 ) -> None:
-    """The probe's attention for one head at one frame, beside the frame slider, the curves and the schedule.
+    """The probe's attention for one head at one frame, beside the frame slider, the curves, the heads' task scores
+    and the schedule.
 
-    A decoder-only model's film has decoder self-attention only (`ends_with_eos`: see `next_tokens`)."""
+    A decoder-only model's film has decoder self-attention only (`ends_with_eos`: see `next_tokens`). `best_head`:
+    open the attention view on the frame's best-scoring head (`ui.training_scores.follow_best_head`). `stages`: where a
+    continued training's stages meet, marked on the curves with what changed there. Each figure is
+    rebuilt only when what it shows changed (`ui.figure_memo`): a poll that brings no new frame re-sends them."""
     cols = st.columns([5, 6])
+    n = film.n_frames
     with cols[1]:
         index = _frame_index(film)
         curves = film.curves
-        show_figure(
-            curves_figure(
+        marker = float(film.frame_steps[index])
+        marks = [(mark.step, t("training.stage_label", n=mark.number), _stage_reason(mark)) for mark in stages]
+        curves_fig = memo_figure(
+            "tr_curves",
+            (name, n, len(film.checks), total_steps, marker, tuple(marks)),
+            lambda: curves_figure(
                 curves["step"],
                 curves["loss"],
                 curves["token_accuracy"],
                 film.checks,
                 _curve_text(),
                 total_steps=total_steps,
-                marker_step=float(film.frame_steps[index]),
+                marker_step=marker,
                 height=270,
+                stages=marks,
             ),
-            f"{name}_curves",
-            key="tr_curves",
-            html=False,
         )
+        show_figure(curves_fig, f"{name}_curves", key="tr_curves", html=False)
+        for _, _, reason in marks:
+            st.caption(reason)
+        if scores is not None:
+            score_chart(scores, index, name)
         if schedule is not None:
             now = float(curves["step"][-1]) if len(curves["step"]) else None
-            show_figure(
-                rate_figure(np.asarray(schedule[0]), np.asarray(schedule[1]), _curve_text(), now=now, height=150),
-                f"{name}_rate",
-                key="tr_rate",
-                html=False,
+            rate_fig = memo_figure(
+                "tr_rate",
+                (name, n, schedule[0][-1]),
+                lambda: rate_figure(np.asarray(schedule[0]), np.asarray(schedule[1]), _curve_text(), now=now, height=150),
             )
+            show_figure(rate_fig, f"{name}_rate", key="tr_rate", html=False)
     with cols[0]:
+        following = best_head and follow_best_head(scores, index, (KIND_KEY, LAYER_KEY, HEAD_KEY))
         kind, layer, head = _pickers(film)
-        pattern = film.patterns[kind][index, layer, head].astype(np.float32) / 255.0  # (Tq, Tk)
         query_axis, key_axis = attention_axes(kind, film.src_tokens, film.tgt_tokens, next_tokens(film, ends_with_eos))
-        fig = head_figure(
-            pattern,
-            query_axis,
-            key_axis,
-            HeatmapText(
-                title=t(
-                    "training.head_title",
-                    kind=t(f"training.kind_{kind}"),
-                    layer=ordinal(layer),
-                    head=ordinal(head),
-                    step=f"{int(film.frame_steps[index]):,}",
+
+        def attention() -> Any:
+            pattern = film.patterns[kind][index, layer, head].astype(np.float32) / 255.0  # (Tq, Tk)
+            fig = head_figure(
+                pattern,
+                query_axis,
+                key_axis,
+                HeatmapText(
+                    title=t(
+                        "training.head_title",
+                        kind=t(f"training.kind_{kind}"),
+                        layer=ordinal(layer),
+                        head=ordinal(head),
+                        step=f"{int(film.frame_steps[index]):,}",
+                    ),
+                    x_title=t("training.keys"),
+                    y_title=t("training.queries"),
+                    value=t("training.weight"),
                 ),
-                x_title=t("training.keys"),
-                y_title=t("training.queries"),
-                value=t("training.weight"),
-            ),
+            )
+            fig.update_layout(width=None, height=360)
+            return fig
+
+        show_figure(
+            memo_figure("tr_attention", (name, n, index, kind, layer, head), attention),
+            f"{name}_attention",
+            key="tr_attention",
+            html=False,
         )
-        fig.update_layout(width=None, height=360)
-        show_figure(fig, f"{name}_attention", key="tr_attention", html=False)
+        if following:
+            st.caption(t("training.best_head_note"))
         if query_axis.reads is not None:  # decoder and cross rows are named by what they write, as on the heads page
             st.caption(rows_write_caption(query_axis))
         st.text(t("training.probe", source=film.source, target=film.target))  # plain text: the probe may be the user's
@@ -209,12 +253,17 @@ def ends_with_eos(task_name: str) -> bool:
 
 
 def _progress(view: JobView) -> None:
+    """Step, the wall clock since the start, and the time left at the recent pace: an upper bound when the job
+    stops early at its target ("until 99 % or step N"), since the target may come first."""
+    target = view.options.target_exact
     text = t(
-        "training.progress",
+        "training.progress" if target <= 1.0 else "training.progress_no_target",
         step=f"{view.step:,}",
         total=f"{view.total_steps:,}",
         elapsed=_clock(view.elapsed),
         eta=_clock(view.eta),
+        target=f"{target:.0%}",
+        rate="–" if view.rate is None else f"{view.rate:.1f}",
     )
     st.progress(view.fraction, text=text)
 
@@ -309,6 +358,14 @@ def job_panel(job_id: str, owner: str) -> None:
         # While training the x axis spans the whole budget (the curves grow into it); after, the steps taken.
         span = view.total_steps if view.live else max(view.step, 1)
         eos = ends_with_eos(view.options.task)
-        film_view(view.film, total_steps=span, schedule=view.options.schedule(), name="training", ends_with_eos=eos)
+        film_view(
+            view.film,
+            total_steps=span,
+            schedule=view.options.schedule(),
+            name=f"training_{view.job_id}",
+            ends_with_eos=eos,
+            scores=film_scores(view.film, job.task),
+            best_head=True,
+        )
 
     panel()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from runs.training.films import load_film, shipped_films
+from runs.training.films import load_film, shipped_films, shipped_stage_marks
 from runs.training.options import (
     D_MODEL_CHOICES,
     DECODER_ONLY_TASKS,
@@ -28,6 +28,7 @@ from ui.labels import keep_valid
 from ui.prose import prose
 from ui.safe import md_literal
 from ui.training_panel import ends_with_eos, film_view, job_panel, open_film_on_its_head, session_owner
+from ui.training_scores import BEST_KEY, shipped_scores
 from ui.url_choice import seed_choice, write_choice
 
 JOB_KEY = "tr_job"  # session state: the id of the job this session started last
@@ -112,10 +113,10 @@ def _settings() -> JobOptions:
         )
         probe = cols[2].text_input(t("training.probe_text"), key="text", max_chars=64, help=t("training.probe_help"))
     values = {name: st.session_state[key] for key, name in FIELDS.items()}
-    return JobOptions(task=st.session_state["tr_task"], probe=probe or "", **values).replace(
-        steps=int(values["steps"]),
-        warmup=int(values["warmup"]),
-        target_exact=experiment_options(experiment or "default", st.session_state["tr_task"]).target_exact,
+    # The experiment's options with the widgets' values: what no widget sets (the lesson's string length and alphabet,
+    # the held-out check interval, the early-stop target) stays the preset's, not JobOptions' bare defaults.
+    return experiment_options(experiment or "default", st.session_state["tr_task"]).replace(
+        probe=probe or "", **{**values, "steps": int(values["steps"]), "warmup": int(values["warmup"])}
     )
 
 
@@ -132,6 +133,7 @@ def _start(options: JobOptions, owner: str) -> None:
     st.session_state[JOB_KEY] = job.id
     st.session_state.pop(WATCHED_KEY, None)
     st.session_state.pop("tr_frame", None)
+    st.session_state.pop(BEST_KEY, None)  # a new job opens on its own best head, whatever was picked before
     st.session_state["tr_follow"] = True
     st.rerun()
 
@@ -183,7 +185,13 @@ def film_mode() -> None:
     @st.fragment(run_every=0.4 if st.session_state.get("tr_play") else None)
     def player() -> None:
         film_view(
-            film, total_steps=int(film.curves["step"][-1]), schedule=None, name=f"film_{name}", ends_with_eos=ends_with_eos(name)
+            film,
+            total_steps=int(film.curves["step"][-1]),
+            schedule=None,
+            name=f"film_{name}",
+            ends_with_eos=ends_with_eos(name),
+            scores=shipped_scores(name),
+            stages=shipped_stage_marks(name, film),
         )
 
     player()

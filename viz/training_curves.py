@@ -7,6 +7,7 @@ line (a run of 20,000 steps is thinned by a stride) and no per-point text.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,7 @@ from viz.style import BASE_FONT_SIZE, base_layout
 
 MAX_POINTS = 600  # points per line sent to the browser
 LOSS_COLOR, ACCURACY_COLOR, HELDOUT_COLOR, RATE_COLOR, NOW_COLOR = "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#555555"
+STAGE_COLOR = "#D55E00"  # a stage boundary: vermilion, apart from every curve (Okabe-Ito)
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,37 @@ def _vertical(x: float | None) -> list[dict]:
     ]
 
 
+def _stage_marks(stages: Sequence[tuple[float, str, str]]) -> tuple[list[dict], list[dict]]:
+    """(shapes, annotations): a dashed line at each stage boundary, labelled at the top; its hover says what changed."""
+    shapes = [
+        {
+            "type": "line",
+            "x0": step,
+            "x1": step,
+            "yref": "paper",
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": STAGE_COLOR, "width": 2, "dash": "dash"},
+        }
+        for step, _, _ in stages
+    ]
+    notes = [
+        {
+            "x": step,
+            "y": 1.0,
+            "yref": "paper",
+            "yanchor": "top",
+            "xanchor": "left",
+            "text": html.escape(label),
+            "hovertext": html.escape(reason),
+            "showarrow": False,
+            "font": {"color": STAGE_COLOR, "size": BASE_FONT_SIZE - 2},
+        }
+        for step, label, reason in stages
+    ]
+    return shapes, notes
+
+
 def curves_figure(
     steps: np.ndarray,
     loss: np.ndarray,
@@ -66,6 +99,7 @@ def curves_figure(
     total_steps: int,
     marker_step: float | None = None,
     height: int = 300,
+    stages: Sequence[tuple[float, str, str]] = (),
 ) -> go.Figure:
     """Loss (left axis) and the training batch's token accuracy and held-out exact match (right axis, 0–1).
 
@@ -74,6 +108,8 @@ def curves_figure(
         checks: (K, 2) (step, held-out exact match) of each periodic check.
         total_steps: the x axis spans the whole run, so the curve grows from left to right as it trains.
         marker_step: a dotted vertical line at the frame the attention view shows.
+        stages: (step, label, reason) of each boundary between training stages: a dashed line labelled at the top,
+            the reason in its hover (a loss spike there has a cause: a new schedule, longer strings).
     """
     s, lo = thin(steps, loss)
     _, acc = thin(steps, accuracy)
@@ -108,6 +144,7 @@ def curves_figure(
             hovertemplate=f"{label['step']} %{{x}}<br>{label['heldout']} %{{y:.1%}}<extra></extra>",
         ),
     ]
+    stage_shapes, stage_notes = _stage_marks(stages)
     top = float(np.nanmax(loss)) * 1.05 if len(loss) and np.isfinite(loss).any() else 1.0
     layout = base_layout(
         height=height,
@@ -126,7 +163,8 @@ def curves_figure(
             "showgrid": False,
         },
         legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "font": {"size": BASE_FONT_SIZE - 2}},
-        shapes=_vertical(marker_step),
+        shapes=_vertical(marker_step) + stage_shapes,
+        annotations=stage_notes,
     )
     return go.Figure(traces, layout=layout)
 

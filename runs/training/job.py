@@ -11,12 +11,14 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
+from runs.training.eta import WINDOW, recent_rate, time_left
 from runs.training.options import JobOptions
 from transformer.checkpoint import ModelBundle
 from transformer.film import Film, FilmRecorder
@@ -45,6 +47,7 @@ class JobView:
     heldout_exact: float | None
     error: str | None
     film: Film | None
+    rate: float | None = None  # steps per second over the last `eta.WINDOW` seconds (None: too early to tell)
 
     @property
     def live(self) -> bool:
@@ -56,10 +59,9 @@ class JobView:
 
     @property
     def eta(self) -> float | None:
-        """Seconds left at the current pace if no early stop comes first (None before the first step)."""
-        if not self.live or self.step == 0:
-            return None
-        return self.elapsed / self.step * (self.total_steps - self.step)
+        """Seconds left until the step budget at the recent pace: an upper bound, the early stop
+        (`options.target_exact`) may come first (None once ended or before the pace is known)."""
+        return time_left(self.step, self.total_steps, self.rate) if self.live else None
 
 
 class TrainingJob:
@@ -81,6 +83,10 @@ class TrainingJob:
         self.recorder = FilmRecorder(self.task, options.frame_every, options.probe_text, self.settings.eval_every)
         self.created = time.time()
         self.ended: float | None = None  # when the worker ended (the model picker names a trained model by it)
+        # The wall clock (monotonic) when the worker started and ended, and (time, step) of recent steps for the pace.
+        self._began: float | None = None
+        self._finished: float | None = None
+        self._pace: deque[tuple[float, int]] = deque()
         self.state = RUNNING
         self.error: str | None = None
         self.result: TrainResult | None = None
@@ -113,8 +119,17 @@ class TrainingJob:
         """The trained model once the job has ended without error (never while it trains: it is changing)."""
         return self.result.bundle if self.result is not None and not self.live else None
 
+    @property
+    def elapsed(self) -> float:
+        """Wall-clock seconds since the worker started (to its end once ended): what a class has waited."""
+        if self._began is None:
+            return 0.0
+        return (self._finished if self._finished is not None else time.monotonic()) - self._began
+
     def view(self) -> JobView:
         p = self._latest
+        pace = list(self._pace)  # a copy: the worker appends while we read
+        times, steps = [t for t, _ in pace], [s for _, s in pace]
         return JobView(
             self.id,
             self.owner,
@@ -122,18 +137,23 @@ class TrainingJob:
             self.state,
             p.step if p else 0,
             self.settings.steps,
-            p.elapsed if p else 0.0,
+            self.elapsed,
             p.loss if p else None,
             p.token_accuracy if p else None,
             p.learning_rate if p else None,
             p.heldout_exact if p else None,
             self.error,
             self.recorder.film(),
+            recent_rate(times, steps) if self.live else None,
         )
 
     def _callback(self, progress: TrainProgress) -> bool | None:
         self.recorder(progress)
         self._latest = progress
+        now = time.monotonic()
+        self._pace.append((now, progress.step))
+        while self._pace and self._pace[0][0] < now - 2 * WINDOW:  # keep only what the rate reads
+            self._pace.popleft()
         time.sleep(0)  # yield the interpreter to the page threads between steps
         return False if self._stop.is_set() else None
 
@@ -158,6 +178,7 @@ class TrainingJob:
         # One core trains; the other stays free for every session's pages. The setting is the calling thread's
         # (OpenMP's thread count is per thread: the page threads keep theirs, tests/runs/test_training_job.py).
         torch.set_num_threads(1)
+        self._began = time.monotonic()  # the pace is read from step 1 on: the first step pays for imports (seconds)
         try:
             result = train(self.settings, self._callback, task=self.task)
             self.recorder.finish()
@@ -169,6 +190,7 @@ class TrainingJob:
             self.error = one_line(f"{type(err).__name__}: {err}")
             self.state = FAILED
         finally:
+            self._finished = time.monotonic()
             self.ended = time.time()
             if self._on_end is not None:
                 self._on_end(self)

@@ -1,8 +1,9 @@
 """What a training job trains: a task, a small model and the recipe, as one frozen value; and the one-click experiments.
 
 The page's default for each task is the command line's preset (`transformer.train_cli.PRESETS`), with the held-out
-check every 250 steps on 100 examples, an early stop at 99 %, and for the character tasks strings of up to 12
-characters (`LESSON_MAX_LEN`; the time to 99 % is for `benchmarks/training_live.py --full` to measure). An
+check every 250 steps (100 for `reverse`) on 100 examples, an early stop at 99 %, and for the character tasks a
+36-symbol alphabet and short strings (`LESSON_ALPHABET`, `LESSON_MAX_LEN`; the time to 99 % is for
+`benchmarks/training_live.py --full` to measure). An
 experiment changes a few options of that default; its claimed outcome is measured by
 `tests/runs/test_training_experiments.py` on a smaller config.
 """
@@ -126,9 +127,16 @@ def default_options(task: str = "reverse") -> JobOptions:
     )
 
 
-# A lesson trains the character tasks on strings of up to 12 characters: the shipped `reverse`'s level-1 stages (up to
-# 48, 3,500 hanzi) took 46 minutes, and its first stage (up to 12) reached 98 % held-out in 1,510 steps.
-LESSON_MAX_LEN = {"reverse": 12, "copy": 12}
+# A lesson trains the character tasks on a small alphabet (`LESSON_ALPHABET`) and short strings. The shipped `reverse`
+# (up to 48 characters of a 3,600-symbol alphabet) took 46 minutes in three stages: with thousands of symbols every
+# step pays for a softmax over all of them and each symbol is seen rarely. On 36 symbols and strings of up to 8 (the
+# probe "hello 世界" is 8), one torch thread on the busy shared 2-core machine: a step costs half the old preset's
+# (10-11.6 vs 4.6-4.8 steps/s, same minutes), some cross-attention head puts half its weight on the anti-diagonal by
+# step 300 and held-out exact match reaches 96 % by step 1,200; in the page's server, watched by a browser while a
+# second session used the heads page, the worker kept 9.3 steps/s (benchmarks/README.md §11).
+# tests/runs/test_lesson_preset.py holds the claims to step budgets.
+LESSON_MAX_LEN = {"reverse": 8, "copy": 12}
+LESSON_ALPHABET = "abcdefghijklmnopqrstuvwxyz 你好世界注意力中文"
 # The shipped decoder-only models trained for half an hour (gpt-translate-en-zh: 3 layers of 128; induction: halves
 # of up to 24 symbols). A lesson's are smaller: two layers of 64, and for induction halves of up to 8 symbols after a
 # lead-in of up to 4 (still at varying offsets, so only the textbook previous-token + induction circuit works).
@@ -137,17 +145,14 @@ LESSON_MAX_LEN = {"reverse": 12, "copy": 12}
 # held-out at step 250 and 99 % (the early stop) at step 500, in 140 s; induction 80 % at step 500, 98 % at 1,500
 # (191 s).
 LESSON_PRESETS: dict[str, dict[str, Any]] = {
+    "reverse": {"steps": 2500, "eval_every": 100},  # a held-out check every 100 steps: the early stop comes sooner
     "gpt-translate-en-zh": {"steps": 2000, "config": {"n_layers": 2, "d_model": 64}},
     "induction": {"steps": 1500},
 }
-# A lesson's character tasks keep the level-1 alphabet (3,607 symbols) these timings were measured on: the shipped
-# `reverse` reads level 2 too (6,611 symbols), which makes every step pay for a softmax nearly twice as large and adds
-# 3,000 rarer characters to learn, for no difference in the attention a class watches form.
-LEVEL_ONE_ALPHABET = {"hanzi_levels": 1, "chinese_punctuation": False, "unknown_share": 0}
 LESSON_TASK_OPTIONS: dict[str, dict[str, Any]] = {
     "induction": {"max_half": 8, "max_lead": 4},
-    "reverse": LEVEL_ONE_ALPHABET,
-    "copy": LEVEL_ONE_ALPHABET,
+    "reverse": {"alphabet": LESSON_ALPHABET},
+    "copy": {"alphabet": LESSON_ALPHABET},
 }
 
 

@@ -21,7 +21,7 @@ IN_PROCESS = [
     "decoding",
     "pretrained_scale",
 ]
-BROWSER = ["browser_time", "cold_start", "memory", "lesson"]
+BROWSER = ["browser_time", "cold_start", "memory", "lesson", "training_watched"]
 SERVER = ["classroom"]  # a real `streamlit run`, no browser
 
 

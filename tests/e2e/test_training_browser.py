@@ -81,3 +81,29 @@ def test_train_watch_stop_and_scrub(app_page, app_url, browser_tools):
     tools.wait_idle(page)
     _shot(page, "training-films-zh", SCREENSHOTS)
     assert not page.outside, page.outside
+
+
+SCORES_STEP = r"""() => {
+  const caption = [...document.querySelectorAll('[data-testid=stCaptionContainer]')]
+    .map(c => c.innerText).find(text => text.startsWith('Heads finding their job'));
+  const match = caption && caption.match(/after step ([\d,]+)/);
+  const chart = document.querySelector('[class*="st-key-tr_scores"] .js-plotly-plot');
+  return match && chart && chart.data ? Number(match[1].replace(/,/g, '')) : -1;
+}"""
+
+
+def test_the_heads_score_chart_advances_while_training(app_page, app_url, browser_tools):
+    """Issue 22: beside loss and accuracy, every head's task score; live, it moves on as frames arrive."""
+    page, tools = app_page, browser_tools
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{app_url}/training")
+    tools.wait_idle(page, 90_000)
+    page.get_by_role("button", name="Start training").click()
+    page.wait_for_function(f"({SCORES_STEP})() >= 1", timeout=180_000)
+    first = page.evaluate(SCORES_STEP)
+    page.wait_for_function(f"({SCORES_STEP})() > {first}", timeout=180_000)  # a later frame, scored, without a click
+    progress = page.locator("[data-testid=stProgress]").first.inner_text()
+    assert re.search(r"until 99% held-out exact match or step [\d,]+", progress), progress
+    page.get_by_role("button", name="Stop training").click()
+    page.get_by_text(re.compile(r"Training stopped at step")).wait_for(timeout=120_000)
+    assert not page.outside, page.outside

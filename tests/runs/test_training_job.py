@@ -44,7 +44,7 @@ def test_a_job_trains_to_the_end_and_frees_its_slot():
 def test_progress_is_visible_while_training_and_stop_keeps_the_model():
     jobs = JobRegistry(max_jobs=1)
     job = jobs.start(TINY.replace(steps=20_000), "session-a", task=SHORT)
-    wait_until(lambda: job.view().step >= 5)
+    wait_until(lambda: job.view().step >= 5 and job.view().eta is not None)  # the pace needs a second of steps
     first = job.view()
     assert first.live and 0 < first.fraction < 1 and first.eta is not None and first.loss is not None
     wait_until(lambda: job.view().step > first.step + 3)

@@ -109,6 +109,9 @@ class CharTask(Task):
         unknown_share: share of sampled characters that are outside the alphabet (`UNKNOWN_SYMBOLS`): the model
             sees <unk> in training and reverses it in place, as any other symbol (never trained on, <unk> made
             it stop: "张梓涵" came back as "涵").
+        alphabet: the symbols to draw from, uniformly, and the whole vocabulary ("": every hanzi and ASCII character,
+            drawn as above). A lesson trains on a few dozen symbols: with thousands, every step pays for a softmax over
+            all of them and each symbol's embedding is seen rarely, so the pattern forms minutes later.
     """
 
     level: Level = "char"
@@ -118,6 +121,7 @@ class CharTask(Task):
     hanzi_levels: int = 2
     chinese_punctuation: bool = True
     unknown_share: float = 0.01
+    alphabet: str = ""
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_len <= self.max_len:
@@ -154,17 +158,26 @@ class CharTask(Task):
 
     def sample(self, rng: random.Random) -> Example:
         length = rng.randint(self.min_len, self.max_len)
-        chinese_heavy = rng.random() < self.chinese_heavy_fraction
-        pool, cumulative = _sampling(self.hanzi_levels, self.chinese_punctuation, self.unknown_share)
-        symbols = rng.choices(pool, cum_weights=cumulative[chinese_heavy], k=length)  # one grapheme each
+        if self.alphabet:
+            symbols = rng.choices(self.source_vocabulary(), k=length)
+        else:
+            chinese_heavy = rng.random() < self.chinese_heavy_fraction
+            pool, cumulative = _sampling(self.hanzi_levels, self.chinese_punctuation, self.unknown_share)
+            symbols = rng.choices(pool, cum_weights=cumulative[chinese_heavy], k=length)  # one grapheme each
         alignment = self.alignment(symbols)
         return Example("".join(symbols), "".join(symbols[i] for i in alignment), alignment)
 
     def source_vocabulary(self) -> tuple[str, ...]:
-        return _alphabet(self.hanzi_levels, self.chinese_punctuation)
+        return _symbols(self.alphabet) if self.alphabet else _alphabet(self.hanzi_levels, self.chinese_punctuation)
 
     def target_vocabulary(self) -> tuple[str, ...]:
-        return _alphabet(self.hanzi_levels, self.chinese_punctuation)
+        return self.source_vocabulary()
+
+
+@cache
+def _symbols(alphabet: str) -> tuple[str, ...]:
+    """A task option's alphabet as its sorted distinct symbols (graphemes), computed once per alphabet."""
+    return tuple(sorted(set(graphemes(alphabet))))
 
 
 @cache
