@@ -1,6 +1,6 @@
 """Incremental decoding: what a new token costs with the key/value cache and without it.
 
-Run:  python -m benchmarks.decoding [--repeats N] [--examples N] [--quick]
+Run:  python -m benchmarks.decoding [--repeats N] [--examples N] [--tables prompt shipped] [--quick]
 
 1. A random decoder-only model of the paper's base size (6 layers × 8 heads, d_model 512, max_len 1024)
    continues a 600-character prompt, run as the app runs a text (`trace_text`, recording every attention
@@ -122,6 +122,7 @@ def main() -> None:
     parser = arguments(__doc__)
     parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds per measurement")
     parser.add_argument("--examples", type=int, default=20, help="held-out sentences per shipped model")
+    parser.add_argument("--tables", nargs="*", default=["prompt", "shipped"], choices=["prompt", "shipped"], help="which tables")
     args = parser.parse_args()
     if args.quick:  # the smoke test's size: seconds, not minutes
         config, label, chars, new_tokens, repeats, examples = CONFIGS[SMALL], SMALL, 60, (1, 4), 1, 2
@@ -137,10 +138,13 @@ def main() -> None:
     bundle = random_bundle(config.replace(architecture="decoder-only", max_len=1024), seed=0)
 
     header(f"Incremental decoding: a random decoder-only {label}, a {chars}-character prompt, run as the app runs it")
-    print_table(
-        ["new tokens", "written", "full rerun ms", "vs 1 token", "cache ms", "vs 1 token", "speed-up"],
-        prompt_cost(bundle, random_text(chars, seed=1), new_tokens, repeats),
-    )
+    if "prompt" in args.tables:
+        print_table(
+            ["new tokens", "written", "full rerun ms", "vs 1 token", "cache ms", "vs 1 token", "speed-up"],
+            prompt_cost(bundle, random_text(chars, seed=1), new_tokens, repeats),
+        )
+    if "shipped" not in args.tables:
+        return
     print(f"Shipped models: per held-out sentence ({examples} each), median of {repeats} interleaved rounds\n")
     print_table(
         [
