@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import torch
 from torch import Tensor
 
 from transformer.attention import MultiHeadAttention
@@ -43,19 +42,28 @@ _CROSS_KEYS_VALUES = (".cross_attn.hook_k", ".cross_attn.hook_v")  # projected o
 
 
 class SelfAttentionKeysValues:
-    """One self-attention layer's keys and values of every position read so far: (B, H, T, d_k) each."""
+    """One self-attention layer's keys and values of every position read so far: (B, H, T, d_k) each.
 
-    def __init__(self) -> None:
-        self.k: Tensor | None = None
+    Kept in buffers of the model's maximum length, written in place: appending by concatenation
+    copied (and freshly allocated) the whole prefix at every step.
+    """
+
+    def __init__(self, max_len: int) -> None:
+        self.max_len = max_len
+        self.k: Tensor | None = None  # (B, H, max_len, d_k), positions 0 .. length - 1 filled
         self.v: Tensor | None = None
+        self.length = 0
 
     def keys_values(self, attention: MultiHeadAttention, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
         """Project the new positions (key, value: (B, T_new, d_model)) and append them to the earlier ones."""
         k, v = attention.project_keys_values(key, value)  # (B, H, T_new, d_k) each
-        if self.k is not None and self.v is not None:
-            k, v = torch.cat([self.k, k], dim=2), torch.cat([self.v, v], dim=2)  # (B, H, T, d_k) each
-        self.k, self.v = k, v
-        return k, v
+        if self.k is None or self.v is None:
+            b, h, _, d_k = k.shape
+            self.k, self.v = (k.new_empty(b, h, self.max_len, d_k) for _ in range(2))  # (B, H, max_len, d_k) each
+        start, end = self.length, self.length + k.shape[2]
+        self.k[:, :, start:end], self.v[:, :, start:end] = k, v
+        self.length = end
+        return self.k[:, :, :end], self.v[:, :, :end]  # (B, H, T, d_k) each
 
 
 class CrossAttentionKeysValues:
@@ -95,7 +103,10 @@ class KeyValueCache:
         self.src_ids = src_ids
         self.memory = model.encode(src_ids) if src_ids is not None else None  # (B, Ts, d_model)
         self.layers = [
-            LayerKeysValues(SelfAttentionKeysValues(), CrossAttentionKeysValues() if layer.cross_attn is not None else None)
+            LayerKeysValues(
+                SelfAttentionKeysValues(model.config.max_len),
+                CrossAttentionKeysValues() if layer.cross_attn is not None else None,
+            )
             for layer in model.decoder.layers
         ]
         self.length = 0  # positions read so far (their keys and values are in `layers`)

@@ -24,6 +24,15 @@ from transformer.train import TrainProgress, TrainResult, TrainSettings, heldout
 # Per-task defaults for flags left out, chosen so that `train --task T --out DIR` gives a good model.
 _SMALL = {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "dropout": 0.0}
 _NATURAL = {"n_layers": 3, "d_model": 192, "n_heads": 4, "d_ff": 768, "dropout": 0.1}
+_NATURAL_RECIPE = {
+    "steps": 9000,
+    "lr_factor": 1.0,
+    "warmup": 1000,
+    "eval_every": 1000,
+    "target_exact": 2.0,
+    "bf16": True,
+    "config": _NATURAL,
+}
 # Dropout 0: the generators never repeat a batch, so there is nothing to overfit, and training is faster.
 PRESETS: dict[str, dict[str, Any]] = {
     # Char tasks: pre-norm with a larger rate left the "unigram" plateau sooner than post-norm at 0.5.
@@ -52,24 +61,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     # Real sentences: a corpus of 57,000 pairs is seen many times over, so dropout is back (0.1); the paper's
     # encoder-decoder at a size two CPU cores train in an hour or two. Never stops early: exact match is not the measure.
-    "en-zh": {
-        "steps": 9000,
-        "lr_factor": 1.0,
-        "warmup": 1000,
-        "eval_every": 1000,
-        "target_exact": 2.0,
-        "bf16": True,
-        "config": _NATURAL,
-    },
-    "zh-en": {
-        "steps": 9000,
-        "lr_factor": 1.0,
-        "warmup": 1000,
-        "eval_every": 1000,
-        "target_exact": 2.0,
-        "bf16": True,
-        "config": _NATURAL,
-    },
+    "en-zh": _NATURAL_RECIPE,
+    "zh-en": _NATURAL_RECIPE,
     # No label smoothing: the card compares plain cross-entropy on the two halves, and the repeat is
     # exactly predictable. Never stops early: the induction head keeps sharpening after the outputs are right.
     # Learned positions: with sinusoidal ones, two runs solved the repeat just as well but by position
