@@ -217,4 +217,6 @@ QUESTIONS: dict[str, Callable[[StepNumbers, TraceData], ClassQuestion | None]] =
 def class_question(numbers: StepNumbers, trace: TraceData) -> ClassQuestion | None:
     """The class's question on `numbers.step` for the run `trace`, or None where the step asks nothing the
     model can settle (a sentence outside the grammar, an untrained model that generates nothing)."""
+    if not numbers.answer:  # a step the model skips (an encoder-only model has no causal mask to lift): nothing to ask
+        return None
     return QUESTIONS[numbers.step](numbers, trace)

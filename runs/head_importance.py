@@ -35,7 +35,7 @@ def measure_importance(bundle: ModelBundle, progress: Callable[[int, int], None]
         return compute_importance(bundle, progress=progress)
     examples = [
         e
-        for e in get_task(RANDOM_SAMPLE_TASK).examples(4 * RANDOM_SAMPLE_SIZE, "heldout", 0)
+        for e in get_task(RANDOM_SAMPLE_TASK).examples(16 * RANDOM_SAMPLE_SIZE, "heldout", 0)  # enough short ones
         if len(e.source) <= RANDOM_SAMPLE_MAX_CHARS
     ][:RANDOM_SAMPLE_SIZE]
     return compute_importance(bundle, examples=examples, progress=progress)

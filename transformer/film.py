@@ -28,6 +28,7 @@ import torch
 from hook_names import act_name
 from transformer.batch import Batch
 from transformer.checkpoint import ModelBundle
+from transformer.config import TransformerConfig
 from transformer.evaluate import make_batch
 from transformer.hooks import capture
 from transformer.tasks.base import Example
@@ -56,8 +57,12 @@ def probe_pair(task: Any, text: str | None = None) -> tuple[str, str]:
 
 
 def _shape(config: Mapping[str, Any]) -> dict[str, Any]:
-    """A model config without its vocabulary sizes: what must stay the same for one film to continue another."""
-    return {k: v for k, v in config.items() if k not in ("src_vocab_size", "tgt_vocab_size")}
+    """A model config without its vocabulary sizes: what must stay the same for one film to continue another.
+
+    Read through `TransformerConfig`, so a film recorded before the config grew a field (an activation, an epsilon:
+    each defaulting to the paper) still continues."""
+    full = TransformerConfig.from_dict(dict(config)).to_dict()
+    return {k: v for k, v in full.items() if k not in ("src_vocab_size", "tgt_vocab_size")}
 
 
 def quantize(pattern: np.ndarray) -> np.ndarray:

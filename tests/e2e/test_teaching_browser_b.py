@@ -75,8 +75,9 @@ def test_architecture_page_in_english_and_a_box_opens_its_page(app_page, app_url
 
 def test_shared_chinese_link_to_a_cross_attention_head(app_page, app_url, browser_tools):
     page, tools = app_page, browser_tools
-    _visit(page, tools, app_url, "step_by_step", PAGES["step_by_step"][1], **SHARED, kind="cross", layer="1", head="3")
-    assert all(f"{k}={v}" in page.url for k, v in {"kind": "cross", "layer": "1", "head": "3"}.items()), page.url
+    # layers and heads are counted from 1 in links as on the page: the second layer's fourth head
+    _visit(page, tools, app_url, "step_by_step", PAGES["step_by_step"][1], **SHARED, kind="cross", layer="2", head="4")
+    assert all(f"{k}={v}" in page.url for k, v in {"kind": "cross", "layer": "2", "head": "4"}.items()), page.url
     keys = page.locator(".st-key-chart_step_scores g.x4tick text").all_text_contents()  # the bottom row's axis
     assert [k.split(": ")[1] for k in keys[: len(CHINESE)]] == list(CHINESE)  # cross-attention's keys: the source
     assert "维度" in _svg_text(page) and page.get_by_text("✓ 已用 NumPy").count() == 1
