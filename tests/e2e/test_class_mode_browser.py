@@ -64,7 +64,9 @@ def test_a_class_follows_answers_and_sees_the_distribution(chromium, app_url, cl
         link = teacher.locator(".st-key-class_join_card [data-testid=stCode] code").inner_text().strip()
         code = re.search(r"class=([A-Z0-9]{5})$", link).group(1)
         assert link == f"{app_url}/?class={code}", link
-        assert teacher.locator(".st-key-class_join_card img").count() == 1, "the QR code is drawn"
+        qr = teacher.locator(".st-key-class_join_card img")
+        qr.first.wait_for(timeout=30_000)  # the image element arrives a moment after the card's text on a busy machine
+        assert qr.count() == 1, "the QR code is drawn"
         assert "class=" not in teacher.url, "the teacher's own URL carries no class (and never the secret)"
         teacher.wait_for_timeout(500)
         teacher.screenshot(path=str(shot(teacher, "class-teacher-join").with_name("class-teacher-join.png")))
