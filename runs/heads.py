@@ -14,6 +14,7 @@ from hook_names import parse_head_label
 from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
 from transformer.importance import HeadImportance, HeadScore
+from transformer.tasks.base import Example
 from viz import payload
 from viz.alignment import Alignment
 from viz.head_grid import grid_figure, grid_geometry
@@ -56,14 +57,11 @@ def axes_of(trace: TraceData, kind: str) -> tuple[TokenAxis, TokenAxis]:
     return attention_axes(kind, trace.src_tokens, trace.tgt_tokens, trace.next_tokens)
 
 
-def gold_alignment(bundle: ModelBundle, trace: TraceData) -> tuple[int | None, ...] | None:
-    """The task's word alignment for this run's decoder rows, or None when there is none to show.
-
-    Row i of cross-attention writes output token i, so the alignment of the right output applies
-    only when the model wrote the right output (else its rows translate other words). None for
-    models without a task, texts outside the grammar, inputs with unknown symbols, and runs whose
-    output is not the task's right answer.
-    """
+def right_output_alignment(bundle: ModelBundle, trace: TraceData) -> tuple[Example, tuple[int | None, ...]] | None:
+    """The task's example for this run's text and its alignment, when the model wrote exactly the task's right
+    output (row i writes output token i, so only then do the rows write the words the alignment names); None for
+    models without a task, texts outside the grammar, inputs with unknown symbols, teacher-forced runs and wrong
+    outputs."""
     task = model_task(bundle)
     if task is None or trace.unknown or trace.teacher_forced or not trace.text.strip():
         return None
@@ -73,9 +71,21 @@ def gold_alignment(bundle: ModelBundle, trace: TraceData) -> tuple[int | None, .
     expected = bundle.target_tokenizer.tokenize(example.target)
     if list(trace.output_tokens) != list(expected) or len(expected) != len(example.alignment):
         return None
-    if any(a is not None and not 0 <= a < len(trace.src_tokens) for a in example.alignment):
+    return example, tuple(example.alignment)
+
+
+def aligned_within(alignment: tuple[int | None, ...], n_sources: int) -> bool:
+    """Whether every aligned source index names one of `n_sources` positions."""
+    return all(a is None or 0 <= a < n_sources for a in alignment)
+
+
+def gold_alignment(bundle: ModelBundle, trace: TraceData) -> tuple[int | None, ...] | None:
+    """The task's word alignment for this run's decoder rows (`right_output_alignment`), or None when there is
+    none to show or it names a source position the encoder does not have."""
+    found = right_output_alignment(bundle, trace)
+    if found is None or not aligned_within(found[1], len(trace.src_tokens)):
         return None
-    return tuple(example.alignment)
+    return found[1]
 
 
 # The heads a model's card names, in the order the page prefers them: (key under card["attention"], kind, why).

@@ -20,7 +20,7 @@ import numpy as np
 
 from hook_names import GENERATOR, act_name, attn_module, hook_name
 from runs.head_importance import stored_importance
-from runs.heads import axes_of, gold_alignment
+from runs.heads import aligned_within, axes_of, gold_alignment, right_output_alignment
 from runs.model_kind import label_smoothing
 from runs.output import SamplingSettings, encoder_output
 from runs.reference import check_reference, model_task
@@ -396,19 +396,12 @@ def recap_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
 def prompt_alignment(bundle: ModelBundle, trace: TraceData) -> tuple[tuple[int | None, ...], tuple[str, ...]] | None:
     """A decoder-only model's task alignment: each output token → the prompt word it renders, and the
     prompt's words; None under the same conditions as `runs.heads.gold_alignment`."""
-    task = model_task(bundle)
-    if task is None or trace.unknown or trace.teacher_forced or not trace.text.strip():
+    found = right_output_alignment(bundle, trace)
+    if found is None:
         return None
-    example = task.reference(trace.text)
-    if example is None or example.alignment is None:
-        return None
-    source = tuple(task.split_source(example.source))
-    expected = bundle.target_tokenizer.tokenize(example.target)
-    if list(trace.output_tokens) != list(expected) or len(expected) != len(example.alignment):
-        return None
-    if any(a is not None and not 0 <= a < len(source) for a in example.alignment):
-        return None
-    return tuple(example.alignment), source
+    example, alignment = found
+    source = tuple(model_task(bundle).split_source(example.source))  # type: ignore[union-attr]  # found: it has a task
+    return (alignment, source) if aligned_within(alignment, len(source)) else None
 
 
 def task_alignment(bundle: ModelBundle, trace: TraceData) -> tuple[tuple[int | None, ...], tuple[str, ...]] | None:

@@ -22,7 +22,7 @@ CONFIG = "config.json"
 PICKLE_WEIGHTS = ("pytorch_model.bin", "tf_model.h5", "flax_model.msgpack")
 CONVERT_HINT = (
     "convert it once on a machine with transformers: "
-    "AutoModel.from_pretrained(folder).save_pretrained(folder, safe_serialization=True)"
+    "AutoModel.from_pretrained(folder, local_files_only=True).save_pretrained(folder, safe_serialization=True)"
 )
 
 
