@@ -85,6 +85,7 @@ CONFIGS = [
     {},
     {"norm_position": "pre"},
     {"positional": "learned"},
+    {"positional": "sinusoidal-split"},  # Marian's layout of the sinusoids
     {"positional": "none"},
     {"share_embeddings": True},
 ]
