@@ -60,8 +60,14 @@ def test_train_watch_stop_and_scrub(app_page, app_url, browser_tools):
 
     slider = page.locator('[class*="st-key-tr_frame"] input[type=range]')  # react-aria's thumb input
     slider.scroll_into_view_if_needed()
-    last = int(slider.get_attribute("max"))
-    assert last >= 1 and int(slider.input_value()) == last  # it followed the newest frame
+    # It followed the newest frame: the caption the server wrote names the last frame, and the thumb sits there
+    # (a new frame changes the slider's max, so React mounts a fresh thumb: wait for it rather than read mid-mount).
+    page.get_by_text(re.compile(r"Frame (\d+) of \1: the model after step")).wait_for(timeout=30_000)
+    page.wait_for_function(
+        """() => { const s = document.querySelector('[class*="st-key-tr_frame"] input[type=range]');
+                   return s && Number(s.max) >= 1 && Number(s.value) === Number(s.max); }""",
+        timeout=30_000,
+    )
     slider.focus()
     page.keyboard.press("Home")
     tools.wait_idle(page)
