@@ -18,7 +18,7 @@ from transformer.batch import pad_batch
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.hooks import as_numpy, capture
-from transformer.positional import sinusoidal_encoding
+from transformer.positional import SINUSOID_TABLES
 from transformer.registry import list_models
 from transformer.rows import encode_text, reading_row
 from viz.batchnorm_contrast import PaddedBatch
@@ -30,9 +30,10 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def sinusoid_table(n_positions: int, d_model: int) -> np.ndarray:
-    """The paper's sinusoidal position table (n_positions, d_model), as the model computes it."""
-    return _read_only(sinusoidal_encoding(n_positions, d_model).numpy())
+def sinusoid_table(n_positions: int, d_model: int, layout: str = "sinusoidal") -> np.ndarray:
+    """The sinusoidal position table (n_positions, d_model), as the model computes it: the paper's interleaved
+    sines and cosines, or (`layout="sinusoidal-split"`, Marian's) every sine first and every cosine after."""
+    return _read_only(SINUSOID_TABLES[layout](n_positions, d_model).numpy())
 
 
 def layernorm_affine(bundle: ModelBundle, prefix: str) -> tuple[np.ndarray, np.ndarray]:

@@ -12,6 +12,7 @@ import streamlit as st
 
 from runs.model_ref import ModelRef
 from runs.positional_page import learned_options
+from runs.teaching_arrays import sinusoid_table
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
@@ -47,8 +48,11 @@ def _table_controls(model_d: int) -> tuple[int, int]:
 
 
 @st.fragment
-def table_section(model_d: int) -> None:
-    """The table, chosen dimensions as waves, wavelengths, similarity and the relative-position check."""
+def table_section(model_d: int, layout: str = "sinusoidal") -> None:
+    """The table, chosen dimensions as waves, wavelengths, similarity and the relative-position check.
+
+    `layout`: the model's own sinusoid layout; for Marian's (every sine first, every cosine after) its table is
+    drawn too, beside the paper's interleaved one the rest of the section explains."""
     d_model, max_pos = _table_controls(model_d)
     view = get_pe_sinusoids(d_model, max_pos)
     pe, stride = view.pe, view.stride  # (P, d_model)
@@ -57,6 +61,10 @@ def table_section(model_d: int) -> None:
     show_figure(pe_heatmap(pe, x_title=dim_axis, y_title=pos_axis, value=t("positional.value"), stride=stride), "pe_table")
     if stride > 1:
         st.caption(t("positional.thinned", k=stride, cells=f"{MAX_HEATMAP_CELLS:,}"))
+    if layout == "sinusoidal-split":
+        st.info(t("positional.split_layout", half=(d_model + 1) // 2), icon=":material/swap_horiz:")
+        split = sinusoid_table(max_pos, d_model, layout)  # (P, d_model)
+        show_figure(pe_heatmap(split, x_title=dim_axis, y_title=pos_axis, value=t("positional.value"), stride=stride), "pe_table_split")
     # the table first (the 1280 × 720 first screen shows it), then the formula and what it means
     st.subheader(t("positional.table_title"))
     st.latex(PE_FORMULA)
@@ -211,7 +219,7 @@ def tokens_section(ctx: PageContext) -> None:
 
 ctx = start_page("positional")
 if ctx is not None:
-    table_section(ctx.bundle.config.d_model)
+    table_section(ctx.bundle.config.d_model, ctx.bundle.config.positional)
     learned_section(ctx)
     if ctx.text is not None:
         tokens_section(ctx)
