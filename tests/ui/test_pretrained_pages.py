@@ -8,6 +8,7 @@ import pytest
 
 from app import PAGES
 from tests.ui.conftest import app_test, assert_no_exception, figures
+from transformer.registry import DEFAULT_MODEL
 
 FAMILIES = ("gpt2", "bert", "marian")
 TEXT = {"gpt2": "the cat sat on the mat", "bert": "the cat [MASK] on the mat", "marian": "the cat sat on the mat"}
@@ -35,7 +36,9 @@ def test_every_page_runs_on_every_family(models_dir, family, page):
         assert drawn, f"{page} drew nothing for {family}"
     if page == "architecture":  # the real sizes beside the shipped toy's
         tables = [df.value for df in at.dataframe]
-        assert any("this model" in t.columns and "shipped toy (translate-en-zh)" in t.columns for t in tables), tables
+        assert any("this model" in t.columns and f"shipped toy ({DEFAULT_MODEL})" in t.columns for t in tables), tables
+    if family == "marian" and page == "positional":  # its own layout of the sinusoids, every sine first
+        assert "pe_table_split" in drawn and any("Marian's layout" in i.value for i in at.info)
     if family == "bert":
         wrong = [k for k in drawn if "decoder" in k or "cross" in k]
         assert not wrong, f"{page} drew decoder figures for an encoder-only model: {wrong}"
