@@ -54,3 +54,29 @@ def test_a_path_in_the_url_loads_the_default_model_not_the_folder():
             shown = _sidebar_text_now(port, f"lang=en&model={path}")
             assert SHIPPED_SUMMARY["reverse"] not in shown, path
             assert SHIPPED_SUMMARY[DEFAULT_MODEL] in shown, path
+
+
+@pytest.mark.slow
+def test_a_pretrained_folder_is_reached_by_its_listed_name_only(pretrained_dir, tmp_path, monkeypatch):
+    """Issue 23: `?model=` picks a checkpoint of the server's models dir by its folder name; a path to it, a path
+    out of the dir, or a folder the server does not list loads nothing and the page stays on the default model."""
+    import shutil
+
+    listed = tmp_path / "listed"
+    listed.mkdir()
+    shutil.copytree(pretrained_dir / "tiny-gpt2", listed / "tiny-gpt2")  # tiny-bert stays outside the server's dir
+    monkeypatch.setenv("ATLAS_MODELS_DIR", str(listed))
+    card = "checkpoint “tiny-"
+    with streamlit_server() as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        assert "GPT-2 checkpoint “tiny-gpt2”" in _sidebar_text_now(port, "lang=en&model=tiny-gpt2")
+        for value in (
+            str(listed / "tiny-gpt2"),
+            "../listed/tiny-gpt2",
+            "tiny-bert",
+            str(pretrained_dir / "tiny-bert"),
+            str(pretrained_dir),
+        ):
+            shown = _sidebar_text_now(port, f"lang=en&model={value}")
+            assert card not in shown, value
+            assert SHIPPED_SUMMARY[DEFAULT_MODEL] in shown, value
