@@ -103,8 +103,8 @@ def padded_ids(bundle: ModelBundle, traces: Sequence[TraceData]) -> tuple[Tensor
     """The sentences' real runs as one padded batch: source = tokens + <eos> (B, Ts) or None for a
     decoder-only model, decoder input = <bos> + output (B, Tt)."""
     pad = bundle.config.pad_id
-    tgt = pad_batch([tr.tgt_ids for tr in traces], pad)  # (B, Tt)
-    src = pad_batch([tr.src_ids for tr in traces], pad) if bundle.config.is_encoder_decoder else None  # (B, Ts)
+    tgt = pad_batch([tr.tgt_ids for tr in traces], pad)  # (B, Tt); (B, 0) for an encoder-only model
+    src = pad_batch([tr.src_ids for tr in traces], pad) if bundle.config.architecture != "decoder-only" else None  # (B, Ts)
     return src, tgt
 
 
@@ -135,7 +135,7 @@ def batch_row(bundle: ModelBundle, traces: Sequence[TraceData], row: int, names:
     """
     src, tgt = padded_ids(bundle, traces)
     with torch.no_grad(), capture(bundle.model, names) as cache:
-        bundle.model(src, tgt)
+        bundle.model(src, None if bundle.config.is_encoder_only else tgt)
     # batch dimension kept; a copy, so a cached row does not keep the whole batch alive
     arrays = {name: array[row : row + 1].copy() for name, array in cache.numpy().items()}
     for array in arrays.values():

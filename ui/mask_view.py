@@ -58,6 +58,8 @@ def show_batch(view: MaskBatch) -> None:
         )
         if len(set(view.lengths("src"))) == 1:
             st.info(t("masks.same_length"))
+    if not view.has_decoder:
+        return
     title = t("masks.batch_tgt" if view.has_source else "masks.batch_tgt_decoder")
     show_figure(
         batch_heatmap(
@@ -101,6 +103,9 @@ def mask_matrices(view: MaskBatch, row: int) -> None:
                 ),
             )
         )
+    if not view.has_decoder:  # an encoder-only model: the padding mask is its only one
+        show_figure(figures[0][1], figures[0][0])
+        return
     figures.append(
         ("mask_causal", binary_heatmap(view.causal, row_tokens=queries, col_tokens=tgt, title=t("masks.causal_title"), **common))
     )

@@ -33,8 +33,6 @@ if not batch.ok:
     st.stop()
 
 config = ctx.bundle.config
-if config.is_encoder_only:  # every experiment below is about the decoder (the note under the title says so)
-    st.stop()
 resent = relabel_when_changed(batch.sentences, ("row", "causal_scope", "blocked", "block_in"))
 
 # 1. The padded batch: every sentence's real run (decoding only: no activations are kept).
@@ -57,7 +55,8 @@ row = st.selectbox(
     bind="query-params",
     format_func=labels_of({i: f"{i + 1}: {s}" for i, s in enumerate(batch.sentences)}),
 )
-rows_note(view, row)
+if view.has_decoder:
+    rows_note(view, row)
 mask_matrices(view, row)
 
 # 3. One head: scores → masked scores → softmax, for the chosen sentence as the padded batch runs it.
@@ -70,6 +69,9 @@ show_steps(chosen.scores, kind, layer, head)
 if kind != "encoder":
     rows_note(view, row)
 sentence, before = batch.sentences[row], chosen.before
+if config.is_encoder_only:  # the padding mask is all an encoder has: the causal and decoder experiments end here
+    st.info(t("masks.encoder_only_end"), icon=":material/info:")
+    st.stop()
 
 # 4. The causal mask switched off: generation (nothing later to see) and teacher forcing (everything).
 st.header(t("masks.causal_header"))

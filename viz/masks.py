@@ -35,7 +35,12 @@ class MaskBatch:
 
     @property
     def size(self) -> int:
-        return len(self.tgt_tokens)
+        return len(self.src_tokens or self.tgt_tokens)
+
+    @property
+    def has_decoder(self) -> bool:
+        """False for an encoder-only model's batch: its one mask is the encoder's padding mask."""
+        return any(self.tgt_tokens)
 
     @property
     def has_source(self) -> bool:

@@ -12,7 +12,7 @@ from transformer.registry import DEFAULT_MODEL
 
 FAMILIES = ("gpt2", "bert", "marian")
 TEXT = {"gpt2": "the cat sat on the mat", "bert": "the cat [MASK] on the mat", "marian": "the cat sat on the mat"}
-NO_FIGURE = {("bert", "masks")}  # every experiment of the masks page is about the decoder: it says so and stops
+NO_FIGURE: set[tuple[str, str]] = set()  # every page draws for every family (BERT's masks page: its padding mask)
 NO_FIGURE_BEFORE_REVEAL = {"lesson", "training"}  # a lesson step's figure waits for Reveal (walked below)
 ENCODER_ONLY_SAYS = "encoder-only"
 
@@ -37,6 +37,8 @@ def test_every_page_runs_on_every_family(models_dir, family, page):
     if page == "architecture":  # the real sizes beside the shipped toy's
         tables = [df.value for df in at.dataframe]
         assert any("this model" in t.columns and f"shipped toy ({DEFAULT_MODEL})" in t.columns for t in tables), tables
+    if family == "bert" and page == "masks":  # the encoder's padding mask, and one head's scores before and after it
+        assert {"batch_source", "mask_padding"} <= set(drawn) and any(k.startswith("score_steps_encoder") for k in drawn)
     if family == "marian" and page == "positional":  # its own layout of the sinusoids, every sine first
         assert "pe_table_split" in drawn and any("Marian's layout" in i.value for i in at.info)
     if family == "bert":
