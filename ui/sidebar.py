@@ -18,7 +18,7 @@ from transformer.hf.errors import PretrainedRefused
 from transformer.hf.load import PRETRAINED_TASK
 from transformer.registry import DEFAULT_MODEL, RANDOM, list_models
 from transformer.untrusted_files import one_line
-from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, current_language, language_code, t
+from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, catalog, current_language, language_code, t
 from ui.labels import relabel_when_changed
 from ui.models import get_bundle
 from ui.pretrained import pretrained_choices, pretrained_summary, refusal_line
@@ -119,6 +119,21 @@ def grammar_demos() -> tuple[str, ...]:
     return tuple(info.name for info in list_models() if is_grammar_demo(info.card))
 
 
+@functools.lru_cache(maxsize=2)
+def shipped_purposes(lang: str) -> tuple[str, ...]:
+    """One help line per shipped model, natural translators first: its name and its card's summary; a grammar
+    demo's line says it is one (the picker's labels stay bare names: a link's `?model=` is the label)."""
+    summary_key = "summary_zh" if lang == "zh" else "summary"
+    demo = catalog(lang)["sidebar.grammar_demo"]
+    cards = {info.name: info.card for info in list_models()}
+    lines = []
+    for name in shipped_models():
+        card = cards.get(name, {})
+        summary = md_literal(str(card.get(summary_key) or card.get("summary") or ""))
+        lines.append(f"`{name}`: {demo.format(summary=summary) if is_grammar_demo(card) else summary}")
+    return tuple(lines)
+
+
 def model_picker() -> ModelChoice | None:
     """Pick a shipped model, a pretrained folder of the server's models dirs, or random weights; show its card.
     None if it could not be loaded."""
@@ -135,7 +150,11 @@ def model_picker() -> ModelChoice | None:
         key=MODEL_KEY,
         bind="query-params",
         help="  \n".join(
-            [*(f"`{name}`: {label}" for name, label in pretrained.items()), f"`{RANDOM}`: {t('sidebar.random_model')}"]
+            [
+                *shipped_purposes(current_language()),
+                *(f"`{name}`: {label}" for name, label in pretrained.items()),
+                f"`{RANDOM}`: {t('sidebar.random_model')}",
+            ]
         ),
         # "Trained here: reverse · step 1,200 · 14:02"; shipped and pretrained names and `random` as they are (a bound
         # widget's URL value is its label: a pretrained folder's family and size are in the help and under the picker)

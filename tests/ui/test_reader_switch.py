@@ -6,7 +6,8 @@ import pytest
 
 from runs.typed_language import typed_language
 from tests.ui.conftest import assert_no_exception, open_page
-from transformer.registry import other_direction
+from runs.model_ref import is_grammar_demo
+from transformer.registry import list_models, other_direction
 from ui.i18n import catalog
 from ui.sidebar import MODEL_KEY
 
@@ -53,3 +54,10 @@ def test_the_sidebar_names_the_grammar_demos(lang: str) -> None:
     captions = "\n".join(c.value for c in at.sidebar.caption)
     assert catalog(lang)["sidebar.grammar_demos"].split("{names}")[0] in captions
     assert "reverse" in captions and "translate-en-zh" in captions and "induction" in captions
+    help_lines = at.selectbox(key="model").help.split("  \n")
+    for info in list_models():  # each shipped model says what it is for, and a grammar demo says it is one
+        line = next(h for h in help_lines if h.startswith(f"`{info.name}`: "))
+        demo = catalog(lang)["sidebar.grammar_demo"].split("{summary}")[0]
+        assert line.startswith(f"`{info.name}`: {demo}") == is_grammar_demo(info.card), line
+        summary = info.card["summary_zh" if lang == "zh" else "summary"]
+        assert summary.split("（")[0].split("(")[0][:10] in line.replace("\\", ""), (line, summary)
