@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from runs.model_ref import is_grammar_demo
 from runs.typed_language import typed_language
 from tests.ui.conftest import assert_no_exception, open_page
-from runs.model_ref import is_grammar_demo
 from transformer.registry import list_models, other_direction
 from ui.i18n import catalog
 from ui.sidebar import MODEL_KEY
