@@ -34,6 +34,14 @@ PAGES: list[tuple[str, str]] = [
     ("feed_forward", ":material/unfold_more:"),
     ("training", ":material/model_training:"),
 ]
+# The navigation's sections, each a run of PAGES in order: the lesson (and the whole model it walks through),
+# attention itself, the rest of a Transformer block, training.
+SECTIONS: list[tuple[str, tuple[str, ...]]] = [
+    ("lesson", ("lesson", "architecture")),
+    ("attention", ("step_by_step", "heads", "masks")),
+    ("block", ("positional", "layernorm", "output", "feed_forward")),
+    ("training", ("training",)),
+]
 
 # A local favicon (a causal attention pattern): a ":material/…" page icon is fetched from Google's
 # font server by the browser, and the app must work offline.
@@ -56,7 +64,10 @@ pages = [
     for i, (name, icon) in enumerate(PAGES)
 ]
 alias = st.Page(ROOT / "views" / f"{HOME_ALIAS}.py", title=t(f"nav.{HOME_ALIAS}"), url_path=HOME_ALIAS, visibility="hidden")
-current = st.navigation([*pages, alias])
+by_name = dict(zip((name for name, _ in PAGES), pages, strict=True))
+sections = {t(f"nav.section_{key}"): [by_name[name] for name in names] for key, names in SECTIONS}
+sections[t("nav.section_lesson")].append(alias)  # hidden: listed nowhere, answers at /lesson
+current = st.navigation(sections)
 if current.url_path == HOME_ALIAS:
     st.switch_page(pages[0], query_params=st.query_params.to_dict())
 if current.url_path:  # a lab page: a student in a class sees the way back to the teacher's step

@@ -3,7 +3,7 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app import PAGES
+from app import PAGES, SECTIONS
 from tests.ui.conftest import app_test
 
 PAGE_FILES = [f"views/{name}.py" for name, _ in PAGES]
@@ -16,6 +16,11 @@ def _run(page: str, lang: str, **params: str) -> AppTest:
     if page != PAGE_FILES[0]:
         at.switch_page(page).run()
     return at
+
+
+def test_the_navigation_sections_list_every_page_once_in_teaching_order():
+    assert [name for _, names in SECTIONS for name in names] == [name for name, _ in PAGES]
+    assert [key for key, _ in SECTIONS] == ["lesson", "attention", "block", "training"]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
