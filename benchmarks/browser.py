@@ -1,7 +1,7 @@
 """A real `streamlit run` on a free loopback port and Debian's Chromium, for the browser benchmarks.
 
-Reuses the browser-test harness (tests/e2e/conftest.py: Chromium path and flags, free port, health
-check). Adds what timing needs: knowing when every chart on the page shows the *current* run.
+Shares the browser tests' helpers (`benchmarks.chromium`: Chromium's path and flags; `serve.processes`: free port,
+start, health check, stop). Adds what timing needs: knowing when every chart on the page shows the *current* run.
 A chart counts as painted when its plotly graph div holds a data array it did not hold before
 (the new run's), every image in it has decoded, and two animation frames have passed since (the
 frame that drew it was composited). Everything stays on 127.0.0.1; requests elsewhere are counted
@@ -19,15 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
-from tests.e2e.conftest import (
-    CHROMIUM_ARGS,
-    _free_port,
-    chromium_path,
-    launch_streamlit,
-    stop_streamlit,
-    track_outside,
-    wait_healthy,
-)
+from benchmarks.chromium import CHROMIUM_ARGS, chromium_path, track_outside
+from serve.processes import free_port, launch_streamlit, stop_process, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 # Charts that depend on the model only (head importance, head detectors): they do not change with the text.
@@ -91,19 +84,19 @@ class Server:
         return f"{self.url}/{path}?{urlencode(query)}" if query else f"{self.url}/{path}"
 
     def stop(self) -> None:
-        stop_streamlit(self.process)
+        stop_process(self.process)
 
 
 @contextlib.contextmanager
 def streamlit_server(poll_s: float = 0.02) -> Iterator[Server]:
     """Start the app on 127.0.0.1:<free port>; yield once it answers its health check; stop it."""
-    port = _free_port()
+    port = free_port()
     log = Path(tempfile.gettempdir()) / f"atlas-bench-{port}.log"
     with log.open("w") as out:
         started = time.monotonic()
         server = Server(f"http://127.0.0.1:{port}", launch_streamlit(port, out), started, log=log)
         try:
-            wait_healthy(server.url, server.process, TIMEOUT_S, poll_s)
+            wait_healthy(server.url, [server.process], TIMEOUT_S, poll_s)
             server.healthy_after = time.monotonic() - started
             yield server
         finally:

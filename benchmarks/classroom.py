@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import html
 import json
 import os
 import random
@@ -67,6 +66,7 @@ class Expected:
     src: str  # the "source tokens" line
     output: str  # the "model output" line
     axes: frozenset[tuple[str, ...]]  # every token axis a chart may carry (html-escaped, as plotly gets them)
+    query: str = QUERY  # the page's URL query: the model the sentence was computed on
 
 
 @dataclass
@@ -78,19 +78,21 @@ class Tally:
     checked: int = 0
 
 
-def expectations(n: int, seed: int) -> list[Expected]:
-    """`n` different grammatical sentences of the default model's task, with what the page shows for each."""
+def expectations(n: int, seed: int, model: str | None = None) -> list[Expected]:
+    """`n` different held-out sentences of `model`'s task (default: the default model), with what the page shows
+    for each: its token line (word pieces without their word-start mark), its output and its charts' axes."""
     from transformer.decoding import trace_text
     from transformer.registry import DEFAULT_MODEL, load_model
-    from transformer.tasks.translate_zh import EnglishToChinese
-    from viz.tokens import decoder_query_axis
+    from transformer.tasks import get_task
+    from viz.tokens import decoder_query_axis, escape_token, visible_token
 
     torch.set_num_threads(1)  # the clients' process stays light: the server's cores are what is measured
+    name = model or DEFAULT_MODEL
+    bundle = load_model(name)
     sentences: list[str] = []
-    for example in EnglishToChinese().examples(4 * n + 10, "heldout", seed):
+    for example in get_task(str(bundle.card["task"])).examples(4 * n + 10, "heldout", seed):
         if example.source not in sentences:
             sentences.append(example.source)
-    bundle = load_model(DEFAULT_MODEL)
     out = []
     for sentence in sentences[:n]:
         trace = trace_text(bundle, sentence, names=())
@@ -98,12 +100,13 @@ def expectations(n: int, seed: int) -> list[Expected]:
         rows = decoder_query_axis(tgt, trace.next_tokens)  # decoder rows are named by what they write
         escaped = frozenset(
             [
-                *(tuple(html.escape(token) for token in tokens) for tokens in (src, tgt)),
+                *(tuple(escape_token(token) for token in tokens) for tokens in (src, tgt)),
                 tuple(rows.short_labels()),
                 tuple(rows.long_labels()),
             ]
         )
-        out.append(Expected(sentence, SEP.join(src), trace.output_text or "∅", escaped))
+        shown = SEP.join(visible_token(token) for token in src)
+        out.append(Expected(sentence, shown, trace.output_text or "∅", escaped, f"{QUERY}&model={name}"))
     if len(out) < n:
         raise RuntimeError(f"the task gave only {len(out)} different sentences, {n} needed")
     return out
@@ -247,6 +250,8 @@ async def classroom(
     by_src = {e.src: e for e in sentences}
     tally = Tally()
     students = [Student(port, proxied) for _ in range(n)]
+    for student in students:  # the page opens on the model the sentences were computed on
+        student.query = sentences[0].query
     await asyncio.gather(*(s.connect() for s in students))
     cpu0 = _cpu_seconds(pids)
 
@@ -317,6 +322,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="sentences each student types, per pattern")
     parser.add_argument("--spread", type=float, default=10.0, help="seconds over which 'spread' students press Enter")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--model", default=None, help="the shipped model the students use (default: the app's default)")
     parser.add_argument("--patterns", nargs="*", default=["burst", "spread"], choices=["burst", "spread"])
     parser.add_argument(
         "--processes", type=int, nargs="*", default=None, help="app processes behind nginx (serve.school), e.g. 1 2"
@@ -336,8 +342,9 @@ def main() -> None:
     if args.processes is not None and (not args.processes or min(args.processes) < 1):
         parser.error("--processes needs one or more counts, each at least 1")
     n_sentences = max(args.students) * args.rounds * len(patterns)
-    sentences = expectations(n_sentences, args.seed)
-    header("Classroom: simulated students typing into the heads page (default model, Streamlit's websocket protocol)")
+    sentences = expectations(n_sentences, args.seed, args.model)
+    model = args.model or "the default model"
+    header(f"Classroom: simulated students typing into the heads page ({model}, Streamlit's websocket protocol)")
     options = " ".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("STREAMLIT_"))
     if args.processes:
         server = (

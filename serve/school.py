@@ -22,7 +22,6 @@ import contextlib
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from serve.nginx import AFFINITY_COOKIE, BACKEND_HEADER, nginx_binary, nginx_command, nginx_config
+from serve.processes import free_port, launch_streamlit, stop_process, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT_S = 120  # N processes importing torch at once on 2 cores take a while
@@ -60,21 +60,6 @@ class School:
             stop_process(process)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def healthy(url: str) -> bool:
-    """Whether the app (or the proxy in front of it) at `url` answers Streamlit's health check."""
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.status == 200
-    except (OSError, urllib.error.URLError):
-        return False
-
-
 def first_visit(url: str, cookie: str | None = None) -> tuple[str, str]:
     """Load the page at the proxy `url` as a browser does: (the affinity cookie nginx set, the app process
     that answered, "host:port"). Pass `cookie` to visit again as the same browser."""
@@ -87,30 +72,6 @@ def first_visit(url: str, cookie: str | None = None) -> tuple[str, str]:
     if not set_cookie.startswith(prefix):
         raise RuntimeError(f"{url} set no {AFFINITY_COOKIE} cookie: is it the school server's nginx?")
     return set_cookie[len(prefix) :].split(";", 1)[0], backend
-
-
-def wait_healthy(url: str, processes: Sequence[subprocess.Popen], timeout_s: float) -> None:
-    """Return once `url` is healthy; raise if one of `processes` exits or `timeout_s` passes."""
-    deadline = time.monotonic() + timeout_s
-    while not healthy(url):
-        for process in processes:
-            if process.poll() is not None:
-                raise RuntimeError(f"{process.args[0]} exited with code {process.returncode} before {url} answered")
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{url}/_stcore/health did not answer within {timeout_s:.0f} s")
-        time.sleep(0.2)
-
-
-def stop_process(process: subprocess.Popen) -> None:
-    """SIGTERM a process group we started, SIGKILL it if it has not ended within 10 s."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
 
 
 def app_environment(cookie_secret: str, n_processes: int) -> dict[str, str]:
@@ -127,11 +88,9 @@ def app_environment(cookie_secret: str, n_processes: int) -> dict[str, str]:
 
 
 def launch_app(port: int, address: str, environment: dict[str, str], log: Path) -> subprocess.Popen:
-    """`streamlit run app.py` on address:port, headless, in its own process group, its output to `log`."""
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address", address]
-    command += ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    """`streamlit run app.py` on address:port (`serve.processes.launch_streamlit`), its output to `log`."""
     with log.open("w") as out:
-        return subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        return launch_streamlit(port, out, address, environment)
 
 
 @contextlib.contextmanager

@@ -6,7 +6,9 @@
 - views/ and ui/ do no tensor math: neither imports torch; views/ imports neither numpy nor `transformer`
   either (a page reads its numbers from one call into runs/, so array work has no place there);
 - nothing imports upward: transformer/ imports none of runs/viz/ui/views, runs/ none of ui/views,
-  viz/ none of runs/ui/views, ui/ not views/.
+  viz/ none of runs/ui/views, ui/ not views/;
+- benchmarks/ and serve/ import nothing from tests/ (the helpers both need live in `serve.processes` and
+  `benchmarks.chromium`).
 
 The import graph of transformer/, runs/, viz/, ui/ and hook_names.py has no circle, counting imports
 inside functions too (a function-level import only hides a circle, it does not remove it).
@@ -34,6 +36,10 @@ FORBIDDEN: dict[str, set[str]] = {
     "viz": {"transformer", "runs", "ui", "views", "streamlit", "torch", "app"},
     "ui": {"views", "torch", "app"},
     "views": {"torch", "numpy", "transformer", "app"},
+    # the school server and the benchmarks share their process and browser helpers (`serve.processes`,
+    # `benchmarks.chromium`) with the tests, never the other way round
+    "serve": {"tests", "ui", "views", "streamlit"},
+    "benchmarks": {"tests"},
 }
 
 

@@ -7,44 +7,20 @@ launches the system Chromium, and every test here skips with a clear reason wher
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import IO
-from urllib.parse import urlsplit
 
 import pytest
 
+from benchmarks.chromium import CHROMIUM_ARGS, chromium_path, track_outside
+from serve.processes import free_port, launch_streamlit, stop_process, wait_healthy
+
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 STARTUP_TIMEOUT_S = 60
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 BUSY = "[data-testid=stApp]:not([data-test-script-state=notRunning])"
-
-
-def chromium_path() -> str | None:
-    """Debian's real Chromium binary (the /usr/bin/chromium wrapper script also works)."""
-    for candidate in ("/usr/lib/chromium/chromium", shutil.which("chromium")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -62,51 +38,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
-
-
-def launch_streamlit(port: int, out: IO[str], **env: str) -> subprocess.Popen:
-    """`streamlit run app.py` on 127.0.0.1:`port`, headless, its output to `out`, in its own process
-    group (so `stop_streamlit` ends it with its children). Shared by these tests and the benchmarks."""
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-    command += ["--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    environment = {**os.environ, "BROWSER": "none", **env}
-    return subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def wait_healthy(url: str, process: subprocess.Popen, timeout_s: float, poll_s: float) -> None:
-    """Return once the app at `url` answers its health check; raise if it exits or `timeout_s` passes."""
-    deadline = time.monotonic() + timeout_s
-    while not _healthy(url):
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited with code {process.returncode}")
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"streamlit did not answer {url}/_stcore/health within {timeout_s} s")
-        time.sleep(poll_s)
-
-
-def stop_streamlit(process: subprocess.Popen) -> None:
-    """SIGTERM the app's process group, SIGKILL it if it has not ended within 10 s."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
-
-
 @pytest.fixture(scope="session")
 def class_dir(tmp_path_factory) -> Path:
     """The test server's class-mode folder (`ATLAS_CLASS_DIR`): a temporary one, never the user's data folder."""
@@ -116,16 +47,16 @@ def class_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def app_url(class_dir) -> Iterator[str]:
     """Start the app on 127.0.0.1:<free port>, wait for its health check, yield its URL, stop it."""
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     SCREENSHOTS.mkdir(exist_ok=True)
     with (SCREENSHOTS / "streamlit.log").open("w") as log:  # git-ignored with the screenshots
         server = launch_streamlit(port, log, CI="1", ATLAS_CLASS_DIR=str(class_dir))
         try:
-            wait_healthy(url, server, STARTUP_TIMEOUT_S, 0.5)
+            wait_healthy(url, [server], STARTUP_TIMEOUT_S, 0.5)
             yield url
         finally:
-            stop_streamlit(server)
+            stop_process(server)
 
 
 @pytest.fixture(scope="session")
@@ -139,19 +70,6 @@ def chromium() -> Iterator[object]:
             yield browser
         finally:
             browser.close()
-
-
-def track_outside(page) -> None:
-    """Collect in `page.outside` every request not for the app's own server: the app must work offline."""
-    page.outside = []
-    page.on(
-        "request",
-        lambda r: (
-            page.outside.append(r.url)
-            if urlsplit(r.url).hostname not in ("127.0.0.1", "localhost", None) and not r.url.startswith("data:")
-            else None
-        ),
-    )
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,9 @@ real `streamlit run` in Chromium: the grids and the enlarged head are drawn, wit
 
 import pytest
 
-from tests.e2e.conftest import STARTUP_TIMEOUT_S, _free_port, launch_streamlit, stop_streamlit, track_outside, wait_healthy
+from benchmarks.chromium import track_outside
+from serve.processes import free_port, launch_streamlit, stop_process, wait_healthy
+from tests.e2e.conftest import STARTUP_TIMEOUT_S
 
 pytestmark = pytest.mark.e2e
 pytest.importorskip("transformers")
@@ -20,15 +22,15 @@ def pretrained_url(tmp_path_factory):
     models = tmp_path_factory.mktemp("models")
     gpt2_folder(models / "tiny-gpt2")
     marian_folder(models / "tiny-marian")
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     with (models / "streamlit.log").open("w") as log:
         server = launch_streamlit(port, log, CI="1", ATLAS_MODELS_DIR=str(models))
         try:
-            wait_healthy(url, server, STARTUP_TIMEOUT_S, 0.5)
+            wait_healthy(url, [server], STARTUP_TIMEOUT_S, 0.5)
             yield url
         finally:
-            stop_streamlit(server)
+            stop_process(server)
 
 
 @pytest.mark.parametrize(("model", "family"), [("tiny-gpt2", "GPT-2"), ("tiny-marian", "Marian")])
