@@ -20,7 +20,7 @@ import numpy as np
 
 from hook_names import GENERATOR, act_name, attn_module, hook_name
 from runs.head_importance import stored_importance
-from runs.heads import aligned_within, axes_of, gold_alignment, right_output_alignment
+from runs.heads import aligned_within, axes_of, card_alignment_head, gold_alignment, right_output_alignment
 from runs.model_kind import label_smoothing
 from runs.output import SamplingSettings, encoder_output
 from runs.reference import check_reference, model_task
@@ -95,6 +95,8 @@ def task_answer(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
         "correct": None if check is None or check.expected is None else check.correct,
         "expected": None if check is None else check.expected,
         "teacher_forced": trace.teacher_forced,
+        "heldout": check is not None and check.heldout,  # the sentence and its reference were never trained on
+        "chrf": None if check is None else check.chrf,  # a natural translator's closeness to its references
     }
 
 
@@ -450,7 +452,25 @@ def _reading_tokens(bundle: ModelBundle, trace: TraceData) -> tuple[str, ...]:
 def _task(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
     found = alignment_matrix(bundle, trace)
     figure = {} if found is None else {"values": found[0], "source": found[1]}
+    if found is None:
+        figure = alignment_head_figure(bundle, trace)
     return StepNumbers("task", task_answer(bundle, trace), figure)
+
+
+def alignment_head_figure(bundle: ModelBundle, trace: TraceData) -> dict[str, object]:
+    """Step 1's figure where no task alignment exists (a real sentence pair comes without one): the weights of the
+    card's alignment head (the cross-attention head whose arg-max best matches a dictionary), row i writing output
+    token i, so the class sees which source word the model read for each word it wrote. Empty without such a head."""
+    head = card_alignment_head(bundle)
+    if head is None or "cross" not in trace.kinds() or not trace.output_tokens:
+        return {}
+    layer, h = head
+    pattern = trace.pattern("cross", layer)[h]  # (T_tgt, T_src): row i reads for next token i
+    return {
+        "attention": np.asarray(pattern[: len(trace.output_tokens)], dtype=np.float32),  # (T_out, T_src)
+        "source": trace.src_tokens,
+        "head": HeadChoice("cross", layer, h),
+    }
 
 
 def _why_attention(bundle: ModelBundle, trace: TraceData) -> StepNumbers:

@@ -19,6 +19,7 @@ from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
 from transformer.tasks import WordTask
 from transformer.tasks.chars import CharTask
+from transformer.tasks.corpus import NaturalTranslation
 from transformer.tasks.induction import InductionTask
 
 # The families of task a lesson tells apart. "completion": a trained model with no task whose rules
@@ -35,6 +36,9 @@ class ModelKind:
     architecture: str  # "encoder-decoder", "decoder-only" or "encoder-only"
     label_smoothing: float | None = None  # the training run's ε, when the card records it
     judged: bool = False  # the task's rules know the right output for a text
+    # a natural translator: right answers are human translations of the sentences its corpus holds, so a sentence
+    # outside the corpus has none (the class judges), and one that differs from its reference is not simply wrong
+    corpus: bool = False
 
     @property
     def has_encoder(self) -> bool:
@@ -67,7 +71,7 @@ def task_family(bundle: ModelBundle) -> str | None:
     task = model_task(bundle)
     if isinstance(task, InductionTask):
         return "induction"
-    if isinstance(task, WordTask):
+    if isinstance(task, WordTask | NaturalTranslation):
         return "translation"
     if isinstance(task, CharTask) and task.name in TASK_FAMILIES:
         return task.name
@@ -84,5 +88,7 @@ def label_smoothing(bundle: ModelBundle) -> float | None:
 def model_kind(bundle: ModelBundle) -> ModelKind:
     """What `bundle` is, read from its config and card."""
     family = task_family(bundle)
-    judged = family is not None and model_task(bundle) is not None
-    return ModelKind(family is not None, family, bundle.config.architecture, label_smoothing(bundle), judged)
+    task = model_task(bundle)
+    judged = family is not None and task is not None
+    corpus = judged and isinstance(task, NaturalTranslation)
+    return ModelKind(family is not None, family, bundle.config.architecture, label_smoothing(bundle), judged, corpus)

@@ -17,7 +17,7 @@ import torch
 from transformer.checkpoint import ModelBundle, save_checkpoint
 from transformer.config import config_overrides
 from transformer.evaluate import EvalResult, best_head, cross_attention_alignment, is_reordered
-from transformer.film import FILM, Film, FilmRecorder
+from transformer.film import FILM, Film, FilmRecorder, probe_pair
 from transformer.registry import load_model
 from transformer.train import TrainProgress, TrainResult, TrainSettings, heldout_metrics, task_with_options, train
 
@@ -127,12 +127,12 @@ SUMMARIES: dict[str, tuple[str, str, str]] = {
     "en-zh": (
         "Translates everyday English into Chinese; trained on Tatoeba and HSK sentence pairs.",
         "把日常英语翻译成中文；在 Tatoeba 和 HSK 的真实句对上训练。",
-        "My friend likes green tea.",
+        "He wasn't able to open the box.",  # a held-out pair (the probe of its film)
     ),
     "zh-en": (
         "Translates everyday Chinese into English; trained on Tatoeba and HSK sentence pairs.",
         "把日常中文翻译成英语；在 Tatoeba 和 HSK 的真实句对上训练。",
-        "我昨天和朋友去看电影。",
+        "对不起， 我情不自禁。",  # a held-out pair (the probe of its film), spaced as the corpus has it
     ),
     "induction": (
         "A two-layer decoder-only model that continues a repeated random sequence with an induction head.",
@@ -246,9 +246,10 @@ def write_model(result: TrainResult, task: Any, out: str, command: str) -> tuple
         **{k: v for k, v in bundle.card.items() if k == "prompt"},  # a decoder-only model's prompt format
     }
     if hasattr(task, "references"):  # a corpus task: BLEU and chrF, and cross-attention against a dictionary
-        from transformer.probes_corpus import corpus_report
+        from transformer.probes_corpus import corpus_report, probe_alignment
 
         card["attention"], extra_metrics = corpus_report(bundle, task)
+        card["attention"]["probe_alignment"] = probe_alignment(bundle, task, *probe_pair(task, card["example"]))
     else:
         card["attention"], extra_metrics = attention_report(bundle, task)
     card["metrics"].update(extra_metrics)
@@ -290,6 +291,13 @@ def attention_line(card: dict[str, Any]) -> str:
             f"Loss (nats/token): first half {m['loss_first_half']:.3f}, repeated half {m['loss_repeated_half']:.3f}."
         )
     head = att.get("best_cross_attention_head") or att.get("best_prompt_attention_head")
+    if "n_tokens" in att:  # a corpus translator, measured against a dictionary
+        return (
+            f"in `{head}` the arg-max source position is a dictionary translation (CC-CEDICT, MDBG, CC BY-SA 4.0) "
+            "of the token being written "
+            f"for {100 * att['alignment_argmax_match']:.1f} % of the {att['n_tokens']:,} written tokens that have one in "
+            f"their source ({att['n_examples']} held-out pairs, teacher-forced on the reference). The heads page opens on it."
+        )
     where = "source position" if "best_cross_attention_head" in att else "prompt position (read through self-attention)"
     return (
         f"in `{head}` the arg-max {where} matches the task's alignment for "
@@ -320,16 +328,34 @@ def quality_line(card: dict[str, Any]) -> str:
         f"\n- **Translation quality** (`sacrebleu` 2.6.0, greedy decoding, all {m['n_bleu']:,} held-out source sentences): "
         f"BLEU {m['heldout_bleu']:.1f} and chrF {m['heldout_chrf']:.1f} against the first reference (tokenize={tokenize!r}); "
         f"BLEU {m['heldout_bleu_all_references']:.1f} against all {m['n_references']:,} references. "
-        "Exact match is low by nature: a sentence has many right translations."
+        "Exact match is low by nature: a sentence has many right translations. What limits it: a small model "
+        "(see the config) trained for minutes on one corpus of about 57,000 short everyday pairs, so words and "
+        "constructions rare in Tatoeba (technical terms, names, long sentences) come out worse."
         f"\n- **Data:** {card['data'].get('attribution', '')}"
+    )
+
+
+def task_line(card: dict[str, Any], data: str) -> str:
+    """Where the card's examples come from: a generated task's sampler, or a corpus file and its split."""
+    if "corpus" in card["data"]:
+        return (
+            f"- **Task:** `{card['task']}` — real sentence pairs read by `transformer.tasks.get_task({card['task']!r})` "
+            f"({data}).\n  Training pairs are drawn at random from the training split; a held-out pair's source and "
+            "target never occur in training."
+        )
+    return (
+        f"- **Task:** `{card['task']}` — data generator `transformer.tasks.get_task({card['task']!r})` ({data}).\n"
+        "  Training examples are drawn on the fly from the training split; the held-out split (about 5 % of all\n"
+        "  sources, chosen by a hash of the source text) is never seen in training."
     )
 
 
 def card_markdown(card: dict[str, Any], bundle: ModelBundle) -> str:
     m, att = card["metrics"], card["attention"]
     gold = f"\n  Gold alignment: {att['gold_alignment']}." if "gold_alignment" in att else ""
+    unit = "English words" if card["data"].get("direction") == "en-zh" else "characters"
     longest = (
-        f"\n- **Trained length:** inputs of up to {card['trained_max_len']} characters; longer input is outside training."
+        f"\n- **Trained length:** inputs of up to {card['trained_max_len']} {unit}; longer input is outside training."
         if "trained_max_len" in card
         else ""
     )
@@ -342,9 +368,7 @@ def card_markdown(card: dict[str, Any], bundle: ModelBundle) -> str:
 
 {card["summary_zh"]}
 
-- **Task:** `{card["task"]}` — data generator `transformer.tasks.get_task({card["task"]!r})` ({data}).
-  Training examples are drawn on the fly from the training split; the held-out split (about 5 % of all
-  sources, chosen by a hash of the source text) is never seen in training.
+{task_line(card, data)}
 {prompt_line(card)}- **Parameters:** {card["parameters"]:,} (float32 safetensors).
 - **Training:** {card["steps"]} steps ({card["stop_reason"]}) in {card["training_seconds"]:.0f} s on a shared
   2-core CPU with one thread; the paper's recipe: Adam(β1=0.9, β2=0.98, ε=1e-9), warmup then

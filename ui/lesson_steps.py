@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -123,7 +124,8 @@ def _task(ls: Lesson) -> StepContent:
     if not kind.trained:
         text += " " + t("lesson.task_untrained")
     else:
-        text += " " + t("lesson.task_judged" if kind.judged else "lesson.task_unjudged", summary=card_summary(ls.bundle))
+        judged = "lesson.task_corpus" if kind.corpus else "lesson.task_judged" if kind.judged else "lesson.task_unjudged"
+        text += " " + t(judged, summary=card_summary(ls.bundle))
     if kind.architecture == "encoder-only":
         return StepContent("task", t("lesson.task_title"), text, notes=t("lesson.task_notes"), lab_page="architecture")
     output = code(answer["output"] or "∅")
@@ -131,6 +133,8 @@ def _task(ls: Lesson) -> StepContent:
         reply = t("lesson.task_answer_untrained", output=output)
     elif not kind.judged:
         reply = t("lesson.task_answer_unjudged", output=output)
+    elif kind.corpus:
+        reply = _corpus_reply(answer, output)
     else:
         verdict = {True: "correct", False: "wrong", None: "unknown"}[answer["correct"]]
         reply = t(f"lesson.task_answer_{verdict}", output=output, expected=code(answer["expected"]))
@@ -147,8 +151,17 @@ def _task(ls: Lesson) -> StepContent:
             fmt=".0f",
         )
         notes += " " + t("lesson.task_figure_note", verb=verb)
+    elif "attention" in figure:  # a real sentence pair has no alignment: the card's alignment head shows what it read
+        head = figure["head"]
+        fig = head_figure(
+            figure["attention"],  # (T_out, T_src)
+            TokenAxis(ls.trace.output_tokens),
+            TokenAxis(figure["source"]),
+            HeatmapText(x_title=t("lesson.fig_source"), y_title=t("lesson.fig_target"), value=t("step.fig_weight")),
+        )
+        reply += " " + t("lesson.task_figure_head", layer=ordinal(head.layer), head=ordinal(head.head))
     else:  # said with the answer: before Reveal it would give the verdict away
-        reply += " " + t("lesson.task_no_figure" if kind.trained else "lesson.task_no_figure_untrained")
+        reply += " " + t(no_figure_key(kind), step=lesson.STEPS.index("cross") + 1)
     return StepContent(
         "task",
         t("lesson.task_title"),
@@ -158,6 +171,31 @@ def _task(ls: Lesson) -> StepContent:
         notes,
         fig,
         lab_page="architecture",
+    )
+
+
+def no_figure_key(kind: ModelKind) -> str:
+    """Why step 1 draws no alignment: untrained, a real sentence pair (no word alignment comes with it), or an input
+    outside the task's rules."""
+    if not kind.trained:
+        return "lesson.task_no_figure_untrained"
+    return "lesson.task_no_figure_corpus" if kind.corpus else "lesson.task_no_figure"
+
+
+def _corpus_reply(answer: dict[str, Any], output: str) -> str:
+    """A natural translator's verdict: a human translation is one right answer among many, so an output that
+    differs is compared (chrF) and left to the class, and a sentence outside the corpus has no reference at all."""
+    if answer["expected"] is None:
+        return t("lesson.task_answer_corpus_none", output=output)
+    split = t("lesson.task_corpus_heldout" if answer["heldout"] else "lesson.task_corpus_trained")
+    if answer["correct"]:
+        return t("lesson.task_answer_corpus_match", output=output, split=split)
+    return t(
+        "lesson.task_answer_corpus_differs",
+        output=output,
+        expected=code(answer["expected"]),
+        chrf=num(answer["chrf"], 1),
+        split=split,
     )
 
 

@@ -78,14 +78,14 @@ def _frames(film: Film, kind: str) -> np.ndarray:
     return frames.reshape(-1, *frames.shape[2:]).astype(np.float64) / QUANT
 
 
-def probe_alignment(film: Film, task: Any, kind: str) -> np.ndarray | None:
+def probe_alignment(film: Film, task: Any, kind: str, probe: Any | None = None) -> np.ndarray | None:
     """(Tq, Tk) bool: where each row of `kind`'s frames should look by the task's gold alignment of the probe;
     None when the task gives the probe no alignment.
 
     Cross-attention row j writes target token j and its keys are the source tokens. In a decoder-only stack the
     completion's first token is written by the row before it (the prompt's last), and the prompt's tokens follow
     <bos>."""
-    example = task.reference(film.source) if hasattr(task, "reference") else None
+    example = probe if probe is not None else task.reference(film.source) if hasattr(task, "reference") else None
     aligned = alignment_sets(example) if example is not None else {}
     if not aligned:
         return None
@@ -97,9 +97,10 @@ def probe_alignment(film: Film, task: Any, kind: str) -> np.ndarray | None:
     return alignment_matrix(shifted, tq, tk)
 
 
-def film_scores(film: Film, task: Any) -> FilmScores | None:
+def film_scores(film: Film, task: Any, probe: Any | None = None) -> FilmScores | None:
     """The score that matters for `task`, for every head in every frame of `film`; None when the film has nothing
-    to score it on (a probe the task gives no alignment)."""
+    to score it on (a probe the task gives no alignment). `probe`: the probe's `Example` with an alignment measured
+    elsewhere (a natural translator's card holds its probe's dictionary alignment: real pairs come without one)."""
     kind = "cross" if "cross" in film.patterns else "decoder"
     s, n_layers = film.patterns[kind].shape[:2]
     frames = _frames(film, kind)
@@ -109,7 +110,7 @@ def film_scores(film: Film, task: Any) -> FilmScores | None:
         found = {PREVIOUS_TOKEN: previous_token_score(frames), INDUCTION: induction_score(frames, tokens)}
         table = np.stack([found[name] for name in names])  # (N, S·L, H)
     else:
-        alignment = probe_alignment(film, task, kind)
+        alignment = probe_alignment(film, task, kind, probe)
         if alignment is None:
             return None
         names = (SOURCE_ALIGNMENT,)

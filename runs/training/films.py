@@ -17,6 +17,7 @@ from runs.training.film_scores import FilmScores, film_scores
 from transformer.checkpoint import CARD_JSON, ModelBundle
 from transformer.film import FILM, Film
 from transformer.registry import MODELS_DIR
+from transformer.tasks.base import Example
 
 FIRST_FILM = "reverse"  # the film a class remembers: the anti-diagonal forming out of noise
 
@@ -57,7 +58,20 @@ def shipped_film_scores(name: str) -> FilmScores | None:
     """The task scores of every head in every frame of shipped model `name`'s film (`film_scores`), from the film's
     own frames: no model is loaded and nothing is retrained."""
     task = film_task(name)
-    return None if task is None else film_scores(load_film(name), task)
+    if task is None:
+        return None
+    film = load_film(name)
+    return film_scores(film, task, card_probe(shipped_card(name) or {}, film))
+
+
+def card_probe(card: dict[str, Any], film: Film) -> Example | None:
+    """The film's probe with the alignment its card measured (`attention.probe_alignment`: per target token, the
+    source positions that translate it by a dictionary), or None when the card has none for this probe."""
+    stored = card.get("attention", {}).get("probe_alignment") if isinstance(card.get("attention"), dict) else None
+    if not isinstance(stored, dict) or stored.get("source") != film.source or not isinstance(stored.get("sources"), list):
+        return None
+    alignment = tuple(frozenset(int(i) for i in s) or None for s in stored["sources"] if isinstance(s, list))
+    return Example(film.source, film.target, alignment)
 
 
 STAGE_FLAGS = {"lr_factor": r"--lr-factor\s+(\S+)", "warmup": r"--warmup\s+(\S+)"}  # recipe flags a card's stage names

@@ -17,6 +17,8 @@ HEADLINE_HEAD = {  # the card field naming the head that does each task's job
     "translate-en-zh": "best_cross_attention_head",
     "translate-en-fr": "best_cross_attention_head",
     "translate-zh-en": "best_cross_attention_head",
+    "en-zh": "best_cross_attention_head",  # scored on its probe's dictionary alignment (card: attention.probe_alignment)
+    "zh-en": "best_cross_attention_head",
     "gpt-translate-en-zh": "best_prompt_attention_head",
     "induction": "induction_head",
 }

@@ -20,21 +20,23 @@ from transformer.importance import (
     sample,
 )
 from transformer.interventions import InterventionSpec, build_interventions
-from transformer.registry import DEFAULT_MODEL, MODELS_DIR, load_model
+from transformer.registry import MODELS_DIR, load_model
 
 SHIPPED = [m for m in ("translate-en-zh", "translate-en-fr", "reverse") if (MODELS_DIR / m).is_dir()]
+NATURAL = [m for m in ("en-zh", "zh-en") if (MODELS_DIR / m).is_dir()]  # no gold alignment; exact match is low by nature
+GRAMMAR = "translate-en-zh"  # the tables' alignment and exactness are checked on a task whose rules know both
 DECODER_ONLY = [m for m in ("gpt-translate-en-zh", "induction") if (MODELS_DIR / m).is_dir()]
 
 
 @pytest.fixture(scope="module")
 def default():
-    return load_model(DEFAULT_MODEL)
+    return load_model(GRAMMAR)
 
 
 @pytest.fixture(scope="module")
 def stored(default) -> HeadImportance:
     result = load_importance(default)
-    assert result is not None, f"regenerate: python -m transformer importance --model {DEFAULT_MODEL}"
+    assert result is not None, f"regenerate: python -m transformer importance --model {GRAMMAR}"
     return result
 
 
@@ -52,7 +54,7 @@ def test_decoder_only_stored_table_matches_a_fresh_computation(name: str) -> Non
     assert compute_importance(bundle, n=stored.n, seed=stored.seed) == stored
 
 
-@pytest.mark.parametrize("name", SHIPPED + DECODER_ONLY)
+@pytest.mark.parametrize("name", SHIPPED + DECODER_ONLY + NATURAL)
 def test_every_shipped_model_has_a_current_table(name: str) -> None:
     bundle = load_model(name)
     result = load_importance(bundle)
@@ -64,8 +66,11 @@ def test_every_shipped_model_has_a_current_table(name: str) -> None:
         (k, layer, h) for k in kinds for layer in range(config.n_layers) for h in range(config.n_heads)
     }
     reads_source = "cross" if config.is_encoder_decoder else "decoder"  # a decoder-only model reads its prompt
-    assert all((s.alignment is not None) == (s.kind == reads_source) for s in result.heads)
+    natural = name in NATURAL
+    assert all((s.alignment is not None) == (s.kind == reads_source and not natural) for s in result.heads)
     assert result.important(), "a trained model has at least one head that matters"
+    if natural:
+        return
     # outputs are compared as the card's exact match compares them: after the prompt, cut to the reference
     # without <eos> (induction); a wrong cut would make the intact model look wrong on every example
     assert result.baseline_exact >= 0.9
@@ -118,7 +123,7 @@ def test_progress_is_reported_and_a_table_round_trips(default) -> None:
 @pytest.mark.slow
 def test_cli_writes_the_table(tmp_path: Path, default) -> None:
     out = tmp_path / IMPORTANCE_JSON
-    assert main(["importance", "--model", DEFAULT_MODEL, "--n", "4", "--seed", "2", "--out", str(out)]) == 0
+    assert main(["importance", "--model", GRAMMAR, "--n", "4", "--seed", "2", "--out", str(out)]) == 0
     written = HeadImportance.from_dict(json.loads(out.read_text(encoding="utf-8")))
     assert written == compute_importance(default, n=4, seed=2)
 

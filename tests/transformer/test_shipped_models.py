@@ -16,13 +16,15 @@ from transformer.decoding import trace_text
 from transformer.evaluate import best_head, cross_attention_alignment, evaluate, is_reordered
 from transformer.registry import MODELS_DIR, list_models, load_model
 from transformer.tasks import get_task
+from transformer.tasks.corpus import NaturalTranslation
 from transformer.tasks.decoder_only import is_decoder_only
 from transformer.tokenizer import SENTENCE_PUNCTUATION
 
 MODELS = [info.name for info in list_models()]
-# translators are the word tasks, whatever the model is called (gpt-translate-en-zh is one too)
+# grammar translators are the word tasks, whatever the model is called (gpt-translate-en-zh is one too); the natural
+# translators read punctuation as tokens and have no gold alignment (tests/transformer/test_natural_models.py)
 TASKS = {info.name: get_task(info.card["task"]) for info in list_models()}
-TRANSLATORS = [name for name, task in TASKS.items() if task.level == "word"]
+TRANSLATORS = [name for name, task in TASKS.items() if task.level == "word" and not isinstance(task, NaturalTranslation)]
 ENCODER_DECODER_TRANSLATORS = [name for name in TRANSLATORS if not is_decoder_only(TASKS[name])]
 EVAL_N = 200
 TOLERANCE = 0.02  # the card's accuracy is on 1000 examples; a 200-example sample may fall a little below
@@ -36,7 +38,7 @@ REQUIRED_ACCURACY = {
     "translate-zh-en": 0.95,
     "gpt-translate-en-zh": 0.95,
 }
-SIZE_BUDGET = 25e6  # issue 13: all of assets/ (models, films, catalogs), in bytes
+SIZE_BUDGET = 150e6  # issue 20: all of assets/ (models, films, corpus, catalogs), in bytes
 ASSETS_DIR = MODELS_DIR.parent
 
 

@@ -14,11 +14,14 @@ from tests.ui.conftest import app_test, errors, figures, open_page
 from transformer.registry import MODELS_DIR
 from ui.i18n import catalog
 
-CARD_LAYER, CARD_HEAD = card_alignment_head(load_bundle(ModelRef.parse("translate-en-zh")))  # the default model's alignment head
+CARD_LAYER, CARD_HEAD = card_alignment_head(load_bundle(ModelRef.parse("translate-en-zh")))  # the grammar translator's
+
+
+GRAMMAR = "translate-en-zh"  # the grammar translator: its rules give every sentence a gold word alignment to outline
 
 
 def _app(text: str, lang: str = "en", **params: str) -> AppTest:
-    return app_test("heads", params={"lang": lang, "text": text, **params})  # the lesson is the home page
+    return app_test("heads", params={"lang": lang, "text": text, "model": GRAMMAR, **params})  # the lesson is the home page
 
 
 def _random(at: AppTest, architecture: str = "encoder-decoder") -> AppTest:
@@ -158,7 +161,7 @@ DEFAULT = "i read a book in the library today"  # the translator's example: the 
 
 def _opened() -> AppTest:
     at = app_test("heads")  # the lesson is the home page
-    at.query_params.update(lang="en")
+    at.query_params.update(lang="en", model=GRAMMAR)
     at.run()
     assert not errors(at), errors(at)
     return at

@@ -317,7 +317,7 @@ def test_a_long_paragraph_folds_its_did_you_mean_list():
     first chart stays near the top of the page."""
     vocabulary = [w for w in get_task("translate-en-zh").source_vocabulary() if len(w) > 3]
     words = " ".join(f"{w}q" for w in vocabulary)[:900]  # each a typo of a word the grammar has
-    at = _page(text=words)
+    at = _page(text=words, model="translate-en-zh")
     assert_no_exception(at)
     suggest = catalog("en")["input.suggest"].split("{word}")[0]
     shown = [c for c in at.main.caption if c.value.startswith(suggest)]

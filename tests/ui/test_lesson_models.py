@@ -19,31 +19,41 @@ from runs.lesson import STEPS
 from runs.model_kind import model_kind
 from runs.model_ref import shipped_models
 from tests.ui.test_layer_numbers import ZERO
+from transformer.tasks import get_task
 from ui.i18n import catalog
 from ui.inputs import example_text
-from ui.lesson_steps import build_step, lesson_for
+from ui.lesson_steps import build_step, lesson_for, no_figure_key
 from ui.models import get_bundle
 
 MODELS = (*shipped_models(), "random")
 TRANSLATES = {"en": re.compile(r"(?i)translat"), "zh": re.compile("翻译")}
+# Issue 20: on a natural translator the lesson stays true on sentences beyond the card's example: two
+# held-out pairs of its own corpus and a sentence a class types that no corpus holds.
+TYPED = {"en-zh": "The animal didn't cross the street because it was too tired.", "zh-en": "我昨天和朋友去看电影。"}
+
+
+def _natural_sentences(name: str) -> list[str]:
+    task = get_task(get_bundle(name).card["task"])
+    return [e.source for e in task.examples(2, split="heldout", seed=31)] + [TYPED[name]]
+
+
+CASES = [(name, None) for name in MODELS] + [
+    (name, text) for name in shipped_models() if name in TYPED for text in _natural_sentences(name)
+]
 
 
 def words(content) -> str:
     return " ".join(filter(None, (content.title, content.text, content.extra, content.question, content.answer, content.notes)))
 
 
-@pytest.fixture(scope="module", params=MODELS)
-def model(request):
-    return request.param
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_step_words_itself_from_what_the_model_is(model, lang):
+@pytest.mark.parametrize(("model", "text"), CASES, ids=[f"{m}-{i}" for i, (m, _) in enumerate(CASES)])
+def test_every_step_words_itself_from_what_the_model_is(model, text, lang):
     st.session_state["lang"] = lang
     ui = catalog(lang)
     bundle = get_bundle(model)
     kind = model_kind(bundle)
-    steps = {step: build_step(step, lesson_for(model, example_text(bundle))) for step in STEPS}
+    steps = {step: build_step(step, lesson_for(model, text or example_text(bundle))) for step in STEPS}
     everything = " ".join(words(c) for c in steps.values())
 
     for step, content in steps.items():
@@ -64,7 +74,7 @@ def test_every_step_words_itself_from_what_the_model_is(model, lang):
     task = steps["task"]
     assert task.question == ui[f"lesson.task_question_{kind.wording}"]
     if task.figure is None:  # no alignment to draw: said with the answer, not left blank after Reveal
-        assert ui["lesson.task_no_figure" if kind.trained else "lesson.task_no_figure_untrained"] in task.answer
+        assert ui[no_figure_key(kind)].format(step=STEPS.index("cross") + 1) in task.answer
     if not kind.trained:
         assert ui["lesson.task_untrained"] in task.text
         untrained_answer = ui["lesson.task_answer_untrained"].split("{output}")[0]
@@ -72,6 +82,14 @@ def test_every_step_words_itself_from_what_the_model_is(model, lang):
         for trained_only in ("lesson.task_judged", "lesson.task_answer_correct", "lesson.task_answer_unknown"):
             assert ui[trained_only].split("{")[0] not in everything, trained_only
         assert steps["architecture"].question == ui["lesson.architecture_question_untrained"]
+    if kind.corpus:  # a natural translator: matched, compared with its reference, or "judge it yourself"
+        endings = {
+            key: ui[f"lesson.task_answer_corpus_{key}"].split("}", 1)[1].split("{")[0][:12]
+            for key in ("match", "differs", "none")
+        }
+        said = [key for key, ending in endings.items() if ending in task.answer]
+        assert len(said) == 1, (model, text, task.answer)
+        assert said == ["none"] if text in TYPED.values() else said != ["none"], (model, text, task.answer)
     if kind.task != "translation":
         assert not TRANSLATES[lang].search(everything), (model, TRANSLATES[lang].search(everything))
     if not kind.has_encoder:

@@ -90,7 +90,7 @@ def test_chinese_ui(architecture):
 
 def test_decoder_queries_are_named_by_the_token_they_write():
     """On the translator's example, the query picker and the figures name decoder row 2 "我 → 今天"."""
-    at = app_test("step_by_step", timeout=300)
+    at = app_test("step_by_step", timeout=300, params={"model": "translate-en-zh"})
     at.run()
     at.selectbox(key="kind").set_value("cross").run()
     at.selectbox(key="query").set_value(1).run()
