@@ -174,3 +174,19 @@ def test_the_import_graph_has_no_circle():
     assert "runs.model_ref" in graph["runs.training.registry"]  # edges are read (a from-import of a name)
     circle = _a_circle(graph)
     assert circle is None, " → ".join(circle or [])
+
+
+CLI_MODULES = {"transformer.__main__", "transformer.train_cli", "transformer.importance_cli"}
+
+
+def test_no_command_line_module_is_imported_below_the_command_line():
+    """The pages and the library read recipes from the tasks (`transformer.tasks.recipes`), never from the CLI."""
+    bad = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for package in ("transformer", "runs", "viz", "ui", "views")
+        for path in _files(package)
+        if ".".join(path.relative_to(ROOT).with_suffix("").parts) not in CLI_MODULES
+        for name in _imports(path)
+        if name in CLI_MODULES or any(name.startswith(f"{cli}.") for cli in CLI_MODULES)
+    ]
+    assert not bad, bad

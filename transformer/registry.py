@@ -19,26 +19,18 @@ from transformer.config import TransformerConfig
 from transformer.hf.folder import looks_pretrained
 from transformer.model import Transformer
 from transformer.tasks import get_task
+from transformer.tasks.recipes import RECIPES
 from transformer.tokenizer import CharTokenizer
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
 DEFAULT_MODEL = "translate-en-zh"
 RANDOM = "random"
 MAX_SEED = 2**64 - 1  # torch.manual_seed takes a 64-bit unsigned seed
-# Shipped models trained on the same grammar by the other architecture: one sentence through both
-# shows cross-attention (encoder-decoder) becoming self-attention over the prompt (decoder-only).
-COUNTERPARTS: dict[str, str] = {"translate-en-zh": "gpt-translate-en-zh", "gpt-translate-en-zh": "translate-en-zh"}
-
-
-# Shipped translators of the same data the other way round: a class that types Chinese into an English reader
-# is offered the model that reads Chinese (and back), without knowing its name.
-OTHER_DIRECTION: dict[str, str] = {
-    "en-zh": "zh-en",
-    "zh-en": "en-zh",
-    "translate-en-zh": "translate-zh-en",
-    "translate-zh-en": "translate-en-zh",
-    "gpt-translate-en-zh": "translate-zh-en",
-}
+# Shipped models are named after their task; each task's recipe names the shipped model of the same data with the
+# other architecture (one sentence through both shows cross-attention becoming self-attention over the prompt) and
+# the one translating it the other way round (a class that types Chinese into an English reader is offered it).
+COUNTERPARTS: dict[str, str] = {name: r.counterpart for name, r in RECIPES.items() if r.counterpart}
+OTHER_DIRECTION: dict[str, str] = {name: r.other_direction for name, r in RECIPES.items() if r.other_direction}
 
 
 def other_direction(name: str) -> str | None:

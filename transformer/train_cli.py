@@ -19,63 +19,12 @@ from transformer.config import config_overrides
 from transformer.evaluate import EvalResult, best_head, cross_attention_alignment, is_reordered
 from transformer.film import FILM, Film, FilmRecorder, probe_pair
 from transformer.registry import load_model
+from transformer.tasks.recipes import RECIPES
 from transformer.train import TrainProgress, TrainResult, TrainSettings, heldout_metrics, task_with_options, train
 
-# Per-task defaults for flags left out, chosen so that `train --task T --out DIR` gives a good model.
-_SMALL = {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "dropout": 0.0}
-_NATURAL = {"n_layers": 3, "d_model": 192, "n_heads": 4, "d_ff": 768, "dropout": 0.1}
-_NATURAL_RECIPE = {
-    "steps": 9000,
-    "lr_factor": 1.0,
-    "warmup": 1000,
-    "eval_every": 1000,
-    "target_exact": 2.0,
-    "bf16": True,
-    "config": _NATURAL,
-}
-# Dropout 0: the generators never repeat a batch, so there is nothing to overfit, and training is faster.
-PRESETS: dict[str, dict[str, Any]] = {
-    # Char tasks: pre-norm with a larger rate left the "unigram" plateau sooner than post-norm at 0.5.
-    "copy": {"steps": 3000, "lr_factor": 1.0, "eval_every": 250, "config": {**_SMALL, "norm_position": "pre"}},
-    "reverse": {"steps": 6000, "lr_factor": 1.0, "eval_every": 250, "config": {**_SMALL, "norm_position": "pre"}},
-    "sort": {"steps": 4000, "lr_factor": 0.5, "config": _SMALL},
-    "translate-en-zh": {"steps": 3000, "lr_factor": 0.5, "config": _SMALL},
-    "translate-en-fr": {"steps": 3000, "lr_factor": 0.5, "config": _SMALL},
-    "translate-zh-en": {"steps": 3000, "lr_factor": 0.5, "config": _SMALL},
-    # Decoder-only: one stack must both read the English and write the Chinese, so it gets three wider
-    # layers (about the encoder-decoder's total depth); one vocabulary, so the embeddings are shared.
-    "gpt-translate-en-zh": {
-        "steps": 6000,
-        "lr_factor": 1.0,
-        "eval_every": 250,
-        "config": {
-            "architecture": "decoder-only",
-            "n_layers": 3,
-            "d_model": 128,
-            "n_heads": 4,
-            "d_ff": 512,
-            "dropout": 0.0,
-            "norm_position": "pre",
-            "share_embeddings": True,
-        },
-    },
-    # Real sentences: a corpus of 57,000 pairs is seen many times over, so dropout is back (0.1); the paper's
-    # encoder-decoder at a size two CPU cores train in an hour or two. Never stops early: exact match is not the measure.
-    "en-zh": _NATURAL_RECIPE,
-    "zh-en": _NATURAL_RECIPE,
-    # No label smoothing: the card compares plain cross-entropy on the two halves, and the repeat is
-    # exactly predictable. Never stops early: the induction head keeps sharpening after the outputs are right.
-    # Learned positions: with sinusoidal ones, two runs solved the repeat just as well but by position
-    # (layer 0 read fixed offsets of 5-6 tokens, not the previous token), so no previous-token head showed.
-    "induction": {
-        "steps": 3000,
-        "lr_factor": 1.0,
-        "eval_every": 500,
-        "label_smoothing": 0.0,
-        "target_exact": 2.0,
-        "config": {"architecture": "decoder-only", **_SMALL, "norm_position": "pre", "positional": "learned"},
-    },
-}
+# Per-task defaults for flags left out, chosen so that `train --task T --out DIR` gives a good model (each task's
+# recipe: `transformer.tasks.recipes`).
+PRESETS: dict[str, dict[str, Any]] = {name: dict(recipe.train) for name, recipe in RECIPES.items()}
 _RECIPE_FLAGS = (
     "steps",
     "batch_size",
@@ -90,66 +39,9 @@ _RECIPE_FLAGS = (
 )
 
 # One-line summaries (English, Chinese) and an input a teacher can type, per task.
-SUMMARIES: dict[str, tuple[str, str, str]] = {
-    "copy": (
-        "Copies its input character by character (ASCII and common Chinese).",
-        "逐字复制输入（ASCII 和常用汉字）。",
-        "attention 注意力",
-    ),
-    "reverse": (
-        "Reverses its input character by character (ASCII, the 6,500 level-1 and level-2 standard Chinese characters "
-        "and Chinese punctuation, up to 48); an unknown symbol stays in place as <unk>.",
-        "把输入逐字倒过来（ASCII、《通用规范汉字表》一级和二级字表的 6500 个汉字及中文标点，最长 48 个字符）；"
-        "不认识的符号在原位置写作 <unk>。",
-        "hello 世界",
-    ),
-    "sort": ("Sorts its input's characters by Unicode code point.", "把输入的字符按 Unicode 码位排序。", "transformer"),
-    "translate-en-zh": (
-        "Translates a toy English grammar into Chinese (time and place phrases move before the verb).",
-        "把玩具英语语法翻译成中文（时间和地点短语移到动词前）。",
-        "i read a book in the library today",
-    ),
-    "translate-en-fr": (
-        "Translates a toy English grammar into French (adjectives follow the noun and agree with its gender).",
-        "把玩具英语语法翻译成法语（形容词放在名词后，并与名词的性一致）。",
-        "the girl reads a french book in the garden",
-    ),
-    "translate-zh-en": (
-        "Translates the toy grammar's Chinese into English (spaces optional; time and place move to the end).",
-        "把玩具语法的中文翻译成英语（空格可有可无；时间和地点移到句末）。",
-        "我今天在图书馆读一本书",
-    ),
-    "gpt-translate-en-zh": (
-        "A GPT-style decoder-only model that completes 'english =' with the Chinese translation (toy grammar).",
-        "GPT 式纯解码器模型：在“english =”之后续写中文翻译（玩具语法）。",
-        "i read a book in the library today",
-    ),
-    "en-zh": (
-        "Translates everyday English into Chinese; trained on Tatoeba and HSK sentence pairs.",
-        "把日常英语翻译成中文；在 Tatoeba 和 HSK 的真实句对上训练。",
-        "He wasn't able to open the box.",  # a held-out pair (the probe of its film)
-    ),
-    "zh-en": (
-        "Translates everyday Chinese into English; trained on Tatoeba and HSK sentence pairs.",
-        "把日常中文翻译成英语；在 Tatoeba 和 HSK 的真实句对上训练。",
-        "对不起， 我情不自禁。",  # a held-out pair (the probe of its film), spaced as the corpus has it
-    ),
-    "induction": (
-        "A two-layer decoder-only model that continues a repeated random sequence with an induction head.",
-        "两层纯解码器模型：用归纳头续写重复的随机序列。",
-        "aKq7xbN3aKq",
-    ),
-}
-
+SUMMARIES: dict[str, tuple[str, str, str]] = {name: (r.summary, r.summary_zh, r.example) for name, r in RECIPES.items()}
 # How each translator's gold word alignment (`Example.alignment`, what the alignment match is measured against) is made.
-GOLD_ALIGNMENT: dict[str, str] = {
-    "translate-en-zh": "each Chinese word → the English word it translates; measure words and 的 → none",
-    "translate-en-fr": "each French word → the English word it translates; French words with no English counterpart → none",
-    "translate-zh-en": (
-        "each English word → the first Chinese word aligned to it by translate-en-zh read backwards; "
-        "English words with no Chinese counterpart (the, of, every) → none"
-    ),
-}
+GOLD_ALIGNMENT: dict[str, str] = {name: r.gold_alignment for name, r in RECIPES.items() if r.gold_alignment}
 
 FINAL_EVAL_N = 1000
 # A frame of the probe's attention every 0.5 % of the step budget: a run that reaches its target early (the

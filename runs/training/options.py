@@ -1,8 +1,8 @@
 """What a training job trains: a task, a small model and the recipe, as one frozen value; and the one-click experiments.
 
-The page's default for each task is the command line's preset (`transformer.train_cli.PRESETS`), with the held-out
+The page's default for each task is its recipe (`transformer.tasks.recipes`: the command line's preset), with the held-out
 check every 250 steps (100 for `reverse`) on 100 examples, an early stop at 99 %, and for the character tasks a
-36-symbol alphabet and short strings (`LESSON_ALPHABET`, `LESSON_MAX_LEN`; the time to 99 % is for
+36-symbol alphabet and short strings (each recipe's `lesson`; the time to 99 % is for
 `benchmarks/training_live.py --full` to measure). An
 experiment changes a few options of that default; its claimed outcome is measured by
 `tests/runs/test_training_experiments.py` on a smaller config.
@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from transformer.schedule import noam_rate
+from transformer.tasks.recipes import RECIPES, is_decoder_only_recipe
 from transformer.train import TrainSettings
-from transformer.train_cli import PRESETS, SUMMARIES
 
-TASKS = ("reverse", "copy", "translate-en-zh", "translate-en-fr", "gpt-translate-en-zh", "induction")
-DECODER_ONLY_TASKS = ("gpt-translate-en-zh", "induction")  # one decoder stack (their PRESETS name the architecture)
+TASKS = tuple(name for name, recipe in RECIPES.items() if recipe.lesson is not None)  # the tasks a class may train
+DECODER_ONLY_TASKS = tuple(name for name in TASKS if is_decoder_only_recipe(name))  # one decoder stack
 LAYER_CHOICES = (1, 2, 3, 4)
 HEAD_CHOICES = (1, 2, 4, 8)
 D_MODEL_CHOICES = (16, 32, 64, 128)
@@ -59,7 +59,7 @@ class JobOptions:
     def settings(self) -> TrainSettings:
         """The training run these options describe (raises ValueError with a clear message for a bad combination)."""
         config = {
-            **PRESETS.get(self.task, {}).get("config", {}),
+            **RECIPES[self.task].train.get("config", {}),
             "n_layers": self.n_layers,
             "n_heads": self.n_heads,
             "d_model": self.d_model,
@@ -86,12 +86,13 @@ class JobOptions:
     def task_options(self) -> dict[str, Any]:
         """The task's fields a lesson changes (shorter strings, shorter repeats)."""
         lengths = {} if self.max_len is None else {"max_len": self.max_len}
-        return {**LESSON_TASK_OPTIONS.get(self.task, {}), **lengths}
+        lesson = RECIPES[self.task].lesson
+        return {**(lesson.task_options if lesson else {}), **lengths}
 
     @property
     def probe_text(self) -> str:
         """The probe sentence: the teacher's, or the task's example (short, so its attention reads at a glance)."""
-        return self.probe or SUMMARIES.get(self.task, ("", "", ""))[2]
+        return self.probe or RECIPES[self.task].example
 
     @property
     def frame_every(self) -> int:
@@ -108,9 +109,11 @@ class JobOptions:
 
 
 def default_options(task: str = "reverse") -> JobOptions:
-    """The page's starting point for `task`: the command line's preset, sized for a lesson (`LESSON_PRESETS`)."""
-    preset = {**PRESETS.get(task, {}), **LESSON_PRESETS.get(task, {})}
-    config = {**PRESETS.get(task, {}).get("config", {}), **LESSON_PRESETS.get(task, {}).get("config", {})}
+    """The page's starting point for `task`: the command line's preset, sized for a lesson (its recipe's `lesson`)."""
+    recipe = RECIPES[task]
+    lesson = recipe.lesson.preset if recipe.lesson else {}
+    preset = {**recipe.train, **lesson}
+    config = {**recipe.train.get("config", {}), **lesson.get("config", {})}
     return JobOptions(
         task=task,
         n_layers=config.get("n_layers", 2),
@@ -123,37 +126,8 @@ def default_options(task: str = "reverse") -> JobOptions:
         positional=config.get("positional", "sinusoidal"),
         eval_every=preset.get("eval_every", 250),
         target_exact=preset.get("target_exact", 0.99),
-        max_len=LESSON_MAX_LEN.get(task),
+        max_len=recipe.lesson.max_len if recipe.lesson else None,
     )
-
-
-# A lesson trains the character tasks on a small alphabet (`LESSON_ALPHABET`) and short strings. The shipped `reverse`
-# (up to 48 characters of a 3,600-symbol alphabet) took 46 minutes in three stages: with thousands of symbols every
-# step pays for a softmax over all of them and each symbol is seen rarely. On 36 symbols and strings of up to 8 (the
-# probe "hello 世界" is 8), one torch thread on the busy shared 2-core machine: a step costs half the old preset's
-# (10-11.6 vs 4.6-4.8 steps/s, same minutes), some cross-attention head puts half its weight on the anti-diagonal by
-# step 300 and held-out exact match reaches 96 % by step 1,200; in the page's server, watched by a browser while a
-# second session used the heads page, the worker kept 9.3 steps/s (benchmarks/README.md §11).
-# tests/runs/test_lesson_preset.py holds the claims to step budgets.
-LESSON_MAX_LEN = {"reverse": 8, "copy": 12}
-LESSON_ALPHABET = "abcdefghijklmnopqrstuvwxyz 你好世界注意力中文"
-# The shipped decoder-only models trained for half an hour (gpt-translate-en-zh: 3 layers of 128; induction: halves
-# of up to 24 symbols). A lesson's are smaller: two layers of 64, and for induction halves of up to 8 symbols after a
-# lead-in of up to 4 (still at varying offsets, so only the textbook previous-token + induction circuit works).
-# The architecture, pre-norm, shared embeddings and learned positions stay the command line's (PRESETS).
-# Measured on the 2-core machine under load (one thread, these presets, batch 64): gpt-translate-en-zh reached 97 %
-# held-out at step 250 and 99 % (the early stop) at step 500, in 140 s; induction 80 % at step 500, 98 % at 1,500
-# (191 s).
-LESSON_PRESETS: dict[str, dict[str, Any]] = {
-    "reverse": {"steps": 2500, "eval_every": 100},  # a held-out check every 100 steps: the early stop comes sooner
-    "gpt-translate-en-zh": {"steps": 2000, "config": {"n_layers": 2, "d_model": 64}},
-    "induction": {"steps": 1500},
-}
-LESSON_TASK_OPTIONS: dict[str, dict[str, Any]] = {
-    "induction": {"max_half": 8, "max_lead": 4},
-    "reverse": {"alphabet": LESSON_ALPHABET},
-    "copy": {"alphabet": LESSON_ALPHABET},
-}
 
 
 # One-click experiments: option changes on top of the task's default (the explanations are in the i18n catalogs,

@@ -103,7 +103,8 @@ def test_live_training_opens_on_the_best_head_and_says_how_long_at_most():
 def test_the_start_button_trains_the_lesson_preset_not_bare_defaults():
     """What no widget sets stays the preset's: the page once trained `reverse` on strings of up to 48 characters with
     a check every 250 steps (JobOptions' bare defaults), which a class waited 21 minutes for."""
-    from runs.training.options import LESSON_ALPHABET, default_options
+    from runs.training.options import default_options
+    from transformer.tasks.recipes import LESSON_ALPHABET
 
     for job in registry().running():
         job.stop()
