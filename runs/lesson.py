@@ -38,21 +38,6 @@ from viz.step_by_step import build_step_view
 from viz.trace import TraceData
 
 GENERATOR_LOGITS = hook_name(GENERATOR, "logits")  # (1, T, V): the output layer's scores per decoder row
-STEPS: tuple[str, ...] = (
-    "task",
-    "why_attention",
-    "embeddings",
-    "positional",
-    "attention",
-    "scaling",
-    "heads",
-    "layernorm",
-    "feed_forward",
-    "masks",
-    "cross",
-    "architecture",
-    "recap",
-)
 PE_POSITIONS = 50  # rows of the sinusoid table the positional step draws
 PE_QUERY = 10  # the position whose nearest neighbour the class predicts
 
@@ -577,6 +562,9 @@ def _recap(bundle: ModelBundle, trace: TraceData) -> StepNumbers:
     return StepNumbers("recap", recap_answer(bundle, trace), figure, choice)
 
 
+# The lesson's steps, in teaching order, each with the one call that computes its numbers. `STEPS` (the names) is
+# read from here; `ui.lesson_steps.BUILDERS` (words and figure) and `runs.class_questions.QUESTIONS` (the class's
+# choices) are keyed by the same names (tests/runs/test_lesson.py checks the three agree).
 STEP_NUMBERS: dict[str, Callable[[ModelBundle, TraceData], StepNumbers]] = {
     "task": _task,
     "why_attention": _why_attention,
@@ -592,6 +580,7 @@ STEP_NUMBERS: dict[str, Callable[[ModelBundle, TraceData], StepNumbers]] = {
     "architecture": _architecture,
     "recap": _recap,
 }
+STEPS: tuple[str, ...] = tuple(STEP_NUMBERS)
 
 
 def step_numbers(step: str, bundle: ModelBundle, trace: TraceData) -> StepNumbers:

@@ -32,6 +32,13 @@ def test_step_number_is_range_checked(raw, expected):
     assert lesson.step_number(raw) == expected
 
 
+def test_every_step_has_its_numbers_words_and_class_question_under_one_name():
+    from runs.class_questions import QUESTIONS
+    from ui.lesson_steps import BUILDERS
+
+    assert tuple(lesson.STEP_NUMBERS) == tuple(BUILDERS) == tuple(QUESTIONS) == lesson.STEPS
+
+
 def test_steps_are_the_issue_order():
     assert len(lesson.STEPS) == 13
     assert lesson.STEPS[0] == "task" and lesson.STEPS[-1] == "recap"
