@@ -40,12 +40,16 @@ def healthy(url: str) -> bool:
 
 
 def launch_streamlit(
-    port: int, out: IO[str], address: str = "127.0.0.1", environment: Mapping[str, str] | None = None, **env: str
+    port: int,
+    out: IO[str],
+    address: str = "127.0.0.1",
+    environment: Mapping[str, str] | None = None,
+    script: str = "app.py",
+    **env: str,
 ) -> subprocess.Popen:
-    """`streamlit run app.py` on address:port, headless, its output to `out`, in its own process group.
-
-    `environment`: the whole environment (default: this process's); `env`: variables set on top of it."""
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address", address]
+    """`streamlit run app.py` (or another `script`) on address:port, headless, its output to `out`, in its own
+    process group. `environment`: the whole environment (default: this process's); `env`: variables set on top."""
+    command = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port), "--server.address", address]
     command += ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
     variables = {**(os.environ if environment is None else environment), "BROWSER": "none", **env}
     return subprocess.Popen(command, cwd=ROOT, env=variables, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
