@@ -62,10 +62,12 @@ def test_train_watch_stop_and_scrub(app_page, app_url, browser_tools):
     slider.scroll_into_view_if_needed()
     # It followed the newest frame: the caption the server wrote names the last frame, and the thumb sits there
     # (a new frame changes the slider's max, so React mounts a fresh thumb: wait for it rather than read mid-mount).
-    page.get_by_text(re.compile(r"Frame (\d+) of \1: the model after step")).wait_for(timeout=30_000)
     page.wait_for_function(
         """() => { const s = document.querySelector('[class*="st-key-tr_frame"] input[type=range]');
-                   return s && Number(s.max) >= 1 && Number(s.value) === Number(s.max); }""",
+                   const shown = [...document.querySelectorAll('[data-testid=stCaptionContainer]')]
+                     .map(e => e.innerText.match(/^Frame (\\d+) of (\\d+):/)).find(m => m);
+                   return s && Number(s.max) >= 1 && Number(s.value) === Number(s.max)
+                     && shown && shown[1] === shown[2]; }""",
         timeout=30_000,
     )
     slider.focus()
