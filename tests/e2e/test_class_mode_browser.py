@@ -56,7 +56,7 @@ def test_a_class_follows_answers_and_sees_the_distribution(chromium, app_url, cl
     wait_idle, shot = browser_tools.wait_idle, browser_tools.screenshot
     with ExitStack() as stack:
         teacher = _tab(stack, chromium, PROJECTOR)
-        teacher.goto(f"{app_url}/?projector=1")
+        teacher.goto(f"{app_url}/?projector=1&model=translate-en-zh")  # its d_model (64) fixes step 3's truth below
         wait_idle(teacher)
         teacher.locator("[data-testid=stExpander] summary").filter(has_text=EN["classroom.title"]).click()
         teacher.get_by_role("button", name=EN["classroom.start"]).click()
@@ -103,7 +103,7 @@ def test_a_class_follows_answers_and_sees_the_distribution(chromium, app_url, cl
                 wait_idle(tab)
 
         store = ClassStore(class_dir)
-        truth_range = "3 – 10"  # the default model's d_model = 64: a token vector of length ~5 after × 8
+        truth_range = "3 – 10"  # the grammar translator's d_model = 64: a token vector of length ~5 after × 8
         _choose(phone, truth_range, wait_idle)
         _choose(chinese, "≥ 30", wait_idle)
         _choose(typed, "< 1", wait_idle)
