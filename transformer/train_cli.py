@@ -221,7 +221,7 @@ def quality_line(card: dict[str, Any]) -> str:
         f"BLEU {m['heldout_bleu']:.1f} and chrF {m['heldout_chrf']:.1f} against the first reference (tokenize={tokenize!r}); "
         f"BLEU {m['heldout_bleu_all_references']:.1f} against all {m['n_references']:,} references. "
         "Exact match is low by nature: a sentence has many right translations. What limits it: a small model "
-        "(see the config) trained for minutes on one corpus of about 57,000 short everyday pairs, so words and "
+        "(see the config) trained on one corpus of about 57,000 short everyday pairs, so words and "
         "constructions rare in Tatoeba (technical terms, names, long sentences) come out worse."
         f"\n- **Data:** {card['data'].get('attribution', '')}"
     )
