@@ -195,8 +195,11 @@ def _card_summary(bundle: ModelBundle) -> None:
     if card.get("task") == RANDOM:
         summary = t("sidebar.random_summary")
     lines = [summary] if summary else []
-    exact = card.get("metrics", {}).get("heldout_exact_match")
-    if isinstance(exact, (int, float)):
+    metrics = card.get("metrics", {}) if isinstance(card.get("metrics"), dict) else {}
+    bleu, chrf, exact = metrics.get("heldout_bleu"), metrics.get("heldout_chrf"), metrics.get("heldout_exact_match")
+    if isinstance(bleu, (int, float)) and isinstance(chrf, (int, float)):  # a natural translator: many right answers
+        lines.append(t("sidebar.quality", bleu=f"{bleu:.1f}", chrf=f"{chrf:.1f}"))
+    elif isinstance(exact, (int, float)):
         lines.append(t("sidebar.accuracy", value=f"{100 * exact:.1f}%"))
     lines.append(
         t(

@@ -61,3 +61,14 @@ def test_the_sidebar_names_the_grammar_demos(lang: str) -> None:
         assert line.startswith(f"`{info.name}`: {demo}") == is_grammar_demo(info.card), line
         summary = info.card["summary_zh" if lang == "zh" else "summary"]
         assert summary.split("（")[0].split("(")[0][:10] in line.replace("\\", ""), (line, summary)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_natural_translators_card_line_gives_its_bleu_not_exact_match(lang: str) -> None:
+    """Exact match is low by nature for real sentences: the sidebar states the card's BLEU and chrF instead."""
+    at = open_page("heads", params={"model": "en-zh"}, lang=lang)
+    captions = "\n".join(c.value for c in at.sidebar.caption)
+    metrics = next(i for i in list_models() if i.name == "en-zh").card["metrics"]
+    bleu, chrf = f"{metrics['heldout_bleu']:.1f}", f"{metrics['heldout_chrf']:.1f}"
+    assert catalog(lang)["sidebar.quality"].format(bleu=bleu, chrf=chrf) in captions
+    assert catalog(lang)["sidebar.accuracy"].split("{")[0] not in captions
