@@ -64,7 +64,9 @@ def table_section(model_d: int, layout: str = "sinusoidal") -> None:
     if layout == "sinusoidal-split":
         st.info(t("positional.split_layout", half=(d_model + 1) // 2), icon=":material/swap_horiz:")
         split = sinusoid_table(max_pos, d_model, layout)  # (P, d_model)
-        show_figure(pe_heatmap(split, x_title=dim_axis, y_title=pos_axis, value=t("positional.value"), stride=stride), "pe_table_split")
+        show_figure(
+            pe_heatmap(split, x_title=dim_axis, y_title=pos_axis, value=t("positional.value"), stride=stride), "pe_table_split"
+        )
     # the table first (the 1280 × 720 first screen shows it), then the formula and what it means
     st.subheader(t("positional.table_title"))
     st.latex(PE_FORMULA)

@@ -31,14 +31,6 @@ HELD_OUT = 200  # the sample tests/transformer/test_shipped_models.py evaluates 
 ONE_AT_A_TIME = 25  # of those, decoded alone and traced, as the app runs a typed sentence
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def _random(architecture: str, **options) -> ModelBundle:
     config = TransformerConfig(architecture=architecture, n_layers=2, d_model=32, n_heads=4, d_ff=64, max_len=40, **options)
     return random_bundle(config, seed=5, symbols="abcdefghijklmnopqrstuvwxyz ")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import pytest
-import torch
 
 from runs.reference import check_reference
 from runs.text_run import run_text
@@ -40,14 +39,6 @@ REQUIRED_ACCURACY = {
 }
 SIZE_BUDGET = 150e6  # issue 20: all of assets/ (models, films, corpus, catalogs), in bytes
 ASSETS_DIR = MODELS_DIR.parent
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")
