@@ -320,15 +320,26 @@ def cross_head(bundle: ModelBundle, trace: TraceData) -> HeadChoice | None:
 
 
 def cross_answer(trace: TraceData, choice: HeadChoice) -> dict[str, object]:
-    """Step 11: the decoder row whose most-read source word sits farthest from its own position (word
-    order changes most there), the word it writes and the source word it reads."""
+    """Step 11: the decoder row whose most-read source word sits farthest from its own place in the sentence (word
+    order changes most there; places as fractions of each side's length, which differ between languages), the word
+    it writes and the source word it reads. Rows that write or read a special token or punctuation are asked about
+    only when no other row is left (a full stop reading the source's end teaches nothing)."""
     pattern = trace.pattern("cross", choice.layer)[choice.head]  # (Tq, Tk)
     writes = trace.next_tokens or trace.tgt_tokens
     peaks = pattern.argmax(-1)  # (Tq,)
-    rows = [i for i in range(len(peaks)) if not (writes[i].startswith("<") and writes[i].endswith(">"))] or [0]
-    row = max(rows, key=lambda i: (abs(int(peaks[i]) - i), -i))
+    tq, tk = max(len(peaks) - 1, 1), max(len(trace.src_tokens) - 1, 1)
+    rows = [i for i in range(len(peaks)) if is_word(writes[i]) and is_word(trace.src_tokens[int(peaks[i])])]
+    rows = rows or [i for i in range(len(peaks)) if not (writes[i].startswith("<") and writes[i].endswith(">"))] or [0]
+    row = max(rows, key=lambda i: (abs(int(peaks[i]) / tk - i / tq), -i))
     key = int(peaks[row])
     return {"row": row, "writes": writes[row], "reads": trace.src_tokens[key], "key": key, "weight": float(pattern[row, key])}
+
+
+def is_word(token: str) -> bool:
+    """A token that is (part of) a word: not a special token (<eos>), not punctuation alone."""
+    if token.startswith("<") and token.endswith(">"):
+        return False
+    return any(ch.isalnum() for ch in token)
 
 
 def output_probabilities(trace: TraceData) -> list[tuple[str, float]]:

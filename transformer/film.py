@@ -174,7 +174,7 @@ class Film:
         continues its film, so a model trained in stages ships the film of all its stages.
 
         This film's steps and elapsed time are shifted to start where `earlier` ended; a joined film
-        longer than MAX_FRAMES keeps the first frame and every other one after it.
+        longer than MAX_FRAMES keeps the first frame, every other one after it, and the last.
         Raises ValueError if the probe or the model shape differ (`continues`).
         """
         if not self.continues(earlier):
@@ -188,6 +188,8 @@ class Film:
         keep = np.arange(earlier.n_frames + self.n_frames)
         while len(keep) > MAX_FRAMES:
             keep = np.concatenate([keep[:1], keep[2::2]])
+        if keep[-1] != earlier.n_frames + self.n_frames - 1:  # the last frame is the model as shipped: never thinned away
+            keep = np.append(keep, earlier.n_frames + self.n_frames - 1)
         return Film(
             self.source,
             self.target,

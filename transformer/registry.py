@@ -23,7 +23,7 @@ from transformer.tasks.recipes import RECIPES
 from transformer.tokenizer import CharTokenizer
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
-DEFAULT_MODEL = "translate-en-zh"
+DEFAULT_MODEL = "en-zh"  # issue 20: a newcomer meets the translator of everyday English
 RANDOM = "random"
 MAX_SEED = 2**64 - 1  # torch.manual_seed takes a 64-bit unsigned seed
 # Shipped models are named after their task; each task's recipe names the shipped model of the same data with the

@@ -32,7 +32,7 @@ from viz.mask_figures import binary_heatmap
 from viz.positional import pe_curves
 from viz.scaling import variance_figure
 from viz.step_figures import scores_figure
-from viz.tokens import TokenAxis
+from viz.tokens import TokenAxis, visible_token
 from viz.trace import TraceData
 
 FIRST = str(ordinal(0))  # "1": the first layer or head in a link, as the pages count them
@@ -86,8 +86,9 @@ def lesson_for(model_key: str, text: str) -> Lesson:
 
 
 def lit(token: object) -> str:
-    """A token or number safe inside markdown (user text never becomes markup)."""
-    return md_literal(str(token))
+    """A token or number as the class reads it (a word piece without its word-start mark, as the figures show it),
+    safe inside markdown (user text never becomes markup)."""
+    return md_literal(visible_token(str(token)))
 
 
 def code(text: object) -> str:

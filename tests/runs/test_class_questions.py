@@ -12,7 +12,8 @@ from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import run_text
 from transformer.registry import DEFAULT_MODEL
 
-SENTENCES = ("i read a book in the library today", "the teacher writes a letter at school")
+# held-out pairs of the default model's corpus: step 1 has a human translation to judge by
+SENTENCES = ("I played tennis yesterday afternoon with Tom.", "It was already twelve when he reached home.")
 
 
 @functools.cache
@@ -51,6 +52,12 @@ def test_every_step_of_the_translator_asks_the_class(text):
     assert questions["heads"].truth == ("same" if heads["before"] == heads["after"] else "changes")
     arch = questions["architecture"]
     assert {c.code: c.label for c in arch.choices}[arch.truth] == numbers["architecture"].answer["word"]
+
+
+def test_a_sentence_outside_the_corpus_gets_no_yes_or_no_question():
+    """No reference translation: the class judges the output itself, so step 1 offers no right answer to score."""
+    questions = _questions("The animal didn't cross the street because it was too tired.")
+    assert questions["task"] is None and questions["cross"] is not None
 
 
 def test_the_truth_follows_the_sentence():

@@ -10,18 +10,39 @@ from runs.experiments import InterventionChoice
 from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import run_text
 from transformer.causal import causal_experiment
+from transformer.registry import MODELS_DIR
+from transformer.tasks import get_task
 
 SENTENCES = ("i read a book in the library today", "the teacher reads a letter at home")
 
 
-@pytest.fixture(scope="module")
-def bundle():
-    return load_bundle(ModelRef.parse("translate-en-zh"))
+def _natural(name: str) -> tuple[str, tuple[str, ...]]:
+    """Two held-out pairs of a natural translator's corpus (issue 20: the lesson stays true beyond its example)."""
+    task = get_task(name)
+    return name, tuple(e.source for e in task.examples(2, split="heldout", seed=5))
+
+
+CASES = [("translate-en-zh", SENTENCES)] + [_natural(n) for n in ("en-zh", "zh-en") if (MODELS_DIR / n).is_dir()]
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[name for name, _ in CASES])
+def case(request):
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def traces(bundle):
-    return {text: run_text(bundle, text) for text in SENTENCES}
+def bundle(case):
+    return load_bundle(ModelRef.parse(case[0]))
+
+
+@pytest.fixture(scope="module")
+def texts(case):
+    return case[1]
+
+
+@pytest.fixture(scope="module")
+def traces(bundle, texts):
+    return {text: run_text(bundle, text) for text in texts}
 
 
 @pytest.mark.parametrize(
@@ -54,8 +75,8 @@ def test_attention_answer_is_the_softmax_argmax(traces):
         assert answer["key"] == trace.key_tokens("encoder")[key]
 
 
-def test_heads_answer_is_a_run_without_the_head(bundle, traces):
-    text = SENTENCES[0]
+def test_heads_answer_is_a_run_without_the_head(bundle, traces, texts):
+    text = texts[0]
     choice = lesson.important_head(bundle, traces[text])
     ablated = run_text(bundle, text, interventions=lesson.ablation_specs(choice))
     again = run_text(
@@ -69,8 +90,8 @@ def test_heads_answer_is_a_run_without_the_head(bundle, traces):
     assert (answer["changed"] > 0) == (answer["before"] != answer["after"])
 
 
-def test_mask_answer_is_the_causal_experiment(bundle, traces):
-    trace = traces[SENTENCES[0]]
+def test_mask_answer_is_the_causal_experiment(bundle, traces, texts):
+    trace = traces[texts[0]]
     answer = lesson.mask_answer(bundle, trace)
     exp = causal_experiment(bundle, trace.text, trace.output_text)
     assert answer["changed"] == exp.generation_changed
@@ -89,22 +110,25 @@ def test_cross_answer_follows_the_sentence(bundle, traces):
     assert answers[0] != answers[1]
 
 
-def test_layernorm_answer_normalises(bundle, traces):
-    answer = lesson.layernorm_answer(bundle, traces[SENTENCES[0]])
+def test_layernorm_answer_normalises(bundle, traces, texts):
+    answer = lesson.layernorm_answer(bundle, traces[texts[0]])
     assert answer["out_mean"] < 1e-4
     assert abs(answer["out_std_min"] - 1) < 1e-3 and abs(answer["out_std_max"] - 1) < 1e-3
-    assert answer["in_std_min"] < 0.99  # the input was not normalised already
+    assert abs(answer["in_std_min"] - 1) > 0.01 or abs(answer["in_std_max"] - 1) > 0.01  # the input was not normalised already
 
 
-def test_path_lengths_and_answer(traces):
+def test_path_lengths_and_answer(traces, texts):
     lengths = lesson.path_lengths(5)
     assert np.array_equal(lengths, lengths.T) and not lengths.diagonal().any() and lengths[0, 4] == 4
-    answer = lesson.path_answer(traces[SENTENCES[0]])
-    assert answer["rnn"] == len(SENTENCES[0].split()) - 1 and answer["attention"] == 1
+    trace = traces[texts[0]]
+    answer = lesson.path_answer(trace)
+    assert 1 <= answer["rnn"] < len(trace.src_tokens) and answer["attention"] == 1
+    if texts == SENTENCES:  # one token a word: n words are n − 1 steps apart
+        assert answer["rnn"] == len(texts[0].split()) - 1
 
 
-def test_output_probabilities_are_probabilities(bundle, traces):
-    trace = traces[SENTENCES[0]]
+def test_output_probabilities_are_probabilities(bundle, traces, texts):
+    trace = traces[texts[0]]
     probs = lesson.output_probabilities(trace)
     assert [w for w, _ in probs][:-1] == list(trace.output_tokens)
     assert all(0 < p <= 1 for _, p in probs)
@@ -112,7 +136,7 @@ def test_output_probabilities_are_probabilities(bundle, traces):
     assert answer["p"] == min(p for _, p in probs)
 
 
-def test_random_model_answers(traces):
+def test_random_model_answers():
     bundle = load_bundle(ModelRef.random())
     trace = run_text(bundle, SENTENCES[0])
     assert lesson.important_head(bundle, trace).kind in trace.kinds()
@@ -152,8 +176,8 @@ def test_induction_is_judged_on_the_part_the_task_defines():
     assert answer["more"] == len(trace.output_tokens) - len(str(answer["expected"]))
 
 
-def test_parameter_groups_count_every_parameter_once(bundle):
+def test_parameter_groups_count_every_parameter_once(bundle, texts):
     groups = lesson.parameter_groups(bundle)
-    sizes = lesson.feed_forward_shapes(bundle, run_text(bundle, SENTENCES[1]))
+    sizes = lesson.feed_forward_shapes(bundle, run_text(bundle, texts[1]))
     assert sum(groups.values()) == sizes["total"]
     assert groups["feed_forward"] == sizes["ffn_params"] and groups["attention"] == sizes["attn_params"]

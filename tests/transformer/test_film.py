@@ -104,3 +104,17 @@ def test_a_film_continues_across_a_grown_vocabulary_but_not_another_shape(record
     assert grown.continues(film)
     assert grown.after(film).n_frames == 2 * film.n_frames
     assert not dataclasses.replace(film, config={**config, "d_model": 32}).continues(film)
+
+
+def test_a_joined_film_past_the_frame_budget_keeps_the_shipped_models_frame(recorded, monkeypatch):
+    """Thinning a joined film to every other frame must not drop the last one (zh-en's two stages did: its film
+    ended 30 steps before its model)."""
+    import transformer.film
+
+    film = recorded[0]
+    monkeypatch.setattr(transformer.film, "MAX_FRAMES", film.n_frames)  # two films of n frames: thinned once
+    joined = film.after(film)
+    assert joined.n_frames <= film.n_frames + 1
+    assert joined.frame_steps[-1] == 2 * int(film.curves["step"][-1])  # the second film's last step, shifted
+    for kind, frames in film.patterns.items():
+        np.testing.assert_array_equal(joined.patterns[kind][-1], frames[-1])

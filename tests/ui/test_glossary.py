@@ -75,6 +75,7 @@ CODE_NAMES = {
     "GPU",
     # evaluation metrics and corpora (their own names in every language)
     "chrF",
+    "sacrebleu",  # the tool that measures them
     "Tatoeba",
     "HSK",
     # proper names (authors of a cited method)

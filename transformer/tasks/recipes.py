@@ -185,7 +185,8 @@ _RECIPES: dict[str, Recipe] = {
     "zh-en": Recipe(
         "Translates everyday Chinese into English; trained on Tatoeba and HSK sentence pairs.",
         "把日常中文翻译成英语；在 Tatoeba 和 HSK 的真实句对上训练。",
-        "对不起， 我情不自禁。",  # a held-out pair (the probe of its film), spaced as the corpus has it
+        # a held-out pair the shipped model translates word for word, with a reordering (next year moves to the end)
+        "我打算明年出国。",
         _NATURAL_RECIPE,
         other_direction="en-zh",
     ),
