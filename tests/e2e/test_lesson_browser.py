@@ -33,7 +33,17 @@ def _reveal(tab, step: str, wait_idle) -> None:
     button = tab.locator(f".st-key-lesson_reveal_{step} button")
     if button.count():
         _question_on_first_screen(tab, step, button)
-        button.click()
+        wait_idle(tab, start_ms=1)  # a click during a rerun can land on a button that rerun replaces: click a settled page
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        for attempt in range(2):
+            button.click()
+            try:  # Reveal turns into Hide once the answer is drawn
+                tab.wait_for_selector(f".st-key-lesson_hide_{step}", timeout=30_000 if attempt == 0 else 120_000)
+                break
+            except PlaywrightTimeout:  # the click was lost: click the settled button once more
+                if not button.count():
+                    break
         wait_idle(tab)
     tab.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
 
