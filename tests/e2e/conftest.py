@@ -44,19 +44,26 @@ def class_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("classes")
 
 
-@pytest.fixture(scope="session")
-def app_url(class_dir) -> Iterator[str]:
-    """Start the app on 127.0.0.1:<free port>, wait for its health check, yield its URL, stop it."""
+@contextlib.contextmanager
+def own_server(log_path: Path, **env: str) -> Iterator[str]:
+    """`streamlit run app.py` on a free port with `env` set, its output to `log_path`: its URL once healthy; stopped after."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    SCREENSHOTS.mkdir(exist_ok=True)
-    with (SCREENSHOTS / "streamlit.log").open("w") as log:  # git-ignored with the screenshots
-        server = launch_streamlit(port, log, CI="1", ATLAS_CLASS_DIR=str(class_dir))
+    with log_path.open("w") as log:
+        server = launch_streamlit(port, log, CI="1", **env)
         try:
             wait_healthy(url, [server], STARTUP_TIMEOUT_S, 0.5)
             yield url
         finally:
             stop_process(server)
+
+
+@pytest.fixture(scope="session")
+def app_url(class_dir) -> Iterator[str]:
+    """Start the app on 127.0.0.1:<free port>, wait for its health check, yield its URL, stop it."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with own_server(SCREENSHOTS / "streamlit.log", ATLAS_CLASS_DIR=str(class_dir)) as url:  # the log is git-ignored
+        yield url
 
 
 @pytest.fixture(scope="session")

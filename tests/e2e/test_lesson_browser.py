@@ -26,19 +26,11 @@ def app_url(tmp_path_factory):
     """A server of this module's own: in the full run, after the other browser modules had used the shared
     server, step 1's answer twice never came after Reveal (the module passes alone every time); a fresh server
     keeps this walk independent of them (the shared-server interaction is noted as open in the closing note)."""
-    from serve.processes import free_port, launch_streamlit, stop_process, wait_healthy
-    from tests.e2e.conftest import STARTUP_TIMEOUT_S
+    from tests.e2e.conftest import own_server
 
     folder = tmp_path_factory.mktemp("lesson-server")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    with (folder / "streamlit.log").open("w") as log:
-        server = launch_streamlit(port, log, CI="1", ATLAS_CLASS_DIR=str(folder))
-        try:
-            wait_healthy(url, [server], STARTUP_TIMEOUT_S, 0.5)
-            yield url
-        finally:
-            stop_process(server)
+    with own_server(folder / "streamlit.log", ATLAS_CLASS_DIR=str(folder)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,7 @@ real `streamlit run` in Chromium: the grids and the enlarged head are drawn, wit
 import pytest
 
 from benchmarks.chromium import track_outside
-from serve.processes import free_port, launch_streamlit, stop_process, wait_healthy
-from tests.e2e.conftest import STARTUP_TIMEOUT_S
+from tests.e2e.conftest import own_server
 
 pytestmark = pytest.mark.e2e
 pytest.importorskip("transformers")
@@ -22,15 +21,8 @@ def pretrained_url(tmp_path_factory):
     models = tmp_path_factory.mktemp("models")
     gpt2_folder(models / "tiny-gpt2")
     marian_folder(models / "tiny-marian")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    with (models / "streamlit.log").open("w") as log:
-        server = launch_streamlit(port, log, CI="1", ATLAS_MODELS_DIR=str(models))
-        try:
-            wait_healthy(url, [server], STARTUP_TIMEOUT_S, 0.5)
-            yield url
-        finally:
-            stop_process(server)
+    with own_server(models / "streamlit.log", ATLAS_MODELS_DIR=str(models)) as url:
+        yield url
 
 
 @pytest.mark.parametrize(("model", "family"), [("tiny-gpt2", "GPT-2"), ("tiny-marian", "Marian")])
