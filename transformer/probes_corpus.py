@@ -97,7 +97,7 @@ def dictionary_alignment(bundle: ModelBundle, task: Any, n: int = ALIGNMENT_N) -
     return cross_attention_alignment(bundle, examples), counted
 
 
-def probe_alignment(bundle: ModelBundle, task: Any, source: str, target: str) -> dict[str, Any]:
+def probe_dictionary_alignment(bundle: ModelBundle, task: Any, source: str, target: str) -> dict[str, Any]:
     """The film probe's dictionary alignment, as a card stores it: per target token, the source positions that
     translate it (the training film's head scores are measured against it; real pairs come with no alignment)."""
     example = dictionary_example(bundle, task, source, target)

@@ -138,10 +138,10 @@ def write_model(result: TrainResult, task: Any, out: str, command: str) -> tuple
         **{k: v for k, v in bundle.card.items() if k == "prompt"},  # a decoder-only model's prompt format
     }
     if hasattr(task, "references"):  # a corpus task: BLEU and chrF, and cross-attention against a dictionary
-        from transformer.probes_corpus import corpus_report, probe_alignment
+        from transformer.probes_corpus import corpus_report, probe_dictionary_alignment
 
         card["attention"], extra_metrics = corpus_report(bundle, task)
-        card["attention"]["probe_alignment"] = probe_alignment(bundle, task, *probe_pair(task, card["example"]))
+        card["attention"]["probe_alignment"] = probe_dictionary_alignment(bundle, task, *probe_pair(task, card["example"]))
     else:
         card["attention"], extra_metrics = attention_report(bundle, task)
     card["metrics"].update(extra_metrics)
