@@ -88,14 +88,14 @@ class Server:
 
 
 @contextlib.contextmanager
-def streamlit_server(poll_s: float = 0.02, script: str = "app.py") -> Iterator[Server]:
-    """Start the app (or another Streamlit `script`) on 127.0.0.1:<free port>; yield once it answers its health
-    check; stop it."""
+def streamlit_server(poll_s: float = 0.02, script: str = "app.py", **env: str) -> Iterator[Server]:
+    """Start the app (or another Streamlit `script`) on 127.0.0.1:<free port>, with environment variables `env` set
+    (e.g. ATLAS_MODELS_DIR); yield once it answers its health check; stop it."""
     port = free_port()
     log = Path(tempfile.gettempdir()) / f"atlas-bench-{port}.log"
     with log.open("w") as out:
         started = time.monotonic()
-        server = Server(f"http://127.0.0.1:{port}", launch_streamlit(port, out, script=script), started, log=log)
+        server = Server(f"http://127.0.0.1:{port}", launch_streamlit(port, out, script=script, **env), started, log=log)
         try:
             wait_healthy(server.url, [server.process], TIMEOUT_S, poll_s)
             server.healthy_after = time.monotonic() - started

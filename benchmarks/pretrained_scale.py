@@ -3,6 +3,13 @@ page at 1,024 tokens, against the default model's heads page at 128 tokens: seco
 
     python -m benchmarks.pretrained_scale            # both, each in a fresh process (peak memory is per process)
     python -m benchmarks.pretrained_scale --quick    # a 2-layer GPT-2 at 128 tokens instead (the smoke test)
+    python -m benchmarks.pretrained_scale --browser  # the issue's measure: Enter → heads page painted in Chromium
+
+`--browser` starts `streamlit run app.py` once per model (ATLAS_MODELS_DIR names the folder; `?model=` its name),
+opens the heads page in Debian's Chromium, loads the model on a first short text (not timed), then types a new
+text and times Enter → every chart painted (`benchmarks.browser_time.submit`): the default model on a text of
+~128 tokens, the GPT-2-sized folder on one the page truncates to 1,024. The server's memory is its peak resident
+set (VmHWM) after that, loading included: one server per model, so each peak is that model's session alone.
 
 The heads page's server work is timed as the page does it on a new text: one teacher-forced run capturing what
 the page records (`runs.text_run.attention_names`: the attention patterns only, not every hook), then the page's
@@ -23,6 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.browser import chromium_page, rss_peak_kib, streamlit_server, wait_painted
+from benchmarks.browser_time import WS_LOG, submit
+from benchmarks.common import random_text
 from benchmarks.heads_rerun import heads_rerun, square_trace
 from transformer.registry import DEFAULT_MODEL, load_model
 
@@ -57,9 +67,59 @@ def _child(model: str, length: int) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def text_of(model: str, n_tokens: int, seed: int) -> tuple[str, int]:
+    """A new text of at most `n_tokens` tokens for `model`'s reader (whole words), and T: its tokens + <eos>/<bos>."""
+    bundle = load_model(model)
+    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    words, text = random_text(20 * n_tokens, seed).split(), ""
+    for word in words:
+        longer = f"{text} {word}".strip()
+        if len(reader.tokenize(longer)) > n_tokens:
+            break
+        text = longer
+    return text, min(len(reader.tokenize(text)), bundle.config.max_len - 1) + 1
+
+
+def browser_measure(model: str, text: str, models_dir: str = "") -> dict[str, float]:
+    """Enter → heads page painted for `text` on `model` (its own server), and that server's peak memory."""
+    env = {"ATLAS_MODELS_DIR": models_dir} if models_dir else {}
+    with streamlit_server(**env) as server, chromium_page() as page:
+        frames: list = []
+        page.add_init_script(WS_LOG)
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+        page.goto(server.page_url("heads", lang="en", model=Path(model).name, text="the cat sat"))
+        wait_painted(page, 1)  # the model is loaded and the page drawn once: not timed
+        timed = submit(page, frames, text)
+        peak_kib, _ = rss_peak_kib(server.process.pid)
+    return {**timed, "peak_gb": peak_kib * 1024 / 1e9}
+
+
+def browser_main(sizes: dict[str, int], length: int) -> None:
+    from transformer.hf.random_folder import gpt2_folder
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = gpt2_folder(Path(tmp) / "gpt2-sized", **sizes)  # type: ignore[arg-type]
+        toy_text, toy_t = text_of(DEFAULT_MODEL, 127, seed=1)
+        big_text, big_t = text_of(str(folder), 4 * length, seed=2)  # longer than the model takes: the page truncates
+        toy = browser_measure(DEFAULT_MODEL, toy_text)
+        big = browser_measure(str(folder), big_text, models_dir=tmp)
+    print("## Enter → heads page painted (Chromium), one server per model\n")
+    print("| model | T | total s | server s | paint s | received | server peak GB |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, t, r in ((f"{DEFAULT_MODEL} (shipped default)", toy_t, toy), ("GPT-2-sized random (converted)", big_t, big)):
+        print(
+            f"| {name} | {t:,} | {r['total']:.2f} | {r['server']:.2f} | {r['paint']:.2f} | {r['bytes'] / 1e6:.1f} MB "
+            f"| {r['peak_gb']:.2f} |"
+        )
+    ratio = big["total"] / toy["total"]
+    peak = big["peak_gb"]
+    print(f"\nheads page painted: {ratio:.1f}× the default model's (target ≤ 3×); server peak {peak:.2f} GB (target < 2)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--browser", action="store_true", help="time the page in Chromium (Enter → painted)")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     parser.add_argument("--length", type=int, default=1024, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -69,6 +129,9 @@ def main() -> None:
     from transformer.hf.random_folder import gpt2_folder
 
     sizes, length = (QUICK, 128) if args.quick else (GPT2_SMALL, 1024)
+    if args.browser:
+        browser_main(sizes, length)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = gpt2_folder(Path(tmp) / "gpt2-sized", **sizes)  # type: ignore[arg-type]
         big = _child(str(folder), length)

@@ -206,7 +206,7 @@ def kind_grid(
     """
     queries, keys = axes_of(trace, kind)
     return grid_figure(
-        np.stack([trace.pattern(kind, layer) for layer in layers]),  # only the page's layers: (L', H, Tq, Tk)
+        [trace.pattern(kind, layer) for layer in layers],  # only the page's layers, unstacked: L' × (H, Tq, Tk)
         first_layer=layers.start,
         min_stride=min_stride,
         tile_label=text.tile_label,

@@ -63,12 +63,21 @@ class Transformer(nn.Module):
             self.decoder = Decoder(c)
         self.generator = Generator(c.d_model, c.tgt_vocab_size, OutputTransform(c) if c.output_transform else None)
         self._init_weights()
-        if c.share_embeddings:  # tie after init, so all three names refer to one initialized matrix
-            if c.is_encoder_decoder:
-                self.tgt_embed.lut.weight = self.src_embed.lut.weight
-            last = self.tgt_embed if c.has_decoder else self.src_embed
-            self.generator.proj.weight = last.lut.weight
+        self.tie_embeddings()  # after init, so all three names refer to one initialized matrix
         self.hook_names = name_hook_points(self)
+
+    def tie_embeddings(self) -> None:
+        """With `share_embeddings`, make every embedding and the generator one Parameter (the first's).
+
+        Called again after `load_state_dict(..., assign=True)`, which gives each name a Parameter of its own.
+        """
+        c = self.config
+        if not c.share_embeddings:
+            return
+        first = self.src_embed if c.has_encoder else self.tgt_embed
+        if c.is_encoder_decoder:
+            self.tgt_embed.lut.weight = first.lut.weight
+        self.generator.proj.weight = first.lut.weight
 
     def _init_weights(self) -> None:
         # Glorot / fan_avg uniform, as the Annotated Transformer does; biases stay at their defaults.

@@ -21,6 +21,7 @@ import functools
 import html
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +37,8 @@ LEVELS = 255  # weights map to palette indices 0..255 (gaps are 0: white)
 FRAME_COLOR = "#9a9a9a"  # a thin outline, so a tile whose edge is 0 (white) still shows where it ends
 MARGIN = {"l": 4, "r": 4, "t": 4, "b": 4}
 MARK = " ★"  # after an important head's tile label: marked without relying on colour
+# (L, H, Tq, Tk) weights: one array, or one (H, Tq, Tk) array per layer (a long input's layers are not stacked)
+Layers = np.ndarray | Sequence[np.ndarray]
 PEAK_ROWS = 12  # rows listed in a tile's hover ("今天: today"), so the hover stays on screen
 
 
@@ -54,14 +57,16 @@ def stretch_tiles(tiles: np.ndarray) -> np.ndarray:
 
 
 def max_pool(patterns: np.ndarray, stride: int) -> np.ndarray:
-    """Downsample the last two axes by `stride`, keeping each block's maximum (sharp heads stay visible)."""
+    """Downsample the last two axes by `stride`, keeping each block's maximum (sharp heads stay visible).
+
+    The last block of an axis whose length `stride` does not divide is shorter (as if padded with zeros:
+    weights are ≥ 0). `reduceat` pools in place, without a padded copy of the (possibly 1,024²-cell) input.
+    """
     if stride <= 1:
         return patterns
-    *lead, tq, tk = patterns.shape
-    pq, pk = -tq % stride, -tk % stride
-    padded = np.pad(patterns, [(0, 0)] * len(lead) + [(0, pq), (0, pk)])
-    blocks = padded.reshape(*lead, (tq + pq) // stride, stride, (tk + pk) // stride, stride)
-    return blocks.max(axis=(-3, -1))
+    *_, tq, tk = patterns.shape
+    rows = np.maximum.reduceat(patterns, np.arange(0, tq, stride), axis=-2)  # (..., ⌈Tq/s⌉, Tk)
+    return np.maximum.reduceat(rows, np.arange(0, tk, stride), axis=-1)  # (..., ⌈Tq/s⌉, ⌈Tk/s⌉)
 
 
 @functools.cache
@@ -141,9 +146,12 @@ def grid_geometry(
     )
 
 
-def mosaic(patterns: np.ndarray, geometry: GridGeometry, stretch: bool = False) -> np.ndarray:
-    """(L, H, Tq, Tk) weights → (rows, cols) uint8 palette indices, gaps and label bands 0 (white)."""
-    pooled = max_pool(patterns, geometry.stride)  # (L, H, tq, tk)
+def mosaic(patterns: Layers, geometry: GridGeometry, stretch: bool = False) -> np.ndarray:
+    """(L, H, Tq, Tk) weights → (rows, cols) uint8 palette indices, gaps and label bands 0 (white).
+
+    Pooled layer by layer: the (L, H, Tq, Tk) stack of a long input is never built.
+    """
+    pooled = np.stack([max_pool(layer, geometry.stride) for layer in patterns])  # (L, H, tq, tk)
     tiles = quantize(stretch_tiles(pooled) if stretch else pooled)  # (L, H, tq, tk)
     tiles = tiles.repeat(geometry.zoom, axis=-2).repeat(geometry.zoom, axis=-1)  # (L, H, tq·zoom, tk·zoom)
     height, width = geometry.tile
@@ -167,7 +175,7 @@ def _outlines(origins: list[tuple[int, int]], geo: GridGeometry, pad: float = 0.
 
 
 def peak_lines(
-    patterns: np.ndarray, query_axis: Labels, key_axis: Labels, template: str = "{query}: {key}", max_rows: int = PEAK_ROWS
+    patterns: Layers, query_axis: Labels, key_axis: Labels, template: str = "{query}: {key}", max_rows: int = PEAK_ROWS
 ) -> list[list[str]]:
     """Per tile, one hover line per query row (the first `max_rows`): the row and the key it weights most.
 
@@ -175,9 +183,10 @@ def peak_lines(
     Returns an (L, H) nested list of "<br>"-joinable lines.
     """
     queries, keys = as_axis(query_axis).long_labels(), as_axis(key_axis).long_labels()
-    n_rows = min(max_rows, patterns.shape[-2])
-    peaks = patterns[..., :n_rows, :].argmax(axis=-1)  # (L, H, rows)
-    more = ["…"] if patterns.shape[-2] > n_rows else []
+    tq = patterns[0].shape[-2]
+    n_rows = min(max_rows, tq)
+    peaks = np.stack([layer[..., :n_rows, :].argmax(axis=-1) for layer in patterns])  # (L, H, rows)
+    more = ["…"] if tq > n_rows else []
     return [
         [[template.format(query=queries[i], key=keys[k]) for i, k in enumerate(head)] + more for head in layer]
         for layer in peaks.tolist()
@@ -193,7 +202,7 @@ def _tile_hovers(names: dict[str, list[int]], hover: str, notes: list[list[str]]
 
 
 def grid_figure(
-    patterns: np.ndarray,
+    patterns: Layers,
     *,
     first_layer: int = 0,
     min_stride: int = 1,
@@ -217,7 +226,7 @@ def grid_figure(
     (L, H) bool (default: importance > 0) outlines those tiles and adds ★ to their labels.
     `query_axis` and `key_axis` add where each tile's first rows look most to its hover.
     """
-    n_layers, n_heads, tq, tk = patterns.shape
+    n_layers, (n_heads, tq, tk) = len(patterns), patterns[0].shape
     geo = grid_geometry(n_layers, n_heads, tq, tk, min_stride=min_stride, width_px=width_px)
     source = data_uri(encode_palette_png(mosaic(patterns, geo, stretch), palette()))
     tiles = [(row, head) for row in range(n_layers) for head in range(n_heads)]

@@ -107,7 +107,9 @@ def summarize(
     # 1,024 tokens has 604 MB of patterns, and p·log p or p·distance over all of them at once peaked at 2.4 GB more).
     per_layer = [_layer_metrics(np.asarray(layer, dtype=np.float32), names, alignment) for layer in patterns]
     values = {name: np.stack([m[name] for m in per_layer]) for name in names}  # each (L, H)
-    return HeadSummary(values=values, max_entropy=float(np.log2(np.shape(patterns)[-1])))
+    return HeadSummary(
+        values=values, max_entropy=float(np.log2(np.shape(patterns[0])[-1]))
+    )  # not np.shape(patterns): that stacks a list
 
 
 def _layer_metrics(p: np.ndarray, names: tuple[str, ...], alignment: Alignment | None) -> dict[str, np.ndarray]:

@@ -107,6 +107,35 @@ def wait_idle(page, timeout_ms: int = 180_000, start_ms: int = 3_000) -> None:
     page.wait_for_selector("[data-testid=stStatusWidget]", state="detached", timeout=timeout_ms)
 
 
+# Resolves once the page's layout has held still for `frames` animation frames in a row, every plotly chart drawn
+# at its container's width (a resize, a new rerun or a chart coming into view makes plotly lay out again, and no
+# event says it is done); false if that does not happen by the deadline.
+SETTLED = """async ([frames, deadlineMs]) => {
+  const frame = () => new Promise(resolve => requestAnimationFrame(resolve));
+  const charts = () => [...document.querySelectorAll('.js-plotly-plot')];
+  const fitted = () => charts().every(gd => gd._fullLayout && gd.querySelector('.main-svg')
+    && (!gd._fullLayout.autosize || Math.abs(gd._fullLayout.width - gd.clientWidth) <= 2));
+  const signature = () => JSON.stringify([
+    (document.querySelector('[data-testid=stMain]') || document.body).scrollHeight,
+    ...charts().map(gd => gd._fullLayout ? [gd._fullLayout.width, gd._fullLayout.height, gd.clientWidth] : null)]);
+  const deadline = performance.now() + deadlineMs;
+  let last = null, still = 0;
+  while (performance.now() < deadline) {
+    await frame();
+    const now = signature();
+    still = now === last && fitted() ? still + 1 : 0;
+    last = now;
+    if (still >= frames) return true;
+  }
+  return false;
+}"""
+
+
+def wait_settled(page, frames: int = 10, timeout_ms: int = 15_000) -> bool:
+    """Wait until the page's charts are laid out for its current size (`SETTLED`); whether they were in time."""
+    return bool(page.evaluate(SETTLED, [frames, timeout_ms]))
+
+
 def screenshot(page, name: str) -> Path:
     """Save the whole page to tests/e2e/screenshots/<name>.png (git-ignored).
 
@@ -118,7 +147,7 @@ def screenshot(page, name: str) -> Path:
     viewport = page.viewport_size
     height = page.evaluate("() => (document.querySelector('[data-testid=stMain]') || document.body).scrollHeight")
     page.set_viewport_size({"width": viewport["width"], "height": min(int(height) + 40, 8000)})
-    page.wait_for_timeout(800)  # plotly re-lays out to the new size
+    wait_settled(page)  # plotly re-lays out to the new size
     page.screenshot(path=str(path))
     page.set_viewport_size(viewport)
     return path
@@ -126,5 +155,5 @@ def screenshot(page, name: str) -> Path:
 
 @pytest.fixture
 def browser_tools():
-    """`wait_idle` and `screenshot` for tests (fixtures, so no test imports a conftest module)."""
-    return SimpleNamespace(wait_idle=wait_idle, screenshot=screenshot)
+    """`wait_idle`, `wait_settled` and `screenshot` for tests (fixtures, so no test imports a conftest module)."""
+    return SimpleNamespace(wait_idle=wait_idle, wait_settled=wait_settled, screenshot=screenshot)

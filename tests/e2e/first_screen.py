@@ -22,7 +22,7 @@ def first_screen(page, tools, name: str) -> None:
     """Save `<name>-full.png` (the whole page, 1280 wide) and `<name>.png` (the first 1280×720 screen)."""
     page.set_viewport_size(PROJECTOR)
     tools.wait_idle(page)
-    page.wait_for_timeout(800)  # plotly re-lays out to the new size
+    tools.wait_settled(page)  # plotly re-lays out to the new size
     path = tools.screenshot(page, f"{name}-full")
     assert path.stat().st_size > 0
     page.locator("[data-testid=stMain]").evaluate("e => e.scrollTo(0, 0)")

@@ -53,7 +53,7 @@ def _choose(tab, label: str, wait_idle) -> None:
 
 
 def test_a_class_follows_answers_and_sees_the_distribution(chromium, app_url, class_dir, browser_tools):
-    wait_idle, shot = browser_tools.wait_idle, browser_tools.screenshot
+    wait_idle, wait_settled, shot = browser_tools.wait_idle, browser_tools.wait_settled, browser_tools.screenshot
     with ExitStack() as stack:
         teacher = _tab(stack, chromium, PROJECTOR)
         teacher.goto(f"{app_url}/?projector=1&model=translate-en-zh")  # its d_model (64) fixes step 3's truth below
@@ -68,7 +68,7 @@ def test_a_class_follows_answers_and_sees_the_distribution(chromium, app_url, cl
         qr.first.wait_for(timeout=30_000)  # the image element arrives a moment after the card's text on a busy machine
         assert qr.count() == 1, "the QR code is drawn"
         assert "class=" not in teacher.url, "the teacher's own URL carries no class (and never the secret)"
-        teacher.wait_for_timeout(500)
+        wait_settled(teacher)
         teacher.screenshot(path=str(shot(teacher, "class-teacher-join").with_name("class-teacher-join.png")))
 
         phone = _tab(stack, chromium, PHONE)

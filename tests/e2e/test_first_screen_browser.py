@@ -45,7 +45,7 @@ def test_first_screen_shows_a_chart(screen, app_url, browser_tools, page, lang, 
     screen.goto(f"{app_url}/{page}?{urlencode(query)}")
     browser_tools.wait_idle(screen)
     screen.wait_for_selector(FIGURES, timeout=120_000)
-    screen.wait_for_timeout(500)  # plotly lays out
+    browser_tools.wait_settled(screen)  # plotly lays out
     tops = figure_tops(screen)
     height = PROJECTOR["height"]
     shown = [f for f in tops if f["scroll"] == 0 and 0 <= f["top"] <= height - min(VISIBLE_PX, f["height"])]

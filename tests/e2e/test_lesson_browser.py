@@ -132,7 +132,7 @@ def test_every_step_on_a_projector(projector, app_url, browser_tools, lang):
         assert catalog(lang)[f"lesson.{step}_title"] in tab.locator("[data-testid=stMain] h1").first.inner_text()
         _reveal(tab, step, browser_tools.wait_idle)
         _check_projector_step(tab, step)
-        tab.wait_for_timeout(300)
+        browser_tools.wait_settled(tab)
         tab.screenshot(path=str(SCREENSHOTS / f"lesson-{lang}-{n:02d}-{step}.png"))
         if n < len(STEPS):
             tab.evaluate("() => document.activeElement && document.activeElement.blur()")  # out of any text box

@@ -104,12 +104,12 @@ CLIPPED_CONTROL = r"""(key) => {
 }"""
 
 
-def _draw_everything(page) -> None:
+def _draw_everything(page, wait_settled) -> None:
     """Scroll the page through once: Streamlit draws a chart only when it comes into view."""
     height = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
     for y in range(0, height, 400):
         page.evaluate(f"() => document.querySelector('[data-testid=stMain]').scrollTo(0, {y})")
-        page.wait_for_timeout(120)
+        wait_settled(page, frames=3)  # the charts that came into view are drawn
 
 
 def test_masks_page_at_1280_reads_cleanly_and_tells_the_causal_truth(app_page, app_url, browser_tools):
@@ -125,7 +125,7 @@ def test_masks_page_at_1280_reads_cleanly_and_tells_the_causal_truth(app_page, a
         _check_masked_cells(page)
         cells = page.evaluate(OVERLAPS, STEPS)
         assert cells["labels"] > 0 and cells["overlaps"] == 0, cells
-        _draw_everything(page)
+        _draw_everything(page, tools.wait_settled)
         assert page.evaluate(CLIPPED_TITLES) == []
         assert page.evaluate(CLIPPED_CONTROL, "causal_scope") == []
         # both truths: generation unchanged (with the reason), and the teacher-forced table

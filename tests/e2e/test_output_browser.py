@@ -74,7 +74,7 @@ def test_step_buttons_whole_and_on_the_first_screen(chromium, app_url, browser_t
             page.goto(f"{app_url}/output?{query}&text={TEXT.replace(' ', '+')}")
             browser_tools.wait_idle(page, 120_000)
             page.locator(CHART).wait_for(timeout=60_000)
-            page.wait_for_timeout(800)  # the projector stylesheet lands a moment after the first paint
+            browser_tools.wait_settled(page)  # the projector stylesheet lands a moment after the first paint
             _step_buttons_whole(page, PROJECTOR["height"])
             if "projector" in query:  # the output and token lists at body size, not the smallest type on screen
                 page.wait_for_function(

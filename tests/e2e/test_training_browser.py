@@ -22,9 +22,9 @@ def _step(page) -> int:
     return int(match.group(1).replace(",", "")) if match else 0
 
 
-def _shot(page, name: str, shots) -> None:
+def _shot(page, name: str, shots, wait_settled) -> None:
     shots.mkdir(exist_ok=True)
-    page.wait_for_timeout(600)
+    wait_settled(page)
     page.screenshot(path=str(shots / f"{name}.png"))
 
 
@@ -37,7 +37,7 @@ def test_train_watch_stop_and_scrub(app_page, app_url, browser_tools):
     tools.wait_idle(page, 90_000)
     page.goto(f"{app_url}/training")
     tools.wait_idle(page, 90_000)
-    _shot(page, "training-start-en", SCREENSHOTS)
+    _shot(page, "training-start-en", SCREENSHOTS, browser_tools.wait_settled)
 
     page.get_by_role("button", name="Start training").click()
     page.locator("[data-testid=stProgress]").wait_for(timeout=120_000)
@@ -51,7 +51,7 @@ def test_train_watch_stop_and_scrub(app_page, app_url, browser_tools):
     assert follow.inner_text().strip() == "Follow the latest frame"
     cut = follow.evaluate("e => [...e.querySelectorAll('p, label, div')].some(x => x.scrollWidth > x.clientWidth + 1)")
     assert not cut, "the follow toggle's label is cut short"
-    _shot(page, "training-live-en", SCREENSHOTS)
+    _shot(page, "training-live-en", SCREENSHOTS, browser_tools.wait_settled)
 
     page.get_by_role("button", name="Stop training").click()
     page.get_by_text(re.compile(r"Training stopped at step")).wait_for(timeout=120_000)
@@ -76,18 +76,18 @@ def test_train_watch_stop_and_scrub(app_page, app_url, browser_tools):
     page.get_by_text(re.compile(r"Frame 1 of \d+: the model after step 1\.")).wait_for()
     assert int(slider.input_value()) == 0
     page.locator('[class*="st-key-tr_attention"] .js-plotly-plot').scroll_into_view_if_needed()
-    _shot(page, "training-stopped-en", SCREENSHOTS)
+    _shot(page, "training-stopped-en", SCREENSHOTS, browser_tools.wait_settled)
 
     page.locator("[data-testid=stSidebar]").get_by_text("简体中文", exact=True).click()
     tools.wait_idle(page, 90_000)
     page.get_by_text("看得见的训练").first.wait_for()
     page.get_by_text(re.compile(r"训练在第 [\d,]+ 步停止")).wait_for()
-    _shot(page, "training-stopped-zh", SCREENSHOTS)
+    _shot(page, "training-stopped-zh", SCREENSHOTS, browser_tools.wait_settled)
     page.locator("[data-testid=stMain]").get_by_text(
         "训练录像", exact=True
     ).click()  # on the page: projector mode hides the sidebar
     tools.wait_idle(page)
-    _shot(page, "training-films-zh", SCREENSHOTS)
+    _shot(page, "training-films-zh", SCREENSHOTS, browser_tools.wait_settled)
     assert not page.outside, page.outside
 
 

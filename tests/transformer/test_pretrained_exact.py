@@ -119,3 +119,15 @@ def test_the_copies_of_specials_never_win_the_output(pretrained_dir, family):
     bias = convert(hf_model, tok, family).model.generator.proj.bias
     assert all(bias[i] < -1e8 for i in vocab.banned())
     assert vocab.output_id(vocab.eos) == 2 and vocab.ours(vocab.eos) == 2
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_tied_weights_convert_to_one_parameter(pretrained_dir, family):
+    """Loaded by assignment, a checkpoint's tied embedding and output matrix stay one Parameter: held once."""
+    hf_model, tok = _reference(family, pretrained_dir / f"tiny-{family}")
+    model = convert(hf_model, tok, family).model
+    tied = FAMILIES[family].is_tied(hf_model)
+    embed = model.tgt_embed if model.config.has_decoder else model.src_embed
+    assert tied == model.config.share_embeddings
+    assert (model.generator.proj.weight is embed.lut.weight) == tied
+    assert not any(p.is_meta for p in model.parameters()) and not any(b.is_meta for b in model.buffers())

@@ -83,6 +83,28 @@ def test_max_pool_keeps_each_blocks_peak():
     assert pooled.shape == (1, 1, 3, 3) and pooled[0, 0, 2, 0] == 0.9 and pooled.sum() == pytest.approx(0.9)
 
 
+@pytest.mark.parametrize(("tq", "tk", "stride"), [(7, 5, 2), (9, 9, 3), (10, 3, 4), (4, 4, 1), (3, 8, 5)])
+def test_max_pool_equals_the_maximum_over_each_block(tq, tk, stride):
+    weights = _patterns(tq * tk + stride, 2, 3, tq, tk)
+    pooled = max_pool(weights, stride)
+    rows, cols = range(0, tq, stride), range(0, tk, stride)
+    expected = np.array(
+        [
+            [[[weights[i, h, r : r + stride, c : c + stride].max() for c in cols] for r in rows] for h in range(3)]
+            for i in range(2)
+        ]
+    )
+    np.testing.assert_array_equal(pooled, expected)
+
+
+def test_a_grid_of_unstacked_layers_is_the_grid_of_their_stack():
+    weights = _patterns(3, 3, 2, 300, 300)
+    axis = [str(i) for i in range(300)]
+    stacked = grid_figure(weights, query_axis=axis, key_axis=axis)
+    layers = grid_figure(list(weights), query_axis=axis, key_axis=axis)
+    assert stacked.to_json() == layers.to_json()
+
+
 def test_long_inputs_are_pooled_to_at_least_a_pixel_a_cell():
     geometry = grid_geometry(6, 8, 256, 256, width_px=1000)
     assert geometry.stride >= 2 and geometry.scale * geometry.zoom >= 1

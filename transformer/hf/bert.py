@@ -70,14 +70,15 @@ def is_tied(hf_model: Any) -> bool:
 
 def state(hf_model: Any, cfg: TransformerConfig, vocab: VocabMap) -> State:
     emb, head = hf_model.bert.embeddings, hf_model.cls.predictions
+    lut, proj = vocab.gather_each(emb.word_embeddings.weight.detach(), head.decoder.weight.detach())
     out: State = {
-        "src_embed.lut.weight": vocab.gather_rows(emb.word_embeddings.weight.detach()),
+        "src_embed.lut.weight": lut,
         "src_embed.token_type": emb.token_type_embeddings.weight.detach()[0],
         "src_pos.learned": emb.position_embeddings.weight.detach(),
         **layer_norm("src_pos.norm", emb.LayerNorm),
         **linear("generator.transform.dense", head.transform.dense),
         **layer_norm("generator.transform.norm", head.transform.LayerNorm),
-        "generator.proj.weight": vocab.gather_rows(head.decoder.weight.detach()),
+        "generator.proj.weight": proj,
         "generator.proj.bias": vocab.output_bias(
             head.decoder.bias.detach() if head.decoder.bias is not None else head.bias.detach()
         ),

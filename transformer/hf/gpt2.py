@@ -55,11 +55,12 @@ def is_tied(hf_model: Any) -> bool:
 
 def state(hf_model: Any, cfg: TransformerConfig, vocab: VocabMap) -> State:
     body, d = hf_model.transformer, cfg.d_model
+    lut, proj = vocab.gather_each(body.wte.weight.detach(), hf_model.lm_head.weight.detach())
     out: State = {
-        "tgt_embed.lut.weight": vocab.gather_rows(body.wte.weight.detach()),
+        "tgt_embed.lut.weight": lut,
         "tgt_pos.learned": body.wpe.weight.detach(),
         **layer_norm("decoder.norm", body.ln_f),
-        "generator.proj.weight": vocab.gather_rows(hf_model.lm_head.weight.detach()),
+        "generator.proj.weight": proj,
         "generator.proj.bias": vocab.output_bias(None),
     }
     for i, block in enumerate(body.h):

@@ -73,10 +73,13 @@ def _self_and_feed_forward(stack: str, i: int, layer: Any, ff_sublayer: int) -> 
 
 def state(hf_model: Any, cfg: TransformerConfig, vocab: VocabMap) -> State:
     m = hf_model.model
+    src, tgt, proj = vocab.gather_each(
+        m.encoder.embed_tokens.weight.detach(), m.decoder.embed_tokens.weight.detach(), hf_model.lm_head.weight.detach()
+    )
     out: State = {
-        "src_embed.lut.weight": vocab.gather_rows(m.encoder.embed_tokens.weight.detach()),
-        "tgt_embed.lut.weight": vocab.gather_rows(m.decoder.embed_tokens.weight.detach()),
-        "generator.proj.weight": vocab.gather_rows(hf_model.lm_head.weight.detach()),
+        "src_embed.lut.weight": src,
+        "tgt_embed.lut.weight": tgt,
+        "generator.proj.weight": proj,
         "generator.proj.bias": vocab.output_bias(hf_model.final_logits_bias.detach()[0]),
     }
     for i, layer in enumerate(m.encoder.layers):

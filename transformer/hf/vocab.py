@@ -70,9 +70,21 @@ class VocabMap:
 
     def gather_rows(self, matrix: Tensor) -> Tensor:
         """(size, ...) rows in pretrained order → (4 + size, ...) in the project's order (zeros for a missing role)."""
-        padded = torch.cat([matrix, matrix.new_zeros(1, *matrix.shape[1:])])  # row `size` is the zero row
-        index = [self.size if role is None else role for role in self.roles] + list(range(self.size))
-        return padded[torch.tensor(index)].clone()
+        out = matrix.new_zeros(len(self), *matrix.shape[1:])  # one copy: GPT-2's 50,257 × 768 rows are 154 MB
+        for our_id, role in enumerate(self.roles):
+            if role is not None:
+                out[our_id] = matrix[role]
+        out[len(SPECIALS) :] = matrix
+        return out
+
+    def gather_each(self, *matrices: Tensor) -> list[Tensor]:
+        """`gather_rows` of each matrix; one matrix under several names (tied weights) is gathered once, so the
+        converted model ties them too (`Transformer.tie_embeddings`) and holds one copy."""
+        gathered: dict[int, Tensor] = {}
+        for matrix in matrices:
+            if matrix.data_ptr() not in gathered:
+                gathered[matrix.data_ptr()] = self.gather_rows(matrix)
+        return [gathered[m.data_ptr()] for m in matrices]
 
     def output_bias(self, bias: Tensor | None) -> Tensor:
         """The generator's bias in the project's order, with the copies banned (`banned`)."""
