@@ -1,6 +1,6 @@
 """Head detector scores for the heads page: one layer × head table per attention kind.
 
-The positional and token scores are computed on a repeated random sequence (`transformer.detector_inputs`):
+The positional and token scores are computed on a repeated random sequence (`transformer.probes.detector_inputs`):
 there an induction head has something to find, and a head cannot score by grammar. Cross-attention's
 source alignment needs sentences with a gold alignment, so it is measured on the model's own task's
 held-out examples, teacher-forced (as in training). Both are per model, not per text: the page caches
@@ -17,9 +17,9 @@ import torch
 from hook_names import act_name
 from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
-from transformer.detector_inputs import DECODER_CROSS, detector_inputs
-from transformer.evaluate import alignment_sets, make_batch
-from transformer.head_detectors import (
+from transformer.hooks import capture
+from transformer.probes.detector_inputs import DECODER_CROSS, detector_inputs
+from transformer.probes.head_detectors import (
     CROSS_SCORE_NAMES,
     SOURCE_ALIGNMENT,
     HeadScores,
@@ -27,7 +27,7 @@ from transformer.head_detectors import (
     head_scores,
     source_alignment_score,
 )
-from transformer.hooks import capture
+from transformer.training.evaluate import alignment_sets, make_batch
 
 ALIGNMENT_EXAMPLES = 40  # held-out sentences for the source-alignment score: enough for a stable mean, under a second
 HALF = 20  # length of the random half of the repeated sequence

@@ -5,6 +5,7 @@ calls the same functions, so the benchmark measures what the page does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,7 +14,7 @@ import plotly.graph_objects as go
 from hook_names import parse_head_label
 from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
-from transformer.importance import HeadImportance, HeadScore
+from transformer.probes.importance import HeadImportance, HeadScore
 from transformer.tasks.base import Example
 from viz import payload
 from viz.alignment import Alignment
@@ -153,7 +154,7 @@ def _row(table: HeadImportance | None, kind: str, layer: int, head: int) -> Head
         return None
 
 
-def opening(bundle: ModelBundle, kinds: list[str], table: HeadImportance | None) -> Opening:
+def opening(bundle: ModelBundle, kinds: Sequence[str], table: HeadImportance | None) -> Opening:
     """The head the page opens on, and why: the head the card names (a translator's alignment head on
     cross-attention, the induction head, the GPT translator's prompt-reading head), else a translator's
     best aligner from the table, else the most important head, else the first kind's layer 0 head 0."""
@@ -168,7 +169,7 @@ def opening(bundle: ModelBundle, kinds: list[str], table: HeadImportance | None)
     return Opening(kinds[0], 0, 0, FIRST)
 
 
-def opening_head(bundle: ModelBundle, kinds: list[str], table: HeadImportance | None) -> tuple[str, int, int]:
+def opening_head(bundle: ModelBundle, kinds: Sequence[str], table: HeadImportance | None) -> tuple[str, int, int]:
     """(kind, layer, head) of `opening`."""
     return opening(bundle, kinds, table).key
 

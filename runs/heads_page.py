@@ -19,7 +19,7 @@ from runs.heads import FIRST, GridMarks, Opening, axes_of, gold_alignment, grid_
 from runs.model_ref import is_untrained
 from runs.text_run import attention_names
 from transformer.checkpoint import ModelBundle
-from transformer.importance import HeadImportance
+from transformer.probes.importance import HeadImportance
 from viz.head_summary import HeadSummary
 from viz.payload import LayerPages
 from viz.tokens import TokenAxis

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from hook_names import ordinal
-from transformer.head_detectors import INDEX_SCORE_NAMES, SCORE_NAMES, HeadScores
+from transformer.probes.head_detectors import INDEX_SCORE_NAMES, SCORE_NAMES, HeadScores
 from ui.analysis_cache import get_detectors
 from ui.charts import show_figure
 from ui.i18n import t

@@ -34,8 +34,8 @@ from runs.memory import keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import attention_names, run_text
 from transformer.checkpoint import ModelBundle
-from transformer.importance import HeadImportance
 from transformer.interventions import InterventionSpec
+from transformer.probes.importance import HeadImportance
 from viz.batchnorm_contrast import PaddedBatch
 from viz.head_summary import HeadSummary
 from viz.relative_position import RelativeCheck

@@ -6,7 +6,7 @@ import pytest
 
 from runs.head_detectors import detector_table
 from runs.model_ref import ModelRef, load_bundle
-from transformer.head_detectors import INDUCTION, PREVIOUS_TOKEN, SOURCE_ALIGNMENT
+from transformer.probes.head_detectors import INDUCTION, PREVIOUS_TOKEN, SOURCE_ALIGNMENT
 
 
 @pytest.mark.parametrize("key", ["translate-en-zh", "gpt-translate-en-zh", ModelRef.random(architecture="decoder-only").key])
@@ -44,7 +44,7 @@ def test_induction_model_is_found_by_the_detectors():
 def test_cross_attention_gets_no_score_that_compares_positions_by_index(key):
     """Issue 10 §3: a target index and a source index are not comparable between two languages, so cross-attention
     keeps only the sink and the gold alignment (the rule of viz.head_summary.CROSS_METRICS); self-attention keeps all."""
-    from transformer.head_detectors import (
+    from transformer.probes.head_detectors import (
         ANTI_DIAGONAL,
         CROSS_SCORE_NAMES,
         DIAGONAL,

@@ -87,7 +87,7 @@ def test_untrained_models_measure_importance_on_the_copy_sample_with_progress():
     assert calls[0] == (0, 6) and calls[-1] == (6, 6)  # 3 kinds × 1 layer × 2 heads
     assert table.split == "given" and table.n == head_importance.RANDOM_SAMPLE_SIZE
     decoder_only = load_bundle(ModelRef.random(architecture="decoder-only", n_layers=1, d_model=16, n_heads=2))
-    assert attention_kinds(decoder_only) == ["decoder"] and head_importance.stored_importance(decoder_only) is None
+    assert attention_kinds(decoder_only) == ("decoder",) and head_importance.stored_importance(decoder_only) is None
     calls.clear()
     table = head_importance.measure_importance(decoder_only, lambda done, total: calls.append((done, total)))
     assert calls[0] == (0, 2) and calls[-1] == (2, 2)  # self-attention only: 1 layer × 2 heads

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hook_names import act_name
-from transformer.__main__ import main
+from transformer.cli import main
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
 from transformer.registry import random_bundle

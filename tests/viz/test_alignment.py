@@ -8,10 +8,10 @@ import torch
 
 from hook_names import act_name, head_label, parse_head_label
 from transformer.decoding import trace_text
-from transformer.evaluate import cross_attention_alignment, make_batch
 from transformer.hooks import capture
 from transformer.registry import load_model
 from transformer.tasks import get_task
+from transformer.training.evaluate import cross_attention_alignment, make_batch
 from viz.alignment import aligned_cells, alignment_score, best_aligned_head
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
@@ -70,7 +70,7 @@ def translator():
 
 
 def test_score_matches_the_training_evaluation_on_one_sentence(translator):
-    """The same score computed two ways: here from captured patterns, there by transformer.evaluate."""
+    """The same score computed two ways: here from captured patterns, there by transformer.training.evaluate."""
     example = get_task("translate-en-zh").reference("i read a book in the library today")
     batch = make_batch(translator, [example])
     names = [act_name("cross", layer, "pattern") for layer in range(2)]

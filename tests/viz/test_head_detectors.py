@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from transformer.head_detectors import (
+from transformer.probes.head_detectors import (
     ANTI_DIAGONAL,
     DIAGONAL,
     DUPLICATE_TOKEN,
