@@ -29,7 +29,7 @@ from runs.text_run import run_text
 from transformer.checkpoint import ModelBundle
 from transformer.interventions import InterventionSpec
 from transformer.probes.causal import causal_experiment
-from transformer.probes.head_detectors import alignment_matrix as aligned_cells
+from transformer.probes.head_scores import alignment_matrix as aligned_cells
 from transformer.tokenizer import EOS
 from viz.embedding_scale import EmbeddingScale
 from viz.layernorm import StackStats, norm_sites, remove_affine, token_stats

@@ -9,7 +9,7 @@ them as it grows. Which score matters depends on the task:
   `reverse`, the anti-diagonal);
 - a decoder-only translator (`gpt-translate-en-zh`): the same alignment, read in its one self-attention stack from
   the rows that write the completion to the prompt's tokens;
-- `induction`: decoder self-attention's *previous token* and *induction* scores (`transformer.probes.head_detectors`).
+- `induction`: decoder self-attention's *previous token* and *induction* scores (`transformer.probes.head_scores`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from transformer.probes.head_detectors import (
+from transformer.probes.head_scores import (
     INDUCTION,
     PREVIOUS_TOKEN,
     SOURCE_ALIGNMENT,

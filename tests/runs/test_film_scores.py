@@ -8,7 +8,7 @@ import pytest
 
 from runs.training.film_scores import FORMED_AT, film_scores
 from runs.training.films import load_film, shipped_card, shipped_film_scores, shipped_films, shipped_stage_marks, stage_marks
-from transformer.probes.head_detectors import INDUCTION, PREVIOUS_TOKEN, SOURCE_ALIGNMENT
+from transformer.probes.head_scores import INDUCTION, PREVIOUS_TOKEN, SOURCE_ALIGNMENT
 from transformer.tasks import ReverseTask
 from transformer.training.film import Film
 

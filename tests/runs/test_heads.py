@@ -45,9 +45,10 @@ def test_gold_alignment_names_the_source_word_of_each_written_word(zh):
     gold = {queries.tokens[i]: keys.tokens[k] for i, k in enumerate(alignment) if k is not None}
     assert gold["今天"] == "today" and gold["图书馆"] == "library" and gold["书"] == "book"
     summary = heads.head_summary(trace, "cross", alignment)
-    assert summary.metrics == ("entropy", "first", "alignment")  # no index metrics across two languages
+    assert summary.names == ("entropy", "first_token", "alignment")  # no index scores across two languages
     layer, head = heads.card_alignment_head(bundle)
-    assert summary.alignment[layer, head] >= 0.8 > float(np.nanmean(summary.alignment[0]))
+    aligned = summary.score("alignment")
+    assert aligned[layer, head] >= 0.8 > float(np.nanmean(aligned[0]))
 
 
 def test_no_gold_alignment_when_the_output_is_not_the_right_answer(zh):

@@ -10,7 +10,7 @@ import pytest
 
 from transformer.decoding import trace_text
 from transformer.probes.detector_inputs import DECODER_SELF, detector_inputs
-from transformer.probes.head_detectors import DIAGONAL, INDUCTION, PREVIOUS_TOKEN, head_scores, previous_token_score
+from transformer.probes.head_scores import DIAGONAL, INDUCTION, PREVIOUS_TOKEN, head_scores, previous_token_score
 from transformer.probes.induction_probe import N_SEQUENCES, SEED, induction_measurements, induction_report, pure_repeats
 from transformer.registry import load_model
 from transformer.tasks import get_task
