@@ -1,4 +1,4 @@
-"""The per-head score picture (the scores themselves: tests/transformer/test_head_scores.py)."""
+"""The per-head score picture (the scores themselves: tests/transformer/probes/test_head_scores.py)."""
 
 import numpy as np
 

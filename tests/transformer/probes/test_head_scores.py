@@ -266,7 +266,7 @@ def test_one_cross_attention_rule_for_both_sections():
     assert set(SUMMARY_SCORE_NAMES) | set(DETECTOR_SCORE_NAMES) == set(SCORE_NAMES)
 
 
-CATALOGS = Path(__file__).resolve().parents[2] / "assets" / "i18n"
+CATALOGS = Path(__file__).resolve().parents[3] / "assets" / "i18n"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -16,7 +16,7 @@ from transformer.config import TransformerConfig
 from transformer.registry import MODELS_DIR, list_models
 from transformer.training.film import FILM, Film, probe_patterns
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MAX_FILMS_BYTES = 3 * 2**20  # every shipped film together
 
 

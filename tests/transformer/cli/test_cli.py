@@ -15,7 +15,7 @@ from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
 from transformer.registry import random_bundle
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 TEXT = "Hi 你好 <b>x</b>"
 
 
