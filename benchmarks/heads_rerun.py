@@ -153,8 +153,8 @@ def heads_rerun(
     run.add("head", fig, one.size)
     summary = cached(("summary", kind), "view-model", lambda: head_summary(trace, kind, page.outline(kind)))
     metric = default_metric(summary)
-    fig = run.stage("figures", lambda: metric_figure(summary.metric(metric), title=metric, zmax=metric_zmax(summary, metric)))
-    run.add("metric", fig, summary.metric(metric).size)
+    fig = run.stage("figures", lambda: metric_figure(summary.score(metric), title=metric, zmax=metric_zmax(summary, metric)))
+    run.add("metric", fig, summary.score(metric).size)
     self_kind = page.self_kinds[0]
     rolled = cached(("rollout", self_kind), "view-model", lambda: rollout_of(trace, self_kind))  # (L, T, T)
     queries, keys = page.axes(self_kind)

@@ -23,9 +23,9 @@ from runs.model_ref import ModelRef, load_bundle, shipped_models
 from runs.text_run import attention_names, run_text
 from runs.training.options import default_options
 from runs.training.registry import JobRegistry
-from transformer.film import FilmRecorder
 from transformer.tasks import get_task
-from transformer.train import train
+from transformer.training.film import FilmRecorder
+from transformer.training.train import train
 
 TEXT = "i read a book in the library today"
 

@@ -1,6 +1,6 @@
 """The Masks page's causal experiment: which target the decoder reads, and what the run says.
 
-`transformer.causal.causal_experiment` lifts the decoder's causal mask twice over: during greedy
+`transformer.probes.causal.causal_experiment` lifts the decoder's causal mask twice over: during greedy
 generation (where the newest position is the last one, so there is nothing later to look at and
 the output normally stays the same) and in one teacher-forced pass over a whole target (where
 every row could now read the token it is meant to predict). The teacher-forced pass needs a
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from runs.model_ref import is_untrained
 from runs.reference import check_reference, model_task
-from transformer.causal import CausalExperiment, causal_experiment
 from transformer.checkpoint import ModelBundle
+from transformer.probes.causal import CausalExperiment, causal_experiment
 from viz.trace import TraceData
 
 TARGET_SOURCES = ("reference", "own_output", "text")

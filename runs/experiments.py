@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from hook_names import attn_module
 from transformer.checkpoint import ModelBundle
-from transformer.importance import HeadImportance, HeadScore
 from transformer.interventions import InterventionSpec
+from transformer.probes.importance import HeadImportance, HeadScore
 from viz.trace import TraceData
 
 Head = tuple[str, int, int]  # (attention kind, layer, head)

@@ -1,6 +1,6 @@
 """Head detector scores for the heads page: one layer × head table per attention kind.
 
-The positional and token scores are computed on a repeated random sequence (`transformer.detector_inputs`):
+The positional and token scores are computed on a repeated random sequence (`transformer.probes.detector_inputs`):
 there an induction head has something to find, and a head cannot score by grammar. Cross-attention's
 source alignment needs sentences with a gold alignment, so it is measured on the model's own task's
 held-out examples, teacher-forced (as in training). Both are per model, not per text: the page caches
@@ -17,17 +17,17 @@ import torch
 from hook_names import act_name
 from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
-from transformer.detector_inputs import DECODER_CROSS, detector_inputs
-from transformer.evaluate import alignment_sets, make_batch
-from transformer.head_detectors import (
-    CROSS_SCORE_NAMES,
+from transformer.hooks import capture
+from transformer.probes.detector_inputs import DECODER_CROSS, detector_inputs
+from transformer.probes.head_scores import (
+    DETECTOR_SCORE_NAMES,
     SOURCE_ALIGNMENT,
     HeadScores,
-    alignment_matrix,
     head_scores,
+    names_for,
     source_alignment_score,
 )
-from transformer.hooks import capture
+from transformer.training.evaluate import alignment_sets, make_batch
 
 ALIGNMENT_EXAMPLES = 40  # held-out sentences for the source-alignment score: enough for a stable mean, under a second
 HALF = 20  # length of the random half of the repeated sequence
@@ -72,15 +72,13 @@ def source_alignment(bundle: ModelBundle, n: int = ALIGNMENT_EXAMPLES, seed: int
     patterns = torch.stack([cache[name] for name in names], dim=1).numpy()  # (B, L, H, Tt, Ts)
     per_example = []
     for b, example in enumerate(examples):
-        tq, tk = patterns.shape[-2:]
-        aligned = alignment_matrix(alignment_sets(example), tq, tk)  # row j predicts target token j
-        per_example.append(source_alignment_score(patterns[b], aligned))
+        per_example.append(source_alignment_score(patterns[b], alignment_sets(example)))  # row j predicts target token j
     return np.nanmean(np.stack(per_example), axis=0), len(examples)
 
 
 def detector_table(bundle: ModelBundle, half: int = HALF, seed: int = 0) -> DetectorTable:
     """Every detector score that means something for each attention kind of `bundle`: self-attention gets
-    them all, cross-attention only `CROSS_SCORE_NAMES` (first token and source alignment; issue 10 §3)."""
+    them all, cross-attention only those of `CROSS_SCORE_NAMES` (first token and source alignment; issue 10 §3)."""
     inputs = detector_inputs(bundle, half=half, seed=seed)
     scores: dict[str, HeadScores] = {}
     tokens: dict[str, tuple[str, ...]] = {}
@@ -90,12 +88,11 @@ def detector_table(bundle: ModelBundle, half: int = HALF, seed: int = 0) -> Dete
             continue
         patterns = inputs.patterns[kind]  # (L, H, Tq, Tk)
         ids = None if kind == DECODER_CROSS else inputs.ids[kind]
-        table = head_scores(patterns, ids)
-        if kind == DECODER_CROSS:
-            if alignment is not None:
-                table = HeadScores((*table.names, SOURCE_ALIGNMENT), np.concatenate([table.scores, alignment[None]]))
-            # between two languages a query's index says nothing about a key's: only the sink and the alignment
-            table = table.only(CROSS_SCORE_NAMES)
+        # between two languages a query's index says nothing about a key's: only the sink and the alignment
+        table = head_scores(patterns, ids, names=names_for(DETECTOR_SCORE_NAMES, kind))
+        if kind == DECODER_CROSS and alignment is not None:  # measured on the task's sentences, not this sequence
+            scores_with = np.concatenate([table.scores, alignment[None]])
+            table = HeadScores((*table.names, SOURCE_ALIGNMENT), scores_with, table.n_keys)
         scores[kind] = table
         tokens[kind] = tuple(inputs.tokens[kind])
     return DetectorTable(scores, inputs.half, tokens, n_aligned)

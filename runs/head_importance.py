@@ -1,10 +1,10 @@
 """Which heads matter, for the heads page: the stored table of a shipped model, or one measured now.
 
-A shipped model carries its head-importance table (`transformer.importance`, `importance.json`,
+A shipped model carries its head-importance table (`transformer.probes.importance`, `importance.json`,
 fingerprint-checked). An untrained model has no task, hence no right output to lose; its table is
 measured on demand over a fixed sample of the copy task (the right output = the input), which
 shows which heads the untrained output depends on. A decoder-only model is measured on the same
-sample, read as a prompt it completes (`transformer.importance`: the output after the prompt).
+sample, read as a prompt it completes (`transformer.probes.importance`: the output after the prompt).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from runs.model_ref import is_untrained
 from transformer.checkpoint import ModelBundle
-from transformer.importance import HeadImportance, compute_importance, load_importance
+from transformer.probes.importance import HeadImportance, compute_importance, load_importance
 from transformer.tasks import get_task
 from viz import head_importance
 

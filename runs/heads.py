@@ -5,6 +5,7 @@ calls the same functions, so the benchmark measures what the page does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,12 +14,12 @@ import plotly.graph_objects as go
 from hook_names import parse_head_label
 from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
-from transformer.importance import HeadImportance, HeadScore
+from transformer.probes.head_scores import SUMMARY_SCORE_NAMES, HeadScores, head_scores, names_for
+from transformer.probes.importance import HeadImportance, HeadScore
 from transformer.tasks.base import Example
 from viz import payload
 from viz.alignment import Alignment
 from viz.head_grid import grid_figure, grid_geometry
-from viz.head_summary import HeadSummary, summarize
 from viz.payload import EXACT_BYTES_PER_CELL, LayerPages, plan_layers
 from viz.rollout import rollout
 from viz.tokens import TokenAxis, attention_axes
@@ -153,7 +154,7 @@ def _row(table: HeadImportance | None, kind: str, layer: int, head: int) -> Head
         return None
 
 
-def opening(bundle: ModelBundle, kinds: list[str], table: HeadImportance | None) -> Opening:
+def opening(bundle: ModelBundle, kinds: Sequence[str], table: HeadImportance | None) -> Opening:
     """The head the page opens on, and why: the head the card names (a translator's alignment head on
     cross-attention, the induction head, the GPT translator's prompt-reading head), else a translator's
     best aligner from the table, else the most important head, else the first kind's layer 0 head 0."""
@@ -168,7 +169,7 @@ def opening(bundle: ModelBundle, kinds: list[str], table: HeadImportance | None)
     return Opening(kinds[0], 0, 0, FIRST)
 
 
-def opening_head(bundle: ModelBundle, kinds: list[str], table: HeadImportance | None) -> tuple[str, int, int]:
+def opening_head(bundle: ModelBundle, kinds: Sequence[str], table: HeadImportance | None) -> tuple[str, int, int]:
     """(kind, layer, head) of `opening`."""
     return opening(bundle, kinds, table).key
 
@@ -225,14 +226,16 @@ def grid_stride(trace: TraceData, kind: str, min_stride: int) -> int:
     return grid_geometry(1, *trace.pattern(kind, 0).shape, min_stride=min_stride).stride
 
 
-def head_summary(trace: TraceData, kind: str, alignment: Alignment | None = None) -> HeadSummary:
-    """Per-head statistics of every layer of `kind`: the index metrics for self-attention; for
-    cross-attention entropy, first token and (given the gold `alignment`) the alignment score."""
-    layers = [trace.pattern(kind, layer) for layer in range(trace.n_layers(kind))]  # views: summarize goes layer by layer
-    return summarize(layers, kind=kind, alignment=alignment if kind == "cross" else None)
+def head_summary(trace: TraceData, kind: str, alignment: Alignment | None = None) -> HeadScores:
+    """The summary table's scores (`SUMMARY_SCORE_NAMES`) of every layer of `kind` on this run: the index
+    scores for self-attention; for cross-attention entropy, first token and (given the gold `alignment`, which
+    the page outlines on cross-attention only) the alignment score."""
+    layers = [trace.pattern(kind, layer) for layer in range(trace.n_layers(kind))]  # views: scored layer by layer
+    names = names_for(SUMMARY_SCORE_NAMES, kind)
+    return head_scores(layers, alignment=alignment if kind == "cross" else None, names=names)
 
 
-def metric_zmax(summary: HeadSummary, metric: str) -> float | None:
+def metric_zmax(summary: HeadScores, metric: str) -> float | None:
     """The top of a statistic's colour scale: log2(Tk) for entropy, free for distance, else 1."""
     return summary.max_entropy if metric == "entropy" else None if metric == "distance" else 1.0
 

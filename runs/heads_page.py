@@ -19,8 +19,8 @@ from runs.heads import FIRST, GridMarks, Opening, axes_of, gold_alignment, grid_
 from runs.model_ref import is_untrained
 from runs.text_run import attention_names
 from transformer.checkpoint import ModelBundle
-from transformer.importance import HeadImportance
-from viz.head_summary import HeadSummary
+from transformer.probes.head_scores import ALIGNMENT, HeadScores
+from transformer.probes.importance import HeadImportance
 from viz.payload import LayerPages
 from viz.tokens import TokenAxis
 from viz.trace import TraceData
@@ -94,7 +94,6 @@ def heads_page(bundle: ModelBundle, trace: TraceData, table: HeadImportance | No
     )
 
 
-def default_metric(summary: HeadSummary) -> str:
+def default_metric(summary: HeadScores) -> str:
     """The statistic the metric picture starts on: the alignment score when there is one, else the first."""
-    metrics = list(summary.metrics)
-    return "alignment" if "alignment" in metrics else metrics[0]
+    return ALIGNMENT if ALIGNMENT in summary.names else summary.names[0]

@@ -26,10 +26,10 @@ from runs.output import SamplingSettings, encoder_output
 from runs.reference import check_reference, model_task
 from runs.teaching_arrays import layernorm_affine, parameter_sizes, position_table, sinusoid_table, stack_reading_text
 from runs.text_run import run_text
-from transformer.causal import causal_experiment
 from transformer.checkpoint import ModelBundle
-from transformer.head_detectors import alignment_matrix as aligned_cells
 from transformer.interventions import InterventionSpec
+from transformer.probes.causal import causal_experiment
+from transformer.probes.head_scores import alignment_matrix as aligned_cells
 from transformer.tokenizer import EOS
 from viz.embedding_scale import EmbeddingScale
 from viz.layernorm import StackStats, norm_sites, remove_affine, token_stats

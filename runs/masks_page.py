@@ -21,9 +21,8 @@ from dataclasses import dataclass
 from runs.causal_view import CausalSummary, CausalTarget, causal_target, run_causal, summarize
 from runs.experiments import hideable_tokens
 from runs.sentence_batch import mask_batch
-from runs.text_run import attention_kinds
-from transformer.causal import CausalExperiment
-from transformer.checkpoint import ModelBundle
+from transformer.checkpoint import ModelBundle, attention_kinds
+from transformer.probes.causal import CausalExperiment
 from viz.masks import MaskBatch
 from viz.trace import TraceData
 

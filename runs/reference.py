@@ -18,10 +18,10 @@ from functools import lru_cache
 
 from runs.chrf import best_chrf
 from transformer.checkpoint import ModelBundle
-from transformer.evaluate import target_symbols
 from transformer.prompt import prompt_format
 from transformer.tasks import CharTask, Diagnosis, Task, WordTask, diagnose, get_task
 from transformer.tokenizer import UNK
+from transformer.training.evaluate import target_symbols
 from viz.trace import TraceData
 
 
@@ -78,7 +78,7 @@ def check_reference(bundle: ModelBundle, trace: TraceData) -> ReferenceCheck | N
     Compared token by token in the model's own target vocabulary, so spacing in the output text
     does not matter. A decoder-only model trained without <eos> (induction: an endless continuation) writes
     until the length limit, so only as many tokens as the right output has are compared, as
-    `transformer.evaluate` does. A symbol the model does not know reads as <unk>: a character task (any text has a
+    `transformer.training.evaluate` does. A symbol the model does not know reads as <unk>: a character task (any text has a
     right output) is judged on writing <unk> in that symbol's place, as it was trained to ("张梓涵" → "涵<unk>张"
     for a model without 梓); other tasks do not judge it (a translator's grammar diagnoses the sentence: which words
     it lacks, and the nearest sentence it makes). A text with no right output gets a warning, never "wrong".

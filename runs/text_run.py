@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from hook_names import attention_hooks
 from runs.model_ref import is_untrained
 from transformer.checkpoint import ModelBundle
+from transformer.checkpoint import attention_kinds as attention_kinds  # the one rule, for views/ (no transformer import there)
 from transformer.decoding import trace_text
 from transformer.interventions import InterventionSpec, build_interventions
 from viz.trace import TraceData
@@ -35,10 +36,3 @@ def run_text(
 def attention_names(bundle: ModelBundle, hooks: Sequence[str] = ("hook_pattern",)) -> tuple[str, ...]:
     """Hook names of every attention module's `hooks` (e.g. all patterns), for `run_text(names=...)`."""
     return attention_hooks(bundle.model.hook_names, tuple(hooks))
-
-
-def attention_kinds(bundle: ModelBundle) -> list[str]:
-    """Attention kinds the model has, in the paper's order."""
-    if bundle.config.is_encoder_only:
-        return ["encoder"]
-    return ["encoder", "decoder", "cross"] if bundle.config.is_encoder_decoder else ["decoder"]

@@ -8,7 +8,10 @@
 - nothing imports upward: transformer/ imports none of runs/viz/ui/views, runs/ none of ui/views,
   viz/ none of runs/ui/views, ui/ not views/;
 - benchmarks/ and serve/ import nothing from tests/ (the helpers both need live in `serve.processes` and
-  `benchmarks.chromium`).
+  `benchmarks.chromium`);
+- inside transformer/ (docs/DESIGN.md §2), the library at the top (model, text, checkpoint, running) and `hf/`
+  import nothing of `training/`, `probes/` or `cli/`; the paper's model files import no task either; and
+  nothing outside `transformer/cli/` (and the two-line `transformer/__main__.py`) imports the command line.
 
 The import graph of transformer/, runs/, viz/, ui/ and hook_names.py has no circle, counting imports
 inside functions too (a function-level import only hides a circle, it does not remove it).
@@ -77,7 +80,9 @@ def test_the_hook_name_vocabulary_imports_nothing_of_the_project():
 
 
 def _modules(package: str) -> list[str]:
-    return [f"{package}.{m.name}" for m in pkgutil.iter_modules([str(ROOT / package)]) if m.name != "__main__"]
+    """The modules directly in `package` (dotted, e.g. "transformer.probes"), `__main__` left out."""
+    folder = ROOT.joinpath(*package.split("."))
+    return [f"{package}.{m.name}" for m in pkgutil.iter_modules([str(folder)]) if m.name != "__main__"]
 
 
 def _loaded_after_importing(modules: list[str], check: str) -> subprocess.CompletedProcess:
@@ -87,7 +92,12 @@ def _loaded_after_importing(modules: list[str], check: str) -> subprocess.Comple
 
 def test_below_ui_nothing_loads_streamlit_or_the_app():
     result = _loaded_after_importing(
-        _modules("transformer") + _modules("runs") + _modules("viz"),
+        _modules("transformer")
+        + _modules("transformer.training")
+        + _modules("transformer.probes")
+        + _modules("transformer.cli")
+        + _modules("runs")
+        + _modules("viz"),
         "bad = [m for m in sys.modules if m.split('.')[0] in ('streamlit', 'ui', 'views')]\nassert not bad, bad\n",
     )
     assert result.returncode == 0, result.stderr + result.stdout
@@ -99,13 +109,6 @@ def test_importing_viz_loads_neither_torch_nor_the_model():
         "bad = [m for m in sys.modules if m.split('.')[0] in ('torch', 'transformer')]\nassert not bad, bad\n",
     )
     assert result.returncode == 0, result.stderr + result.stdout
-
-
-def test_the_command_line_has_no_import_circle():
-    """`python -m transformer` once imported train → train_cli → __main__ (a circle); now one way."""
-    for path in _files("transformer"):
-        if path.name != "__main__.py":
-            assert "transformer.__main__" not in _imports(path), path
 
 
 GRAPH_PACKAGES = ("transformer", "runs", "viz", "ui")
@@ -176,17 +179,59 @@ def test_the_import_graph_has_no_circle():
     assert circle is None, " → ".join(circle or [])
 
 
-CLI_MODULES = {"transformer.__main__", "transformer.train_cli", "transformer.importance_cli"}
+def _names_module(name: str, modules: tuple[str, ...]) -> bool:
+    """Whether an imported `name` is one of `modules` or inside one of them."""
+    return any(name == m or name.startswith(f"{m}.") for m in modules)
 
 
-def test_no_command_line_module_is_imported_below_the_command_line():
-    """The pages and the library read recipes from the tasks (`transformer.tasks.recipes`), never from the CLI."""
+COMMAND_LINE = ("transformer.cli", "transformer.__main__")
+
+
+def test_nothing_below_the_command_line_imports_it():
+    """The command line sits on top of the library: `python -m transformer` (`transformer/__main__.py`) calls
+    `transformer.cli`, and nothing else of the project imports either. The pages and the library read recipes
+    from the tasks (`transformer.tasks.recipes`), never from the CLI. (`python -m transformer` once imported
+    train → train_cli → __main__: a circle.)"""
     bad = [
         f"{path.relative_to(ROOT)}: {name}"
-        for package in ("transformer", "runs", "viz", "ui", "views")
+        for package in ("transformer", "runs", "viz", "ui", "views", "benchmarks", "serve")
         for path in _files(package)
-        if ".".join(path.relative_to(ROOT).with_suffix("").parts) not in CLI_MODULES
+        if not _names_module(_module_name(path), COMMAND_LINE)
         for name in _imports(path)
-        if name in CLI_MODULES or any(name.startswith(f"{cli}.") for cli in CLI_MODULES)
+        if _names_module(name, COMMAND_LINE)
     ]
     assert not bad, bad
+
+
+THE_LIBRARY_BENEATH = ("transformer.training", "transformer.probes", "transformer.cli")
+# The paper's model: what `Transformer` is built from. It reads no task, trains nothing and measures nothing.
+MODEL_FILES = ("config", "masks", "attention", "layernorm", "positional", "feedforward", "layers", "model", "hooks")
+
+
+def test_the_top_of_transformer_imports_nothing_of_training_probes_or_the_command_line():
+    library = [p for p in (ROOT / "transformer").glob("*.py") if p.stem != "__main__"] + _files("transformer/hf")
+    assert {p.stem for p in library} >= set(MODEL_FILES)
+    bad = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in library
+        for name in _imports(path)
+        if _names_module(name, THE_LIBRARY_BENEATH)
+    ]
+    assert not bad, bad
+
+
+def test_the_model_files_import_no_task():
+    beneath = (*THE_LIBRARY_BENEATH, "transformer.tasks")
+    bad = [
+        f"transformer/{stem}.py: {name}"
+        for stem in MODEL_FILES
+        for name in _imports(ROOT / "transformer" / f"{stem}.py")
+        if _names_module(name, beneath)
+    ]
+    assert not bad, bad
+
+
+def test_the_layer_rules_see_an_import_of_the_rooms_beneath():
+    """The rules above can fail: a from-import of a name in one of the rooms is caught by name."""
+    assert _names_module("transformer.training.train", THE_LIBRARY_BENEATH)
+    assert _names_module("transformer.cli", COMMAND_LINE) and not _names_module("transformer.client", COMMAND_LINE)

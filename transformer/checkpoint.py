@@ -53,6 +53,17 @@ class ModelBundle:
         return self.model.config
 
 
+def attention_kinds(bundle: ModelBundle) -> tuple[str, ...]:
+    """The attention kinds the model has, in the paper's order: the one rule every page, probe and film reads.
+
+    An encoder–decoder model has all three; a decoder-only model (GPT) only masked self-attention, called
+    "decoder"; an encoder-only model (BERT) only the encoder's unmasked self-attention.
+    """
+    if bundle.config.is_encoder_only:
+        return ("encoder",)
+    return ("encoder", "decoder", "cross") if bundle.config.is_encoder_decoder else ("decoder",)
+
+
 def pad_mismatch(config: TransformerConfig, *tokenizers: Tokenizer | None) -> str | None:
     """Why `config.pad_id` disagrees with the vocabularies' <pad>, or None if it agrees.
 

@@ -10,12 +10,12 @@ at which attention module; `build_interventions` turns specs into the hook-point
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, NamedTuple
 
 from torch import Tensor
 
-from hook_names import hook_name
+from hook_names import attn_module, hook_name
 from transformer.hooks import Intervention
 
 _ROW_LOCAL = "acts_on_each_query_row_alone"
@@ -112,6 +112,12 @@ class InterventionSpec(NamedTuple):
     module: str
     head: int = 0
     keys: tuple[int, ...] = ()
+
+
+def no_causal_specs(n_layers: int, layers: Sequence[int] | None = None) -> tuple[InterventionSpec, ...]:
+    """Lift the causal mask of the given decoder layers (all by default)."""
+    chosen = range(n_layers) if layers is None else layers
+    return tuple(InterventionSpec("no_causal", attn_module("decoder", i)) for i in chosen)
 
 
 def build_interventions(specs: Iterable[InterventionSpec]) -> dict[str, list[Intervention]]:

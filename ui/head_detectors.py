@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from hook_names import ordinal
-from transformer.head_detectors import INDEX_SCORE_NAMES, SCORE_NAMES, HeadScores
+from transformer.probes.head_scores import DETECTOR_SCORE_NAMES, INDEX_SCORE_NAMES, HeadScores
 from ui.analysis_cache import get_detectors
 from ui.charts import show_figure
 from ui.i18n import t
@@ -84,7 +84,7 @@ def head_detectors(model_key: str, default: str | None = None) -> None:
     with st.spinner(t("detectors.running")):
         table = get_detectors(model_key)
     st.caption(t("detectors.caption", n=table.half))
-    titles = {name: t(f"detectors.name_{name}") for name in SCORE_NAMES}
+    titles = {name: t(f"detectors.name_{name}") for name in DETECTOR_SCORE_NAMES}
     kind, tab = open_kind_tab(list(table.kinds), "detectors_tab", default=default)
     scores = table.scores[kind]
     with tab:
@@ -92,7 +92,7 @@ def head_detectors(model_key: str, default: str | None = None) -> None:
         show_figure(fig, f"head-detectors-{kind}", key=f"detectors_{kind}", html=False)
         _top_heads(scores)
         if kind == "cross":
-            dropped = t("architecture.list_sep").join(t(f"detectors.name_{name}") for name in INDEX_SCORE_NAMES)
+            dropped = t("architecture.list_sep").join(t(f"detectors.name_{name}") for name in INDEX_SCORE_NAMES if name in titles)
             st.caption(t("detectors.cross_scores", names=dropped))
             if table.alignment_examples:
                 st.caption(t("detectors.alignment_measured", n=table.alignment_examples))

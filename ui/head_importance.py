@@ -14,7 +14,7 @@ from hook_names import ordinal
 from runs import head_importance
 from runs.byte_cache import byte_cached, shared_cache
 from runs.heads import FIRST, Opening
-from transformer.importance import HeadImportance
+from transformer.probes.importance import HeadImportance
 from ui.charts import show_figure
 from ui.i18n import t
 from ui.kind_tabs import open_kind_tab

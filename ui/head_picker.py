@@ -26,7 +26,7 @@ def kind_name(kind: str) -> str:
 
 def kind_picker(
     container,
-    kinds: list[str],
+    kinds: Sequence[str],
     *,
     default: str | None = None,
     section: str = "heads",
@@ -81,7 +81,7 @@ def layer_head_picker(
 
 
 def head_picker(
-    kinds: list[str], n_layers: int, n_heads: int, *, default_kind: str = "decoder", section: str = "masks"
+    kinds: Sequence[str], n_layers: int, n_heads: int, *, default_kind: str = "decoder", section: str = "masks"
 ) -> tuple[str, int, int]:
     """Attention kind, layer and head in three columns (`?kind=cross&layer=1&head=0`). The decoder's
     masked self-attention is the default: the one with a mask even for a single sentence."""

@@ -14,7 +14,7 @@ from streamlit.errors import StreamlitAPIException
 
 from hook_names import ordinal
 from runs.causal_view import CausalSummary, CausalTarget
-from transformer.causal import CausalExperiment
+from transformer.probes.causal import CausalExperiment
 from ui import charts
 from ui.head_picker import kind_name
 from ui.i18n import t

@@ -34,10 +34,10 @@ from runs.memory import keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import attention_names, run_text
 from transformer.checkpoint import ModelBundle
-from transformer.importance import HeadImportance
 from transformer.interventions import InterventionSpec
+from transformer.probes.head_scores import HeadScores
+from transformer.probes.importance import HeadImportance
 from viz.batchnorm_contrast import PaddedBatch
-from viz.head_summary import HeadSummary
 from viz.relative_position import RelativeCheck
 from viz.step_by_step import step_hook_names
 from viz.trace import TraceData
@@ -105,7 +105,7 @@ def get_grid_figure(
 
 
 @byte_cached(shared_cache())
-def get_head_summary(run: Run, kind: str, _trace: TraceData, alignment: tuple[int | None, ...] | None = None) -> HeadSummary:
+def get_head_summary(run: Run, kind: str, _trace: TraceData, alignment: tuple[int | None, ...] | None = None) -> HeadScores:
     return heads.head_summary(_trace, kind, alignment)
 
 

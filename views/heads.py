@@ -14,7 +14,7 @@ from functools import partial
 import streamlit as st
 
 from hook_names import from_ordinal, ordinal
-from runs.heads import NO_MARKS, GridText, metric_zmax
+from runs.heads import NO_MARKS, GridText, HeadScores, metric_zmax
 from runs.heads_page import HeadsPage, default_metric
 from ui.charts import show_figure
 from ui.counterpart import counterpart_button
@@ -29,7 +29,7 @@ from ui.model_words import alignment_verb, rows_write_caption
 from ui.models import Run, get_grid_figure, get_head_summary, get_heads_page, get_rollout
 from ui.page import PageContext, show_run, start_page
 from ui.prose import prose
-from viz.head_summary import HeadSummary, metric_figure
+from viz.head_summary import metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
 from viz.tokens import as_axis
 
@@ -130,13 +130,13 @@ def _grids(run: Run, page: HeadsPage) -> None:
         )
 
 
-def _metric_picture(summary: HeadSummary, kind: str) -> None:
+def _metric_picture(summary: HeadScores, kind: str) -> None:
     """One per-head statistic as a small layer × head heatmap, so the odd head stands out."""
     st.subheader(t("heads.summary_header"))
     st.caption(t("heads.summary_caption", max_entropy=f"{summary.max_entropy:.2f}"))
     if kind == "cross":
         st.caption(t("heads.cross_metrics"))
-    metrics, default = list(summary.metrics), default_metric(summary)
+    metrics, default = list(summary.names), default_metric(summary)
     keep_valid("heads_metric", metrics, default)
     if "heads_metric" not in st.session_state and default == "alignment":
         st.session_state["heads_metric"] = default
@@ -144,7 +144,7 @@ def _metric_picture(summary: HeadSummary, kind: str) -> None:
         t("heads.metric_pick"), metrics, key="heads_metric", format_func=labels_of({m: t(f"heads.metric_{m}") for m in metrics})
     )
     fig = metric_figure(
-        summary.metric(metric),
+        summary.score(metric),
         title=t(f"heads.metric_{metric}"),
         layer_label=t("heads.layer"),
         head_label=t("heads.head"),
@@ -153,9 +153,9 @@ def _metric_picture(summary: HeadSummary, kind: str) -> None:
     show_figure(fig, f"heads-{kind}-{metric}", key="heads_metric_fig", width="content", html=False)
 
 
-def _summary_table(summary: HeadSummary) -> None:
+def _summary_table(summary: HeadScores) -> None:
     """Every statistic of every head; a click on a column title sorts (find the previous-token head)."""
-    names = {"layer": t("heads.layer"), "head": t("heads.head"), **{m: t(f"heads.metric_{m}") for m in summary.metrics}}
+    names = {"layer": t("heads.layer"), "head": t("heads.head"), **{m: t(f"heads.metric_{m}") for m in summary.names}}
     shown = {"layer": ordinal, "head": ordinal}  # the table counts layers and heads as the pages do
     rows = [{names[k]: shown.get(k, lambda v: v)(v) for k, v in row.items()} for row in summary.rows()]
     st.dataframe(
@@ -163,7 +163,7 @@ def _summary_table(summary: HeadSummary) -> None:
         hide_index=True,
         width="stretch",
         key="heads_table",
-        column_config={names[m]: st.column_config.NumberColumn(format="%.2f") for m in summary.metrics},
+        column_config={names[m]: st.column_config.NumberColumn(format="%.2f") for m in summary.names},
     )
 
 

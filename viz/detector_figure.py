@@ -25,7 +25,7 @@ from viz.style import ATTENTION_SCALE, MARK_COLOR, base_layout
 
 
 class HeadScores(Protocol):
-    """A layer × head table of detector scores (what `transformer.head_detectors.HeadScores` is;
+    """A layer × head table of detector scores (what `transformer.probes.head_scores.HeadScores` is;
     viz reads it by shape, so it needs no import of the model package)."""
 
     names: tuple[str, ...]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from runs.training.job import TrainingJob
 from transformer.checkpoint import save_checkpoint
-from transformer.film import FILM
+from transformer.training.film import FILM
 
 
 def checkpoint_zip(job: TrainingJob) -> tuple[str, bytes]:

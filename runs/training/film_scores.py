@@ -9,7 +9,7 @@ them as it grows. Which score matters depends on the task:
   `reverse`, the anti-diagonal);
 - a decoder-only translator (`gpt-translate-en-zh`): the same alignment, read in its one self-attention stack from
   the rows that write the completion to the prompt's tokens;
-- `induction`: decoder self-attention's *previous token* and *induction* scores (`transformer.head_detectors`).
+- `induction`: decoder self-attention's *previous token* and *induction* scores (`transformer.probes.head_scores`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from transformer.evaluate import alignment_sets
-from transformer.film import QUANT, Film
-from transformer.head_detectors import (
+from transformer.probes.head_scores import (
     INDUCTION,
     PREVIOUS_TOKEN,
     SOURCE_ALIGNMENT,
@@ -31,6 +29,8 @@ from transformer.head_detectors import (
     previous_token_score,
     source_alignment_score,
 )
+from transformer.training.evaluate import alignment_sets
+from transformer.training.film import QUANT, Film
 
 TOKEN_SCORES: dict[str, tuple[str, ...]] = {"induction": (PREVIOUS_TOKEN, INDUCTION)}  # task → scores, headline last
 FORMED_AT = 0.5  # a head holding at least half its weight where the task needs it shows the pattern clearly

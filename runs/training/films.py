@@ -15,9 +15,9 @@ from runs.heads import opening
 from runs.model_ref import shipped_models
 from runs.training.film_scores import FilmScores, film_scores
 from transformer.checkpoint import CARD_JSON, ModelBundle
-from transformer.film import FILM, Film
 from transformer.registry import MODELS_DIR
 from transformer.tasks.base import Example
+from transformer.training.film import FILM, Film
 
 FIRST_FILM = "reverse"  # the film a class remembers: the anti-diagonal forming out of noise
 

@@ -14,9 +14,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from transformer.schedule import noam_rate
 from transformer.tasks.recipes import RECIPES, is_decoder_only_recipe
-from transformer.train import TrainSettings
+from transformer.training.schedule import noam_rate
+from transformer.training.train import TrainSettings
 
 TASKS = tuple(name for name, recipe in RECIPES.items() if recipe.lesson is not None)  # the tasks a class may train
 DECODER_ONLY_TASKS = tuple(name for name in TASKS if is_decoder_only_recipe(name))  # one decoder stack

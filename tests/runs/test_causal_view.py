@@ -7,7 +7,7 @@ from runs.causal_view import causal_target, run_causal, summarize
 from runs.model_ref import ModelRef, load_bundle
 from runs.reference import model_task
 from runs.text_run import run_text
-from transformer.causal import causal_experiment
+from transformer.probes.causal import causal_experiment
 
 
 @pytest.fixture(scope="module")

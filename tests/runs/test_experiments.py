@@ -6,7 +6,7 @@ import pytest
 from runs.experiments import AblationDefault, InterventionChoice, ablation_candidates, ablation_spec, telling_head
 from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import attention_kinds, run_text
-from transformer.importance import load_importance
+from transformer.probes.importance import load_importance
 from transformer.tasks import get_task, is_heldout
 
 

@@ -8,9 +8,9 @@ import pytest
 
 from runs.training.film_scores import FORMED_AT, film_scores
 from runs.training.films import load_film, shipped_card, shipped_film_scores, shipped_films, shipped_stage_marks, stage_marks
-from transformer.film import Film
-from transformer.head_detectors import INDUCTION, PREVIOUS_TOKEN, SOURCE_ALIGNMENT
+from transformer.probes.head_scores import INDUCTION, PREVIOUS_TOKEN, SOURCE_ALIGNMENT
 from transformer.tasks import ReverseTask
+from transformer.training.film import Film
 
 HEADLINE_HEAD = {  # the card field naming the head that does each task's job
     "reverse": "best_cross_attention_head",

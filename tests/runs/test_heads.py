@@ -45,9 +45,10 @@ def test_gold_alignment_names_the_source_word_of_each_written_word(zh):
     gold = {queries.tokens[i]: keys.tokens[k] for i, k in enumerate(alignment) if k is not None}
     assert gold["今天"] == "today" and gold["图书馆"] == "library" and gold["书"] == "book"
     summary = heads.head_summary(trace, "cross", alignment)
-    assert summary.metrics == ("entropy", "first", "alignment")  # no index metrics across two languages
+    assert summary.names == ("entropy", "first_token", "alignment")  # no index scores across two languages
     layer, head = heads.card_alignment_head(bundle)
-    assert summary.alignment[layer, head] >= 0.8 > float(np.nanmean(summary.alignment[0]))
+    aligned = summary.score("alignment")
+    assert aligned[layer, head] >= 0.8 > float(np.nanmean(aligned[0]))
 
 
 def test_no_gold_alignment_when_the_output_is_not_the_right_answer(zh):
@@ -87,7 +88,7 @@ def test_untrained_models_measure_importance_on_the_copy_sample_with_progress():
     assert calls[0] == (0, 6) and calls[-1] == (6, 6)  # 3 kinds × 1 layer × 2 heads
     assert table.split == "given" and table.n == head_importance.RANDOM_SAMPLE_SIZE
     decoder_only = load_bundle(ModelRef.random(architecture="decoder-only", n_layers=1, d_model=16, n_heads=2))
-    assert attention_kinds(decoder_only) == ["decoder"] and head_importance.stored_importance(decoder_only) is None
+    assert attention_kinds(decoder_only) == ("decoder",) and head_importance.stored_importance(decoder_only) is None
     calls.clear()
     table = head_importance.measure_importance(decoder_only, lambda done, total: calls.append((done, total)))
     assert calls[0] == (0, 2) and calls[-1] == (2, 2)  # self-attention only: 1 layer × 2 heads

@@ -9,7 +9,7 @@ from runs import lesson
 from runs.experiments import InterventionChoice
 from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import run_text
-from transformer.causal import causal_experiment
+from transformer.probes.causal import causal_experiment
 from transformer.registry import MODELS_DIR
 from transformer.tasks import get_task
 

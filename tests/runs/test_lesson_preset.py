@@ -13,9 +13,9 @@ import torch
 
 from runs.training.film_scores import FORMED_AT, film_scores
 from runs.training.options import default_options
-from transformer.film import FilmRecorder
 from transformer.tasks import get_task
-from transformer.train import task_with_options, train
+from transformer.training.film import FilmRecorder
+from transformer.training.train import task_with_options, train
 
 pytestmark = pytest.mark.slow
 

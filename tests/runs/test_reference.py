@@ -93,7 +93,7 @@ def test_a_sentence_inside_the_grammar_has_no_diagnosis(en_zh, reverse):
 @pytest.mark.parametrize("name", [info.name for info in list_models()])
 def test_every_shipped_models_card_example_is_judged_correct_on_the_page(name):
     """Issue 13: induction has no <eos> and writes on to its length limit; the page judges the continuation on
-    the reference's length, as `transformer.evaluate` does, so its own card example reads "correct"."""
+    the reference's length, as `transformer.training.evaluate` does, so its own card example reads "correct"."""
     bundle = load_model(name)
     trace = run_text(bundle, str(bundle.card["example"]))
     verdict = check_reference(bundle, trace)

@@ -11,7 +11,7 @@ from runs.reference import check_reference
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import trace_text
 from transformer.tasks import get_task
-from transformer.train import TrainSettings, build_bundle
+from transformer.training.train import TrainSettings, build_bundle
 from viz.trace import TraceData
 
 TINY = {"n_layers": 1, "d_model": 32, "n_heads": 2, "d_ff": 64}

@@ -20,10 +20,10 @@ from tests.runs.training_helpers import end
 from transformer.checkpoint import load_checkpoint
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
-from transformer.film import FILM, Film, probe_patterns
 from transformer.prompt import CARD_KEY, PromptFormat, lm_sequence
 from transformer.tasks import get_task
-from transformer.train import task_with_options, tokenizers_for
+from transformer.training.film import FILM, Film, probe_patterns
+from transformer.training.train import task_with_options, tokenizers_for
 
 STEPS = 24
 

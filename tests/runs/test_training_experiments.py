@@ -16,10 +16,10 @@ import pytest
 import torch
 
 from runs.training.options import EXPERIMENTS, VARIABLES, JobOptions
-from transformer.evaluate import evaluate, make_batch
 from transformer.tasks import Example, ReverseTask
 from transformer.tokenizer import PAD_ID
-from transformer.train import TrainProgress, train
+from transformer.training.evaluate import evaluate, make_batch
+from transformer.training.train import TrainProgress, train
 
 pytestmark = pytest.mark.slow
 

@@ -18,8 +18,8 @@ from runs.training.job import FAILED, FINISHED, RUNNING, STOPPED
 from runs.training.registry import MAX_JOBS_ENV, JobRegistry, SlotsTaken, registry, trained_key
 from tests.runs.training_helpers import SHORT, TINY, BrokenTask, end, wait_until
 from transformer.checkpoint import load_checkpoint
-from transformer.film import FILM, Film, probe_patterns
 from transformer.tasks import ReverseTask
+from transformer.training.film import FILM, Film, probe_patterns
 
 
 def test_a_job_trains_to_the_end_and_frees_its_slot():

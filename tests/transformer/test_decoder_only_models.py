@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from transformer.decoding import trace_text
-from transformer.detector_inputs import DECODER_SELF, detector_inputs
-from transformer.evaluate import best_head, cross_attention_alignment, evaluate, is_reordered
-from transformer.head_detectors import DIAGONAL, INDUCTION, PREVIOUS_TOKEN, head_scores, previous_token_score
-from transformer.induction_probe import N_SEQUENCES, SEED, induction_measurements, induction_report, pure_repeats
+from transformer.probes.detector_inputs import DECODER_SELF, detector_inputs
+from transformer.probes.head_scores import DIAGONAL, INDUCTION, PREVIOUS_TOKEN, head_scores, previous_token_score
+from transformer.probes.induction_probe import N_SEQUENCES, SEED, induction_measurements, induction_report, pure_repeats
 from transformer.registry import load_model
 from transformer.tasks import get_task
+from transformer.training.evaluate import best_head, cross_attention_alignment, evaluate, is_reordered
 
 TEXT = "i read a book in the library today"
 

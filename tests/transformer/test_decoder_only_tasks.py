@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-from transformer.evaluate import evaluate, make_batch
 from transformer.prompt import CARD_KEY, PromptFormat, lm_sequence, prompt_format, with_suffix
 from transformer.tasks import GptEnglishToChinese, InductionTask, get_task, is_decoder_only
 from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, WordTokenizer
-from transformer.train import TrainSettings, build_bundle, train
+from transformer.training.evaluate import evaluate, make_batch
+from transformer.training.train import TrainSettings, build_bundle, train
 
 TINY = {"n_layers": 1, "d_model": 32, "n_heads": 2, "d_ff": 64, "dropout": 0.0}
 

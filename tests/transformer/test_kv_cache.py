@@ -13,11 +13,9 @@ import pytest
 import torch
 
 from hook_names import act_name
-from transformer import evaluate
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.decoding import greedy_decode, trace_text
-from transformer.evaluate import greedy_completions
 from transformer.hooks import capture, intervene
 from transformer.interventions import InterventionSpec, build_interventions, edit_mask, replace_pattern, zero_head
 from transformer.kv_cache import FullRecompute, KeyValueCache, start_decoding
@@ -25,6 +23,8 @@ from transformer.prompt import text_rows
 from transformer.registry import list_models, load_model, random_bundle
 from transformer.sampling import SamplingSettings, generate, next_distribution
 from transformer.tasks import get_task
+from transformer.training import evaluate
+from transformer.training.evaluate import greedy_completions
 
 MODELS = [info.name for info in list_models()]
 HELD_OUT = 200  # the sample tests/transformer/test_shipped_models.py evaluates on (seed 2024)

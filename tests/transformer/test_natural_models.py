@@ -62,7 +62,7 @@ def test_everyday_sentences_read_without_unk_and_translate(name):
 @pytest.mark.parametrize("name", NATURAL)
 def test_heldout_bleu_and_chrf_are_the_cards_within_a_point(name):
     pytest.importorskip("sacrebleu")
-    from transformer.probes_corpus import quality
+    from transformer.probes.corpus import quality
 
     bundle = load_model(name)
     measured = quality(bundle, get_task(bundle.card["task"]))
@@ -77,8 +77,8 @@ def test_heldout_bleu_and_chrf_are_the_cards_within_a_point(name):
 @pytest.mark.parametrize("name", NATURAL)
 def test_the_dictionary_alignment_of_the_cards_head_is_recomputed(name):
     pytest.importorskip("sacrebleu")  # the re-training extra, which brings CC-CEDICT too
-    from transformer.evaluate import best_head
-    from transformer.probes_corpus import dictionary_alignment
+    from transformer.probes.corpus import dictionary_alignment
+    from transformer.training.evaluate import best_head
 
     bundle = load_model(name)
     attention = bundle.card["attention"]

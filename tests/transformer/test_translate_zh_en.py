@@ -10,7 +10,7 @@ from transformer.tasks import TASKS, get_task, is_heldout
 from transformer.tasks.phrase import Phrase
 from transformer.tasks.translate_zh_en import reversed_phrase
 from transformer.tokenizer import segment
-from transformer.train import tokenizers_for
+from transformer.training.train import tokenizers_for
 
 TASK = get_task("translate-zh-en")
 EN_ZH = get_task("translate-en-zh")

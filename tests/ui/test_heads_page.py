@@ -194,7 +194,8 @@ def test_gold_alignment_outline_turns_on_and_off():
     assert (rows.index("我 → 今天"), 7) in cells and (rows.index("在 → 图书馆"), 6) in cells  # today, library
     metric = figures(at)["heads_metric_fig"]
     assert "Alignment" in metric["layout"]["title"]["text"]  # cross-attention: the alignment score, no index metrics
-    assert "previous" not in at.selectbox(key="heads_metric").options
+    options = at.selectbox(key="heads_metric").options  # entropy, first token, alignment: no index score
+    assert len(options) == 3 and not {"previous_token", "Previous token"} & set(options), options
     at.toggle(key="heads_alignment").set_value(False).run()
     assert not errors(at), errors(at)
     assert not figures(at)["head_fig"]["layout"].get("shapes")

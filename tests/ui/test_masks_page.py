@@ -14,8 +14,8 @@ from runs.model_ref import ModelRef, load_bundle
 from runs.reference import model_task
 from runs.text_run import run_text
 from tests.ui.conftest import ROOT, figure, open_page, plotly_array
-from transformer.causal import causal_experiment
 from transformer.interventions import InterventionSpec
+from transformer.probes.causal import causal_experiment
 
 ZH = "translate-en-zh"
 

@@ -196,10 +196,10 @@ def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
     import runs.training.films as films
     import ui.training_panel as panel
     from transformer.checkpoint import save_checkpoint
-    from transformer.film import FILM, FilmRecorder
     from transformer.registry import load_model
     from transformer.tasks import ReverseTask
-    from transformer.train import TrainSettings, train
+    from transformer.training.film import FILM, FilmRecorder
+    from transformer.training.train import TrainSettings, train
 
     task = ReverseTask(min_len=2, max_len=5, chinese_heavy_fraction=0.0)
     recorder = FilmRecorder(task, every=4, probe="abc")

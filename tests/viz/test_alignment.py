@@ -8,11 +8,12 @@ import torch
 
 from hook_names import act_name, head_label, parse_head_label
 from transformer.decoding import trace_text
-from transformer.evaluate import cross_attention_alignment, make_batch
 from transformer.hooks import capture
+from transformer.probes.head_scores import ALIGNMENT, HeadScores, alignment_score
 from transformer.registry import load_model
 from transformer.tasks import get_task
-from viz.alignment import aligned_cells, alignment_score, best_aligned_head
+from transformer.training.evaluate import cross_attention_alignment, make_batch
+from viz.alignment import aligned_cells
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
 from viz.trace import TraceData
@@ -43,8 +44,8 @@ def test_scores_every_head_at_once():
 
 
 def test_best_aligned_head_skips_undefined_scores():
-    assert best_aligned_head(np.array([[0.2, np.nan], [0.9, 0.5]])) == (1, 0)
-    assert best_aligned_head(np.full((2, 2), np.nan)) is None
+    assert HeadScores((ALIGNMENT,), np.array([[[0.2, np.nan], [0.9, 0.5]]])).top(ALIGNMENT, 1) == [(1, 0, 0.9)]
+    assert HeadScores((ALIGNMENT,), np.full((1, 2, 2), np.nan)).top(ALIGNMENT, 1) == []
 
 
 def test_an_alignment_of_another_sentence_raises():
@@ -70,7 +71,7 @@ def translator():
 
 
 def test_score_matches_the_training_evaluation_on_one_sentence(translator):
-    """The same score computed two ways: here from captured patterns, there by transformer.evaluate."""
+    """The same score computed two ways: here from captured patterns, there by transformer.training.evaluate."""
     example = get_task("translate-en-zh").reference("i read a book in the library today")
     batch = make_batch(translator, [example])
     names = [act_name("cross", layer, "pattern") for layer in range(2)]

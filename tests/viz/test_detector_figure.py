@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from transformer.head_detectors import head_scores
+from transformer.probes.head_scores import head_scores
 from viz.detector_figure import WIDTH_HINT, cell_width, detector_figure
 from viz.mask_figures import text_px
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from hook_names import hook_name, layer_module, sublayer_module
-from transformer.head_detectors import head_scores
+from transformer.probes.head_scores import head_scores
 from viz.detector_figure import detector_figure, marked_heads
 from viz.ffn import feed_forward_view, residual_contributions
 from viz.ffn_figures import contribution_sizes, contributions_figure, expansion_figure, firing_figure, parameter_figure

@@ -104,7 +104,7 @@ class NaturalTranslation(Task):
         return {s: (tuple(targets), heldout) for s, (targets, heldout) in table.items()}
 
     def sample(self, rng: random.Random) -> Example:
-        """A random training pair (the stream `transformer.train` draws from; held-out pairs are never drawn)."""
+        """A random training pair (the stream `transformer.training.train` draws from; held-out pairs are never drawn)."""
         source, target = self._train[rng.randrange(len(self._train))]
         return Example(source, target, None)
 

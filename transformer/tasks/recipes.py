@@ -6,7 +6,7 @@ training page sizes it for a class.
     RECIPES["reverse"].lesson       # the training page's smaller version (None: not offered there)
 
 Adding a shipped model touches its task, this table and the registry's test. The command line
-(`transformer.train_cli`) and the training page (`runs.training.options`) derive their tables from it.
+(`transformer.cli.train`) and the training page (`runs.training.options`) derive their tables from it.
 Shipped models are named after their task, so `counterpart` and `other_direction` name shipped models too.
 """
 

@@ -1,19 +1,30 @@
-"""Head detector scores on hand-made patterns: each ideal head scores 1 on its own score, uniform heads 1/T."""
+"""Per-head scores on hand-made patterns, worked out by hand: each ideal head scores 1 on its own score, uniform
+heads 1/T; the heads page's summary and its head detectors read the same names and the same numbers."""
 
 from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from transformer.head_detectors import (
+from transformer.probes.head_scores import (
+    ALIGNMENT,
     ANTI_DIAGONAL,
+    CROSS_SCORE_NAMES,
+    DETECTOR_SCORE_NAMES,
     DIAGONAL,
+    DISTANCE,
     DUPLICATE_TOKEN,
+    ENTROPY,
     FIRST_TOKEN,
     INDUCTION,
     PREVIOUS_TOKEN,
     SCORE_NAMES,
     SOURCE_ALIGNMENT,
+    SUMMARY_SCORE_NAMES,
     alignment_matrix,
     anti_diagonal_score,
     diagonal_score,
@@ -21,6 +32,7 @@ from transformer.head_detectors import (
     first_token_score,
     head_scores,
     induction_score,
+    names_for,
     previous_token_score,
     source_alignment_score,
 )
@@ -123,7 +135,7 @@ def test_head_scores_places_each_score_at_its_layer_and_head():
         ]
     )  # (2, 2, T, T)
     table = head_scores(patterns, tokens)
-    assert table.names == tuple(n for n in SCORE_NAMES if n != SOURCE_ALIGNMENT)
+    assert table.names == tuple(n for n in DETECTOR_SCORE_NAMES if n != SOURCE_ALIGNMENT)
     assert table.scores.shape == (len(table.names), 2, 2)
     assert table.top(PREVIOUS_TOKEN, 1)[0][:2] == (0, 1)
     assert table.top(INDUCTION, 1) == [(1, 1, 1.0)]
@@ -166,3 +178,102 @@ def test_scores_name_a_shape_they_cannot_read():
         previous_token_score(np.ones(T))
     with pytest.raises(ValueError, match="layers, heads"):
         head_scores(np.ones((T, T)))  # a table is per layer and head
+
+
+# The heads page's summary table: SUMMARY_SCORE_NAMES, read as `runs.heads.head_summary` reads them.
+
+
+def summary(patterns: np.ndarray, kind: str | None = None, alignment=None):
+    return head_scores(patterns, alignment=alignment, names=names_for(SUMMARY_SCORE_NAMES, kind))
+
+
+def test_previous_token_head_in_the_summary():
+    # query 0 can only look at itself; every later query looks at its previous token
+    s = summary(one_head(np.array([[1, 0, 0], [1, 0, 0], [0, 1, 0]], dtype=float)))
+    assert s.score(PREVIOUS_TOKEN)[0, 0] == pytest.approx(1.0)  # queries 1, 2 → keys 0, 1
+    assert s.score(DIAGONAL)[0, 0] == pytest.approx(0.0)  # query 0 (on itself) left out
+    assert s.score(FIRST_TOKEN)[0, 0] == pytest.approx(1 / 2)  # query 1 on key 0, query 2 not
+    assert s.score(ENTROPY)[0, 0] == pytest.approx(0.0)
+    assert s.score(DISTANCE)[0, 0] == pytest.approx((0 + 1 + 1) / 3)  # entropy and distance average every query
+
+
+def test_a_hand_built_previous_token_head_scores_the_same_in_the_summary_and_the_detectors():
+    """One formula per behaviour: the table and the detector section cannot disagree on a shared name."""
+    pattern = one_head(at([0, *range(T - 1)]))
+    table, detectors = summary(pattern), head_scores(pattern)
+    assert table.score(PREVIOUS_TOKEN)[0, 0] == detectors.score(PREVIOUS_TOKEN)[0, 0] == 1.0
+    shared = set(table.names) & set(detectors.names)
+    assert shared == {PREVIOUS_TOKEN, DIAGONAL, FIRST_TOKEN}
+    for name in shared:
+        np.testing.assert_array_equal(table.score(name), detectors.score(name))
+
+
+def test_uniform_head_has_maximal_entropy():
+    s = summary(np.full((1, 1, 2, 4), 0.25))
+    assert s.score(ENTROPY)[0, 0] == pytest.approx(2.0) and s.max_entropy == pytest.approx(2.0)
+    assert s.score(FIRST_TOKEN)[0, 0] == pytest.approx(0.25)
+    # distances: query 0 → (0+1+2+3)/4 = 1.5, query 1 → (1+0+1+2)/4 = 1.0
+    assert s.score(DISTANCE)[0, 0] == pytest.approx(1.25)
+
+
+def test_mixed_row_entropy_by_hand():
+    s = summary(one_head(np.array([[0.5, 0.25, 0.25], [0.0, 0.0, 1.0]])))
+    assert s.score(ENTROPY)[0, 0] == pytest.approx((1.5 + 0.0) / 2)  # 0.5·1 + 2·0.25·2 = 1.5 bits; a one-hot row is 0
+    assert s.score(PREVIOUS_TOKEN)[0, 0] == pytest.approx(0.0)  # query 1 → key 0
+    assert s.score(DIAGONAL)[0, 0] == pytest.approx(0.0)  # query 1 → key 1; query 0 left out
+
+
+def test_one_query_has_no_previous_token_diagonal_or_first_token():
+    s = summary(np.full((2, 3, 1, 5), 0.2))  # one query, query 0: left out of every "where it looks" score
+    assert s.score(ENTROPY).shape == (2, 3) and s.max_entropy == pytest.approx(math.log2(5))
+    for name in (PREVIOUS_TOKEN, DIAGONAL, FIRST_TOKEN):
+        assert np.isnan(s.score(name)).all(), name
+
+
+def test_rows_list_every_head_with_every_score():
+    s = summary(np.full((2, 3, 4, 4), 0.25))
+    rows = s.rows()
+    assert len(rows) == 6 and rows[4]["layer"] == 1 and rows[4]["head"] == 1
+    assert set(rows[0]) == {"layer", "head", *s.names} and s.names == tuple(n for n in SUMMARY_SCORE_NAMES if n != ALIGNMENT)
+    with pytest.raises(KeyError):
+        s.score("nonsense")
+
+
+def test_cross_attention_drops_the_index_scores_and_reports_alignment():
+    p = np.stack([np.eye(3)[[2, 0, 1]], np.eye(3)])[None].astype(np.float32)  # (1, 2, 3, 3): an aligner, a diagonal
+    cross = summary(p, kind="cross", alignment=(2, 0, 1))
+    assert cross.names == (ENTROPY, FIRST_TOKEN, ALIGNMENT)
+    assert cross.score(ALIGNMENT).tolist() == [[1.0, 0.0]]  # the diagonal head scores nothing
+    for name in (PREVIOUS_TOKEN, DIAGONAL, DISTANCE):
+        with pytest.raises(KeyError):
+            cross.score(name)
+    assert summary(p, kind="cross").names == (ENTROPY, FIRST_TOKEN)  # no gold alignment: no score
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder", None])
+def test_self_attention_keeps_the_index_scores(kind):
+    s = summary(np.full((1, 1, 3, 3), 1 / 3), kind=kind)
+    assert s.names == (ENTROPY, PREVIOUS_TOKEN, DIAGONAL, FIRST_TOKEN, DISTANCE)
+    assert s.score(DIAGONAL)[0, 0] == pytest.approx(1 / 3)
+
+
+def test_one_cross_attention_rule_for_both_sections():
+    for section in (SUMMARY_SCORE_NAMES, DETECTOR_SCORE_NAMES):
+        kept = names_for(section, "cross")
+        assert set(kept) == set(section) & set(CROSS_SCORE_NAMES)
+        assert not {PREVIOUS_TOKEN, DIAGONAL, ANTI_DIAGONAL, DISTANCE, DUPLICATE_TOKEN, INDUCTION} & set(kept)
+        assert names_for(section, "decoder") == names_for(section, "encoder") == tuple(section)
+    assert set(SUMMARY_SCORE_NAMES) | set(DETECTOR_SCORE_NAMES) == set(SCORE_NAMES)
+
+
+CATALOGS = Path(__file__).resolve().parents[3] / "assets" / "i18n"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_catalogs_name_each_score_by_the_one_vocabulary(lang):
+    """The summary's column titles are `heads.metric_<name>`, the detectors' `detectors.name_<name>`: no other."""
+    heads = json.loads((CATALOGS / lang / "heads.json").read_text(encoding="utf-8"))
+    detectors = json.loads((CATALOGS / lang / "detectors.json").read_text(encoding="utf-8"))
+    metric_keys = {k.removeprefix("metric_") for k in heads if k.startswith("metric_") and k != "metric_pick"}
+    assert metric_keys == set(SUMMARY_SCORE_NAMES)
+    assert {k.removeprefix("name_") for k in detectors if k.startswith("name_")} == set(DETECTOR_SCORE_NAMES)

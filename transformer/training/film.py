@@ -27,22 +27,17 @@ import torch
 
 from hook_names import act_name
 from transformer.batch import Batch
-from transformer.checkpoint import ModelBundle
+from transformer.checkpoint import ModelBundle, attention_kinds
 from transformer.config import TransformerConfig
-from transformer.evaluate import make_batch
 from transformer.hooks import capture
 from transformer.tasks.base import Example
+from transformer.training.evaluate import make_batch
 
 FILM = "film.npz"  # beside model.safetensors in a checkpoint folder
 CURVES = ("step", "loss", "token_accuracy", "learning_rate", "elapsed")  # one value per training step
 QUANT = 255  # uint8 levels of an attention weight in a frame
 MAX_FRAMES = 400  # a longer run keeps every other frame (the film stays small; the curves stay complete)
 MAX_PROBE_CHARS = 64  # a probe longer than this is cut (a frame holds T² cells per head)
-
-
-def kinds_of(bundle: ModelBundle) -> tuple[str, ...]:
-    """The attention kinds the model has, in the paper's order."""
-    return ("encoder", "decoder", "cross") if bundle.config.is_encoder_decoder else ("decoder",)
 
 
 def probe_pair(task: Any, text: str | None = None) -> tuple[str, str]:
@@ -78,7 +73,7 @@ def probe_patterns(bundle: ModelBundle, source: str, target: str) -> dict[str, n
     puts the model back in the mode it was in. Shape of each: encoder (L, H, Ts, Ts), decoder
     (L, H, Tt, Tt), cross (L, H, Tt, Ts), with Ts = source + <eos>, Tt = <bos> + target.
     """
-    model, kinds = bundle.model, kinds_of(bundle)
+    model, kinds = bundle.model, attention_kinds(bundle)
     batch = probe_batch(bundle, source, target)
     names = {kind: [act_name(kind, layer, "pattern") for layer in range(bundle.config.n_layers)] for kind in kinds}
     was_training = model.training

@@ -16,11 +16,11 @@ import torch
 
 from transformer.checkpoint import ModelBundle, save_checkpoint
 from transformer.config import config_overrides
-from transformer.evaluate import EvalResult, best_head, cross_attention_alignment, is_reordered
-from transformer.film import FILM, Film, FilmRecorder, probe_pair
 from transformer.registry import load_model
 from transformer.tasks.recipes import RECIPES
-from transformer.train import TrainProgress, TrainResult, TrainSettings, heldout_metrics, task_with_options, train
+from transformer.training.evaluate import EvalResult, best_head, cross_attention_alignment, is_reordered
+from transformer.training.film import FILM, Film, FilmRecorder, probe_pair
+from transformer.training.train import TrainProgress, TrainResult, TrainSettings, heldout_metrics, task_with_options, train
 
 # Per-task defaults for flags left out, chosen so that `train --task T --out DIR` gives a good model (each task's
 # recipe: `transformer.tasks.recipes`).
@@ -138,7 +138,7 @@ def write_model(result: TrainResult, task: Any, out: str, command: str) -> tuple
         **{k: v for k, v in bundle.card.items() if k == "prompt"},  # a decoder-only model's prompt format
     }
     if hasattr(task, "references"):  # a corpus task: BLEU and chrF, and cross-attention against a dictionary
-        from transformer.probes_corpus import corpus_report, probe_dictionary_alignment
+        from transformer.probes.corpus import corpus_report, probe_dictionary_alignment
 
         card["attention"], extra_metrics = corpus_report(bundle, task)
         card["attention"]["probe_alignment"] = probe_dictionary_alignment(bundle, task, *probe_pair(task, card["example"]))
@@ -162,7 +162,7 @@ def attention_report(bundle: ModelBundle, task: Any) -> tuple[dict[str, Any], di
     sentences. Induction: the previous-token and induction heads and the loss on each half.
     """
     if task.name == "induction":
-        from transformer.induction_probe import induction_report
+        from transformer.probes.induction_probe import induction_report
 
         return induction_report(bundle)
     heldout = task.examples(ALIGNMENT_N, split="heldout", seed=7)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from transformer.__main__ import main
+from transformer.cli import main
 
 RANDOM_SMALL = ["--model", "random", "--config", "n_layers=1", "--config", "d_model=16"]
 
@@ -103,7 +103,7 @@ def test_oversized_random_config_fails_fast(tmp_path: Path, capsys: pytest.Captu
 
 
 def test_train_refuses_an_oversized_seed_clearly() -> None:
-    from transformer.train import TrainSettings, train
+    from transformer.training.train import TrainSettings, train
 
     with pytest.raises(ValueError, match="seed must be an integer from 0"):
         train(TrainSettings(task="reverse", steps=1, seed=2**64))

@@ -13,10 +13,10 @@ import pytest
 
 from transformer.checkpoint import load_checkpoint
 from transformer.config import TransformerConfig
-from transformer.film import FILM, Film, probe_patterns
 from transformer.registry import MODELS_DIR, list_models
+from transformer.training.film import FILM, Film, probe_patterns
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MAX_FILMS_BYTES = 3 * 2**20  # every shipped film together
 
 
@@ -127,7 +127,7 @@ def test_a_continued_training_with_another_probe_films_itself_only(tmp_path):
 def test_the_card_writer_knows_every_shipped_task(name):
     """A retrained shipped model gets its own summary, example (the film's probe) and, for a translator,
     a gold alignment that is a sentence (the decoder-only summaries once sat in the wrong table)."""
-    from transformer.train_cli import GOLD_ALIGNMENT, SUMMARIES
+    from transformer.cli.train import GOLD_ALIGNMENT, SUMMARIES
 
     task = json.loads((MODELS_DIR / name / "card.json").read_text(encoding="utf-8"))["task"]
     summary, summary_zh, example = SUMMARIES[task]

@@ -8,7 +8,7 @@ held-out sample and training stops early once its exact-match reaches `target_ex
     result = train(TrainSettings(task="reverse", steps=3000), callback=print)
     save_trained(result, "assets/models/reverse")
 
-The command line (`python -m transformer train ...` / `eval ...`) is in `train_cli.py`.
+The command line (`python -m transformer train ...` / `eval ...`) is in `transformer/cli/train.py`.
 """
 
 from __future__ import annotations
@@ -24,16 +24,15 @@ from typing import Any
 import torch
 from torch import nn
 
-from transformer.causal import no_causal_specs
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
-from transformer.evaluate import EvalResult, evaluate, make_batch
 from transformer.hooks import intervene
-from transformer.interventions import build_interventions
+from transformer.interventions import build_interventions, no_causal_specs
 from transformer.model import Transformer
 from transformer.registry import check_seed
-from transformer.schedule import noam_optimizer, noam_rate
 from transformer.tokenizer import PAD_ID, SENTENCE_PUNCTUATION, CharTokenizer, Tokenizer, WordTokenizer
+from transformer.training.evaluate import EvalResult, evaluate, make_batch
+from transformer.training.schedule import noam_optimizer, noam_rate
 
 log = logging.getLogger(__name__)
 

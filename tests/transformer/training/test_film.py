@@ -8,9 +8,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from transformer.film import QUANT, Film, FilmRecorder, probe_patterns, quantize
 from transformer.tasks import ReverseTask
-from transformer.train import TrainSettings, train
+from transformer.training.film import QUANT, Film, FilmRecorder, probe_patterns, quantize
+from transformer.training.train import TrainSettings, train
 
 TASK = ReverseTask(min_len=2, max_len=5, chinese_heavy_fraction=0.0)
 CONFIG = {"n_layers": 2, "d_model": 16, "n_heads": 2, "d_ff": 32, "dropout": 0.1}
@@ -109,10 +109,10 @@ def test_a_film_continues_across_a_grown_vocabulary_but_not_another_shape(record
 def test_a_joined_film_past_the_frame_budget_keeps_the_shipped_models_frame(recorded, monkeypatch):
     """Thinning a joined film to every other frame must not drop the last one (zh-en's two stages did: its film
     ended 30 steps before its model)."""
-    import transformer.film
+    import transformer.training.film
 
     film = recorded[0]
-    monkeypatch.setattr(transformer.film, "MAX_FRAMES", film.n_frames)  # two films of n frames: thinned once
+    monkeypatch.setattr(transformer.training.film, "MAX_FRAMES", film.n_frames)  # two films of n frames: thinned once
     joined = film.after(film)
     assert joined.n_frames <= film.n_frames + 1
     assert joined.frame_steps[-1] == 2 * int(film.curves["step"][-1])  # the second film's last step, shifted

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from transformer.importance import IMPORTANCE_JSON, compute_importance, save_importance
+from transformer.probes.importance import IMPORTANCE_JSON, compute_importance, save_importance
 from transformer.registry import load_model, resolve_model
 
 

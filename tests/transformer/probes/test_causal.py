@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from transformer.causal import causal_experiment, no_causal_specs
 from transformer.decoding import trace_text
-from transformer.interventions import build_interventions
+from transformer.interventions import build_interventions, no_causal_specs
+from transformer.probes.causal import causal_experiment
 from transformer.registry import MODELS_DIR, load_model
 from transformer.tasks import get_task
 

@@ -11,11 +11,11 @@ import pytest
 import torch
 
 from transformer.checkpoint import load_checkpoint
-from transformer.evaluate import alignment_sets, evaluate, is_reordered, make_batch
-from transformer.schedule import noam_optimizer, noam_rate
 from transformer.tasks import CopyTask, Example, ReverseTask
 from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID
-from transformer.train import TrainProgress, TrainSettings, build_bundle, train
+from transformer.training.evaluate import alignment_sets, evaluate, is_reordered, make_batch
+from transformer.training.schedule import noam_optimizer, noam_rate
+from transformer.training.train import TrainProgress, TrainSettings, build_bundle, train
 
 TINY = {"n_layers": 1, "d_model": 32, "n_heads": 2, "d_ff": 64, "dropout": 0.0}
 SHORT_COPY = CopyTask(min_len=1, max_len=6)
@@ -141,11 +141,11 @@ def test_alignment_helpers():
 
 
 def test_cli_trains_writes_a_loadable_model_with_a_card_and_evaluates(tmp_path, capsys, monkeypatch):
-    from transformer import train_cli
-    from transformer.__main__ import main
+    from transformer.cli import main
+    from transformer.cli import train as cli_train
 
-    monkeypatch.setattr(train_cli, "FINAL_EVAL_N", 20)
-    monkeypatch.setattr(train_cli, "ALIGNMENT_N", 10)
+    monkeypatch.setattr(cli_train, "FINAL_EVAL_N", 20)
+    monkeypatch.setattr(cli_train, "ALIGNMENT_N", 10)
     monkeypatch.setattr("sys.stderr", io.StringIO())
     out = tmp_path / "m"
     argv = ["train", "--task", "translate-en-zh", "--out", str(out), "--steps", "3", "--eval-every", "0", "--seed", "1"]
@@ -167,11 +167,11 @@ def test_cli_trains_writes_a_loadable_model_with_a_card_and_evaluates(tmp_path, 
 
 
 def test_cli_time_budget_stops_and_records_the_steps_taken(tmp_path, monkeypatch):
-    from transformer import train_cli
-    from transformer.__main__ import main
+    from transformer.cli import main
+    from transformer.cli import train as cli_train
 
-    monkeypatch.setattr(train_cli, "FINAL_EVAL_N", 5)
-    monkeypatch.setattr(train_cli, "ALIGNMENT_N", 5)
+    monkeypatch.setattr(cli_train, "FINAL_EVAL_N", 5)
+    monkeypatch.setattr(cli_train, "ALIGNMENT_N", 5)
     monkeypatch.setattr("sys.stderr", io.StringIO())
     out = tmp_path / "m"
     argv = ["train", "--task", "copy", "--out", str(out), "--steps", "500", "--eval-every", "0", "--time-budget", "0"]
@@ -197,7 +197,7 @@ def test_init_from_grows_the_vocabulary_keeping_every_known_symbols_rows(tmp_pat
     """reverse's fourth stage: a level-1 checkpoint continues on the level-1 + level-2 alphabet. Each known symbol
     keeps its embedding and output row at its new id (the sorted alphabet moves them); only new symbols start fresh."""
     from transformer.checkpoint import save_checkpoint
-    from transformer.train import _continue_from, task_with_options
+    from transformer.training.train import _continue_from, task_with_options
 
     level_one = {"hanzi_levels": 1, "chinese_punctuation": False, "unknown_share": 0}
     small = train(tiny_settings(steps=2, task_options=level_one), task=SHORT_COPY)

@@ -7,7 +7,7 @@ import pytest
 
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
-from transformer.detector_inputs import (
+from transformer.probes.detector_inputs import (
     DECODER_CROSS,
     DECODER_SELF,
     ENCODER_SELF,

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from hook_names import act_name
-from transformer.__main__ import main
+from transformer.cli import main
 from transformer.config import TransformerConfig
 from transformer.decoding import trace_text
 from transformer.registry import random_bundle
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 TEXT = "Hi 你好 <b>x</b>"
 
 

@@ -33,15 +33,14 @@ from typing import Any
 import torch
 
 from hook_names import attn_module, head_label
-from transformer.checkpoint import ModelBundle
-from transformer.evaluate import Batch, cross_attention_alignment, greedy_completions, make_batch, prompt_prefix
-from transformer.film import kinds_of
+from transformer.checkpoint import ModelBundle, attention_kinds
 from transformer.hooks import intervene
 from transformer.interventions import InterventionSpec, build_interventions
 from transformer.prompt import prompt_format
 from transformer.registry import MODELS_DIR
 from transformer.tasks import Example, get_task
 from transformer.tokenizer import PAD_ID
+from transformer.training.evaluate import Batch, cross_attention_alignment, greedy_completions, make_batch, prompt_prefix
 
 IMPORTANCE_JSON = "importance.json"
 
@@ -193,7 +192,7 @@ def compute_importance(
         base = greedy_completions(bundle, chosen)
         base_out, base_logp = [got for got, _ in base], _logprobs(bundle, batch, labels, ())
         exact = sum(got == want for got, want in base) / len(chosen)
-        kinds = kinds_of(bundle)
+        kinds = attention_kinds(bundle)
         keys = [(kind, layer, head) for kind in kinds for layer in range(config.n_layers) for head in range(config.n_heads)]
         if progress:
             progress(0, len(keys))

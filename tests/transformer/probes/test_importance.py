@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from transformer.__main__ import main
+from transformer.cli import main
 from transformer.decoding import trace_text
-from transformer.importance import (
+from transformer.interventions import InterventionSpec, build_interventions
+from transformer.probes.importance import (
     IMPORTANCE_JSON,
     HeadImportance,
     compute_importance,
@@ -19,7 +20,6 @@ from transformer.importance import (
     load_importance,
     sample,
 )
-from transformer.interventions import InterventionSpec, build_interventions
 from transformer.registry import MODELS_DIR, load_model
 
 SHIPPED = [m for m in ("translate-en-zh", "translate-en-fr", "reverse") if (MODELS_DIR / m).is_dir()]

@@ -104,7 +104,7 @@ def greedy_completions(bundle: ModelBundle, examples: Sequence[Any], batch_size:
     The output is the greedy completion (after a decoder-only model's prompt) up to and including its
     <eos>; the right output is the target's ids + <eos>. A model whose format ends without <eos>
     (induction: an endless continuation) is compared on as many tokens as the target has.
-    Runs under whatever interventions are active on the model (`transformer.importance` ablates heads).
+    Runs under whatever interventions are active on the model (`transformer.probes.importance` ablates heads).
     """
     fmt = prompt_format(bundle)
     out: list[tuple[list[int], list[int]]] = [([], [])] * len(examples)
@@ -153,7 +153,7 @@ def alignment_sets(example: Any) -> dict[int, set[int]]:
     """The example's alignment as target position → set of source positions.
 
     The tasks give `alignment[j]` = the source index target symbol j comes from, or None; a dictionary check
-    (`transformer.probes_corpus`) gives the set of source positions that translate it.
+    (`transformer.probes.corpus`) gives the set of source positions that translate it.
     """
     sets = {j: s for j, s in enumerate(example.alignment or ()) if s is not None}
     return {j: {int(i) for i in s} if isinstance(s, frozenset) else {int(s)} for j, s in sets.items()}

@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from hook_names import attn_module, hook_name
+from hook_names import hook_name
 from transformer.checkpoint import ModelBundle
 from transformer.decoding import trace_text
-from transformer.evaluate import target_ids
 from transformer.hooks import capture
-from transformer.interventions import InterventionSpec, build_interventions
+from transformer.interventions import build_interventions, no_causal_specs
 from transformer.prompt import text_rows
 from transformer.rows import decoder_row, label_row, text_limit
+from transformer.training.evaluate import target_ids
 
 
 @dataclass(frozen=True)
@@ -74,12 +74,6 @@ class CausalExperiment:
     def looking_ahead(self) -> tuple[int, ...]:
         """Rows that put weight on later positions once the mask is lifted."""
         return tuple(p.position for p in self.positions if p.looks_ahead)
-
-
-def no_causal_specs(n_layers: int, layers: Sequence[int] | None = None) -> tuple[InterventionSpec, ...]:
-    """Lift the causal mask of the given decoder layers (all by default)."""
-    chosen = range(n_layers) if layers is None else layers
-    return tuple(InterventionSpec("no_causal", attn_module("decoder", i)) for i in chosen)
 
 
 @torch.no_grad()

@@ -7,8 +7,8 @@ On held-out repeated sequences `<bos> x1 … xn x1 … xn` (distinct random symb
 - the loss on the first half stays near ln(vocabulary) (nothing to predict from), while the loss on
   the repeated half (from its second symbol on) falls close to zero.
 
-The numbers go into the model card (`train_cli.attention_report`) and are re-checked on the shipped
-weights by the tests. The scores are `transformer.head_detectors`' (pure NumPy), so the card and the heads
+The numbers go into the model card (`transformer.cli.train.attention_report`) and are re-checked on the shipped
+weights by the tests. The scores are `transformer.probes.head_scores`' (pure NumPy), so the card and the heads
 page measure the same thing.
 """
 
@@ -22,11 +22,11 @@ import torch
 
 from hook_names import head_label
 from transformer.checkpoint import ModelBundle
-from transformer.detector_inputs import DECODER_SELF, pattern_name
-from transformer.evaluate import make_batch
-from transformer.head_detectors import induction_score, previous_token_score
 from transformer.hooks import capture
+from transformer.probes.detector_inputs import DECODER_SELF, pattern_name
+from transformer.probes.head_scores import induction_score, previous_token_score
 from transformer.tokenizer import PAD_ID
+from transformer.training.evaluate import make_batch
 
 N_SEQUENCES = 200
 SEED = 12345

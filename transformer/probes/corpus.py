@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from transformer.checkpoint import ModelBundle
-from transformer.evaluate import best_head, cross_attention_alignment, greedy_completions
 from transformer.tasks.base import Example
 from transformer.tasks.cedict import covering_glosses, lemmas
 from transformer.tokenizer import WORD_START, Tokenizer, word_groups
+from transformer.training.evaluate import best_head, cross_attention_alignment, greedy_completions
 
 ALIGNMENT_N = 300  # held-out pairs the dictionary check reads
 
@@ -105,7 +105,7 @@ def probe_dictionary_alignment(bundle: ModelBundle, task: Any, source: str, targ
 
 
 def corpus_report(bundle: ModelBundle, task: Any) -> tuple[dict[str, Any], dict[str, float]]:
-    """The card's attention facts and quality metrics for a corpus task (`train_cli.write_model`)."""
+    """The card's attention facts and quality metrics for a corpus task (`transformer.cli.train.write_model`)."""
     measured = quality(bundle, task)
     scores, counted = dictionary_alignment(bundle, task)
     head, score = best_head(scores)
