@@ -7,9 +7,9 @@ on the default model and its example sentence. The page is loaded once on step 1
 first run not timed); then each round walks every step forward with → (timing each step until the
 script finished and its charts show new data, painted), reveals it (same clock), and walks back with
 ←. Times are medians over rounds, from the page's own clock. The second table is the server's share
-of a step's first visit: `runs.lesson.step_numbers` in-process (the step's live answer and its
-figure's arrays: the one call the page makes per step, cached per sentence afterwards by
-`ui.models.get_lesson_step`; model loaded and sentence run beforehand) and the bytes of those arrays.
+of a step's first visit: `runs.lesson.step_numbers` in-process (the step's record, its live answer and
+its figure's arrays: the one call the page makes per step, cached per sentence afterwards by
+`ui.models.get_lesson_step`; model loaded and sentence run beforehand) and the bytes of that record.
 Targets (issue 11): Next/Previous ≤ 1 s median, Reveal ≤ 0.5 s, on this 2-core machine.
 """
 
@@ -111,7 +111,7 @@ def charts_after_reveal(step: str) -> int:
 
 
 def server_share() -> list[list[object]]:
-    """In-process time of each step's numbers (`runs.lesson.step_numbers`, the median of 3) and their arrays' bytes."""
+    """In-process time of each step's numbers (`runs.lesson.step_numbers`, the median of 3) and their record's bytes."""
     from runs.byte_cache import deep_nbytes
     from runs.lesson import step_numbers
     from runs.model_ref import ModelRef, load_bundle
@@ -128,7 +128,7 @@ def server_share() -> list[list[object]]:
             start = time.perf_counter()
             numbers = step_numbers(step, bundle, trace)
             took.append(time.perf_counter() - start)
-        rows.append([step, ms(statistics.median(took)), size(deep_nbytes(numbers.figure))])
+        rows.append([step, ms(statistics.median(took)), size(deep_nbytes(numbers))])
     return rows
 
 
@@ -148,7 +148,7 @@ def main() -> None:
     rows.append(["all steps", *(f"{statistics.median(v):.0f} ms" if v else "–" for v in every.values())])
     print_table(["step", "Next → painted", "Previous → painted", "Reveal → painted"], rows)
     print()
-    print_table(["step", "numbers, first visit (server, ms)", "figure arrays"], server_share())
+    print_table(["step", "numbers, first visit (server, ms)", "record (answer and figure arrays)"], server_share())
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """What a class answers on each lesson step: choices built from the step's own numbers, and the truth.
 
 The lesson asks before it reveals (`runs.lesson`); in class mode every student answers on their own
-screen. The choices come from the same `StepNumbers` the Reveal shows, so they follow the class's
-sentence and model: the sentence's tokens for "which word will it read most?", yes / no where the model
-decides, ranges around a measured number, or a number to type where the answer is a count. Nothing is
-written down in advance; a test changes the sentence and checks the truth follows.
+screen. The choices come from the same step record (`runs.lesson_numbers`) the Reveal shows, so they
+follow the class's sentence and model: the sentence's tokens for "which word will it read most?", yes /
+no where the model decides, ranges around a measured number, or a number to type where the answer is a
+count. Nothing is written down in advance; a test changes the sentence and checks the truth follows.
 
 A choice's `code` is what the class store keeps (language-neutral, at most a few characters); its
 label is shown as it is (a token, a range) or, when `literal` is False, looked up in the catalog
@@ -16,9 +16,25 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from runs import lesson
-from runs.lesson import StepNumbers
+from runs.lesson_numbers import (
+    ArchitectureNumbers,
+    AttentionNumbers,
+    CrossNumbers,
+    EmbeddingNumbers,
+    FeedForwardNumbers,
+    HeadsNumbers,
+    LayerNormNumbers,
+    MaskNumbers,
+    PositionalNumbers,
+    RecapNumbers,
+    ScalingNumbers,
+    StepNumbers,
+    TaskNumbers,
+    WhyAttentionNumbers,
+)
 from viz.trace import TraceData
 
 MAX_CHOICES = 8  # a phone shows eight tokens without scrolling
@@ -117,75 +133,71 @@ NORM_SIZES = (1.0, 3.0, 10.0, 30.0)  # vector lengths: the embeddings step's ran
 MAX_WEIGHTS = (0.25, 0.5, 0.75, 0.95)  # the biggest softmax weight: the scaling step's ranges
 
 
-def _task(numbers: StepNumbers, trace: TraceData) -> ClassQuestion | None:
-    return yes_no("task", numbers.answer["correct"])  # type: ignore[arg-type]
+def _task(numbers: TaskNumbers, trace: TraceData) -> ClassQuestion | None:
+    return yes_no("task", numbers.correct)
 
 
-def _why_attention(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
-    return number("why_attention", "rnn_steps", int(numbers.answer["rnn"]))  # type: ignore[call-overload]
+def _why_attention(numbers: WhyAttentionNumbers, trace: TraceData) -> ClassQuestion:
+    return number("why_attention", "rnn_steps", numbers.rnn)
 
 
-def _embeddings(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
-    choices, truth = range_choices(float(numbers.answer["scaled"]), NORM_SIZES)  # type: ignore[arg-type]
+def _embeddings(numbers: EmbeddingNumbers, trace: TraceData) -> ClassQuestion:
+    choices, truth = range_choices(numbers.scaled, NORM_SIZES)
     return ClassQuestion("embeddings", "scaled_norm", truth, choices)
 
 
-def _positional(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
-    answer = numbers.answer
-    position = int(answer["position"])  # type: ignore[call-overload]
-    nearest, *tied = answer["nearest"]  # type: ignore[misc]  # positions equally alike: one of them is offered
-    candidates = {int(nearest), int(answer["farthest"][0]), 0, 2 * position, lesson.PE_POSITIONS // 2}  # type: ignore[index]
+def _positional(numbers: PositionalNumbers, trace: TraceData) -> ClassQuestion:
+    position = numbers.position
+    nearest, *tied = numbers.nearest  # positions equally alike: one of them is offered
+    candidates = {nearest, numbers.farthest[0], 0, 2 * position, lesson.PE_POSITIONS // 2}
     kept = sorted(p for p in candidates - {position, *tied} if 0 <= p < lesson.PE_POSITIONS)
     return ClassQuestion("positional", "nearest", f"p{nearest}", tuple(Choice(f"p{p}", str(p)) for p in kept))
 
 
-def _attention(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
+def _attention(numbers: AttentionNumbers, trace: TraceData) -> ClassQuestion:
     tokens = trace.key_tokens(lesson.query_kind(trace))
-    choices, truth = token_choices(tokens, int(numbers.answer["key_index"]))  # type: ignore[call-overload]
+    choices, truth = token_choices(tokens, numbers.key_index)
     return ClassQuestion("attention", "choose", truth, choices)
 
 
-def _scaling(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
-    choices, truth = range_choices(float(numbers.answer["unscaled"]), MAX_WEIGHTS)  # type: ignore[arg-type]
+def _scaling(numbers: ScalingNumbers, trace: TraceData) -> ClassQuestion:
+    choices, truth = range_choices(numbers.unscaled, MAX_WEIGHTS)
     return ClassQuestion("scaling", "unscaled_weight", truth, choices)
 
 
-def _heads(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
-    truth = "changes" if numbers.answer["before"] != numbers.answer["after"] else "same"
+def _heads(numbers: HeadsNumbers, trace: TraceData) -> ClassQuestion:
+    truth = "changes" if numbers.before != numbers.after else "same"
     return ClassQuestion("heads", "choose", truth, named("changes", "same"))
 
 
 LN_SETTLED = 0.05  # a mean within this of 0, a spread within this of 1: what LayerNorm promises
 
 
-def _layernorm(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
-    a = numbers.answer
-    centred = float(a["out_mean"]) < LN_SETTLED  # type: ignore[arg-type]
-    unit = abs(float(a["out_std_min"]) - 1) < LN_SETTLED and abs(float(a["out_std_max"]) - 1) < LN_SETTLED  # type: ignore[arg-type]
+def _layernorm(numbers: LayerNormNumbers, trace: TraceData) -> ClassQuestion:
+    centred = numbers.out_mean < LN_SETTLED
+    unit = abs(numbers.out_std_min - 1) < LN_SETTLED and abs(numbers.out_std_max - 1) < LN_SETTLED
     truth = {(True, True): "mean0_std1", (True, False): "mean0", (False, True): "std1", (False, False): "unchanged"}[
         (centred, unit)
     ]
     return ClassQuestion("layernorm", "choose", truth, named("mean0_std1", "mean0", "std1", "unchanged"))
 
 
-def _feed_forward(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
-    truth = "ffn" if numbers.answer["ffn_params"] > numbers.answer["attn_params"] else "attn"  # type: ignore[operator]
+def _feed_forward(numbers: FeedForwardNumbers, trace: TraceData) -> ClassQuestion:
+    truth = "ffn" if numbers.ffn_params > numbers.attn_params else "attn"
     return ClassQuestion("feed_forward", "choose", truth, named("ffn", "attn"))
 
 
-def _masks(numbers: StepNumbers, trace: TraceData) -> ClassQuestion | None:
-    return yes_no("masks", numbers.answer["changed"])  # type: ignore[arg-type]
+def _masks(numbers: MaskNumbers, trace: TraceData) -> ClassQuestion | None:
+    return yes_no("masks", numbers.changed)
 
 
-def _cross(numbers: StepNumbers, trace: TraceData) -> ClassQuestion | None:
-    if numbers.choice is None:
-        return None
-    choices, truth = token_choices(trace.src_tokens, int(numbers.answer["key"]))  # type: ignore[call-overload]
+def _cross(numbers: CrossNumbers, trace: TraceData) -> ClassQuestion:
+    choices, truth = token_choices(trace.src_tokens, numbers.key)
     return ClassQuestion("cross", "choose", truth, choices)
 
 
-def _architecture(numbers: StepNumbers, trace: TraceData) -> ClassQuestion | None:
-    word = str(numbers.answer["word"])
+def _architecture(numbers: ArchitectureNumbers, trace: TraceData) -> ClassQuestion | None:
+    word = numbers.word
     written = list(trace.next_tokens or trace.output_tokens)
     if not word or word not in written:
         return None  # nothing generated, or a written token the run's axes do not name
@@ -193,11 +205,12 @@ def _architecture(numbers: StepNumbers, trace: TraceData) -> ClassQuestion | Non
     return ClassQuestion("architecture", "choose", truth, choices)
 
 
-def _recap(numbers: StepNumbers, trace: TraceData) -> ClassQuestion:
-    return number("recap", "heads_total", int(numbers.answer["heads"]))  # type: ignore[call-overload]
+def _recap(numbers: RecapNumbers, trace: TraceData) -> ClassQuestion:
+    return number("recap", "heads_total", numbers.heads)
 
 
-QUESTIONS: dict[str, Callable[[StepNumbers, TraceData], ClassQuestion | None]] = {
+# Each step's question from its own record (`runs.lesson_numbers`), keyed by the names of `runs.lesson.LESSON`.
+QUESTIONS: dict[str, Callable[[Any, TraceData], ClassQuestion | None]] = {
     "task": _task,
     "why_attention": _why_attention,
     "embeddings": _embeddings,
@@ -214,9 +227,9 @@ QUESTIONS: dict[str, Callable[[StepNumbers, TraceData], ClassQuestion | None]] =
 }
 
 
-def class_question(numbers: StepNumbers, trace: TraceData) -> ClassQuestion | None:
-    """The class's question on `numbers.step` for the run `trace`, or None where the step asks nothing the
-    model can settle (a sentence outside the grammar, an untrained model that generates nothing)."""
-    if not numbers.answer:  # a step the model skips (an encoder-only model has no causal mask to lift): nothing to ask
+def class_question(step: str, numbers: StepNumbers | None, trace: TraceData) -> ClassQuestion | None:
+    """The class's question on step `step` (its `numbers`) for the run `trace`, or None where the step asks nothing
+    the model can settle (a sentence outside the grammar, an untrained model that generates nothing)."""
+    if numbers is None:  # a step the model skips (an encoder-only model has no causal mask to lift): nothing to ask
         return None
-    return QUESTIONS[numbers.step](numbers, trace)
+    return QUESTIONS[step](numbers, trace)

@@ -333,7 +333,7 @@ def question_panel(cls: InClass | None, ls: Lesson, n: int, beside) -> None:
     if cls is None:
         return
     state = cls.state
-    question = class_question(ls.numbers(STEPS[n - 1]), ls.trace)
+    question = step_question(ls, n)
     if question is None:
         return
     if question_id(n, ls.model_key, ls.text) != state.question:  # this page shows another model or sentence
@@ -349,9 +349,15 @@ def question_panel(cls: InClass | None, ls: Lesson, n: int, beside) -> None:
         st.caption(t("classroom.answering"))
 
 
+def step_question(ls: Lesson, n: int) -> ClassQuestion | None:
+    """The class's question on step `n` (1-based) of the lesson's sentence, from the step's own numbers."""
+    step = STEPS[n - 1]
+    return class_question(step, ls.numbers(step), ls.trace)
+
+
 def asks_class(ls: Lesson, n: int) -> bool:
     """Whether step `n` has a question the class answers on this sentence."""
-    return class_question(ls.numbers(STEPS[n - 1]), ls.trace) is not None
+    return step_question(ls, n) is not None
 
 
 # ---- starting, joining, the lab pages ------------------------------------------------------------

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import plotly.graph_objects as go
 
 from hook_names import ordinal
 from runs import lesson
-from runs.lesson import StepNumbers
+from runs.lesson_numbers import StepNumbers, TaskNumbers
 from runs.model_kind import ModelKind, model_kind
 from transformer.checkpoint import ModelBundle
 from ui.i18n import current_language, t
@@ -57,8 +56,9 @@ class Lesson:
         """What the model is (trained or not, its task, its architecture): every step words itself from it."""
         return model_kind(self.bundle)
 
-    def numbers(self, step: str) -> StepNumbers:
-        """Everything step `step` shows, before any words (cached per model, sentence and step)."""
+    def numbers(self, step: str) -> StepNumbers | None:
+        """Everything step `step` shows, before any words (its `runs.lesson_numbers` record; None where it does not
+        apply to the model), cached per model, sentence and step."""
         return get_lesson_step(self.model_key, self.text, step)
 
 
@@ -120,7 +120,6 @@ def fit(fig: go.Figure, height: int = FIGURE_HEIGHT) -> go.Figure:
 
 def _task(ls: Lesson) -> StepContent:
     kind, numbers = ls.kind, ls.numbers("task")
-    answer, figure = numbers.answer, numbers.figure
     text = t(f"lesson.task_text_{arch_key(kind)}")
     if not kind.trained:
         text += " " + t("lesson.task_untrained")
@@ -129,35 +128,35 @@ def _task(ls: Lesson) -> StepContent:
         text += " " + t(judged, summary=card_summary(ls.bundle))
     if kind.architecture == "encoder-only":
         return StepContent("task", t("lesson.task_title"), text, notes=t("lesson.task_notes"), lab_page="architecture")
-    output = code(answer["output"] or "∅")
+    output = code(numbers.output or "∅")
     if not kind.trained:
         reply = t("lesson.task_answer_untrained", output=output)
     elif not kind.judged:
         reply = t("lesson.task_answer_unjudged", output=output)
     elif kind.corpus:
-        reply = _corpus_reply(answer, output)
+        reply = _corpus_reply(numbers, output)
     else:
-        verdict = {True: "correct", False: "wrong", None: "unknown"}[answer["correct"]]
-        reply = t(f"lesson.task_answer_{verdict}", output=output, expected=code(answer["expected"]))
-        if answer["more"]:
-            reply += " " + t("lesson.task_answer_more", more=answer["more"])
+        verdict = {True: "correct", False: "wrong", None: "unknown"}[numbers.correct]
+        reply = t(f"lesson.task_answer_{verdict}", output=output, expected=code(numbers.expected))
+        if numbers.more:
+            reply += " " + t("lesson.task_answer_more", more=numbers.more)
     notes, fig = t("lesson.task_notes"), None
-    if "values" in figure:
+    if numbers.alignment is not None:
         verb = alignment_verb(ls.bundle)
         fig = matrix_figure(
-            figure["values"],  # (T_out, T_src)
+            numbers.alignment,  # (T_out, T_src)
             TokenAxis(ls.trace.output_tokens),
-            TokenAxis(figure["source"]),
+            TokenAxis(numbers.source),
             HeatmapText(x_title=t("lesson.fig_source"), y_title=t("lesson.fig_target"), value=verb),
             fmt=".0f",
         )
         notes += " " + t("lesson.task_figure_note", verb=verb)
-    elif "attention" in figure:  # a real sentence pair has no alignment: the card's alignment head shows what it read
-        head = figure["head"]
+    elif numbers.head is not None and numbers.attention is not None:  # no alignment: the alignment head's reading
+        head = numbers.head
         fig = head_figure(
-            figure["attention"],  # (T_out, T_src)
+            numbers.attention,  # (T_out, T_src)
             TokenAxis(ls.trace.output_tokens),
-            TokenAxis(figure["source"]),
+            TokenAxis(numbers.source),
             HeatmapText(x_title=t("lesson.fig_source"), y_title=t("lesson.fig_target"), value=t("step.fig_weight")),
         )
         reply += " " + t("lesson.task_figure_head", layer=ordinal(head.layer), head=ordinal(head.head))
@@ -183,28 +182,28 @@ def no_figure_key(kind: ModelKind) -> str:
     return "lesson.task_no_figure_corpus" if kind.corpus else "lesson.task_no_figure"
 
 
-def _corpus_reply(answer: dict[str, Any], output: str) -> str:
+def _corpus_reply(numbers: TaskNumbers, output: str) -> str:
     """A natural translator's verdict: a human translation is one right answer among many, so an output that
     differs is compared (chrF) and left to the class, and a sentence outside the corpus has no reference at all."""
-    if answer["expected"] is None:
+    if numbers.expected is None:
         return t("lesson.task_answer_corpus_none", output=output)
-    split = t("lesson.task_corpus_heldout" if answer["heldout"] else "lesson.task_corpus_trained")
-    if answer["correct"]:
+    split = t("lesson.task_corpus_heldout" if numbers.heldout else "lesson.task_corpus_trained")
+    if numbers.correct:
         return t("lesson.task_answer_corpus_match", output=output, split=split)
     return t(
         "lesson.task_answer_corpus_differs",
         output=output,
-        expected=code(answer["expected"]),
-        chrf=num(answer["chrf"], 1),
+        expected=code(numbers.expected),
+        chrf=num(numbers.chrf, 1),  # type: ignore[arg-type]  # a corpus reference comes with its chrF
         split=split,
     )
 
 
 def _why_attention(ls: Lesson) -> StepContent:
     numbers = ls.numbers("why_attention")
-    answer, tokens = numbers.answer, numbers.figure["tokens"]
+    tokens = numbers.tokens
     fig = matrix_figure(
-        numbers.figure["lengths"],
+        numbers.lengths,  # (T, T)
         TokenAxis(tokens),
         TokenAxis(tokens),
         HeatmapText(x_title=t("lesson.fig_from"), y_title=t("lesson.fig_to"), value=t("lesson.fig_steps")),
@@ -215,8 +214,8 @@ def _why_attention(ls: Lesson) -> StepContent:
         "why_attention",
         t("lesson.why_attention_title"),
         t("lesson.why_attention_text"),
-        t("lesson.why_attention_question", first=lit(answer["first"]), last=lit(answer["last"])),
-        t("lesson.why_attention_answer", **answer),
+        t("lesson.why_attention_question", first=lit(numbers.first), last=lit(numbers.last)),
+        t("lesson.why_attention_answer", rnn=numbers.rnn, attention=numbers.attention, n=numbers.n),
         t("lesson.why_attention_notes"),
         fig,
         lab_page="heads",
@@ -229,8 +228,7 @@ def _embeddings(ls: Lesson) -> StepContent:
     from viz.embedding_scale import norms_figure  # one figure module per step keeps the page's imports short
 
     numbers = ls.numbers("embeddings")
-    scale, answer = numbers.figure["scale"], numbers.answer
-    d = scale.d_model
+    scale, d = numbers.scale, numbers.d_model
     fig = norms_figure(
         scale,
         {k: t(f"positional.norm_{k}") for k in ("raw", "scaled", "pe", "total")},
@@ -238,20 +236,26 @@ def _embeddings(ls: Lesson) -> StepContent:
         y_title=t("positional.norm"),
         reference_label=t("positional.pe_reference", value=num((d / 2) ** 0.5)),
     )
-    values = {k: num(v) if isinstance(v, float) else v for k, v in answer.items()}
     return StepContent(
         "embeddings",
         t("lesson.embeddings_title"),
         t("lesson.embeddings_text"),
         t("lesson.embeddings_question", d_model=d),
-        t("lesson.embeddings_answer", **values),
+        t(
+            "lesson.embeddings_answer",
+            raw=num(numbers.raw),
+            scaled=num(numbers.scaled),
+            pe=num(numbers.pe),
+            sqrt_d=num(numbers.sqrt_d),
+            d_model=d,
+        ),
         t("lesson.embeddings_notes"),
         fig,
         lab_page="positional",
     )
 
 
-def positions_named(positions: list[int]) -> str:
+def positions_named(positions: tuple[int, ...]) -> str:
     """ "position 9", or "positions 9, 11 (a tie)" when several share the extreme value."""
     if len(positions) == 1:
         return t("lesson.position_one", p=positions[0])
@@ -260,26 +264,26 @@ def positions_named(positions: list[int]) -> str:
 
 def _positional(ls: Lesson) -> StepContent:
     numbers = ls.numbers("positional")
-    answer, d, learned = numbers.answer, numbers.figure["d_model"], numbers.figure["learned"]
+    d, learned = numbers.d_model, numbers.learned
     fig = pe_curves(
-        numbers.figure["table"],
-        numbers.figure["dims"],
+        numbers.table,  # (P, d_model)
+        numbers.dims,
         x_title=t("positional.position"),
         y_title=t("positional.value"),
         dim_label=t("positional.dimension"),
     )
     reply = t(
         "lesson.positional_answer_learned" if learned else "lesson.positional_answer",
-        nearest=positions_named(answer["nearest"]),
-        farthest=positions_named(answer["farthest"]),
-        cos_nearest=num(answer["cos_nearest"], 3),
-        cos_farthest=num(answer["cos_farthest"], 3),
+        nearest=positions_named(numbers.nearest),
+        farthest=positions_named(numbers.farthest),
+        cos_nearest=num(numbers.cos_nearest, 3),
+        cos_farthest=num(numbers.cos_farthest, 3),
     )
     return StepContent(
         "positional",
         t("lesson.positional_title"),
         t("lesson.positional_text_learned" if learned else "lesson.positional_text"),
-        t("lesson.positional_question", position=answer["position"], last=answer["positions"] - 1),
+        t("lesson.positional_question", position=numbers.position, last=numbers.positions - 1),
         reply,
         t("lesson.positional_notes"),
         fig,
@@ -292,9 +296,8 @@ def _positional(ls: Lesson) -> StepContent:
 
 def _attention(ls: Lesson) -> StepContent:
     numbers = ls.numbers("attention")
-    answer, view = numbers.answer, numbers.figure["view"]
     fig = scores_figure(
-        view,
+        numbers.view,
         {
             "dot": t("step.row_dot"),
             "scale": t("step.row_scale"),
@@ -305,15 +308,15 @@ def _attention(ls: Lesson) -> StepContent:
         width_px=FIGURE_WIDTH,
         font_px=TICK_PX,  # the projector's cell size: the decimals that fit there fit everywhere
     )
-    kind, query = answer["kind"], lit(answer["query"])
-    reply = t("lesson.attention_answer", query=query, word=lit(answer["key"]), weight=num(answer["weight"]))
-    if answer["first_shown"] > 0 or answer["last_shown"] < answer["n_keys"] - 1:
+    kind, query = numbers.kind, lit(numbers.query)
+    reply = t("lesson.attention_answer", query=query, word=lit(numbers.key), weight=num(numbers.weight))
+    if numbers.first_shown > 0 or numbers.last_shown < numbers.n_keys - 1:
         reply += " " + t(
             "lesson.attention_hidden",
-            first=answer["first_shown"],
-            last=answer["last_shown"],
-            n=answer["n_keys"],
-            weight=num(answer["hidden_weight"], 3),
+            first=numbers.first_shown,
+            last=numbers.last_shown,
+            n=numbers.n_keys,
+            weight=num(numbers.hidden_weight, 3),
         )
     return StepContent(
         "attention",
@@ -324,19 +327,19 @@ def _attention(ls: Lesson) -> StepContent:
             kind=t(f"lesson.kind_{kind}"),
             layer=ordinal(0),
             head=ordinal(0),
-            query=lit(answer["query"]),
+            query=query,
         ),
         reply,
         t("lesson.attention_notes"),
         fig,
         lab_page="step_by_step",
-        lab_params={"kind": kind, "layer": FIRST, "head": FIRST, "query": str(numbers.figure["query"])},
+        lab_params={"kind": kind, "layer": FIRST, "head": FIRST, "query": str(numbers.query_index)},
     )
 
 
 def _scaling(ls: Lesson) -> StepContent:
     numbers = ls.numbers("scaling")
-    answer, demo = numbers.answer, numbers.figure["demo"]
+    demo = numbers.demo
     fig = variance_figure(
         demo,
         {
@@ -347,37 +350,42 @@ def _scaling(ls: Lesson) -> StepContent:
             "variance": t("step.fig_variance", n=demo.n_samples),
         },
     )
-    values = {k: num(v, 3) if isinstance(v, float) else v for k, v in answer.items()}
     return StepContent(
         "scaling",
         t("lesson.scaling_title"),
         t("lesson.scaling_text"),
-        t("lesson.scaling_question", d_k=answer["d_k"]),
-        t("lesson.scaling_answer", **values),
+        t("lesson.scaling_question", d_k=numbers.d_k),
+        t(
+            "lesson.scaling_answer",
+            unscaled=num(numbers.unscaled, 3),
+            scaled=num(numbers.scaled, 3),
+            variance=num(numbers.variance, 3),
+            d_k=numbers.d_k,
+        ),
         t("lesson.scaling_notes"),
         fig,
         figure_hidden=False,
         lab_page="step_by_step",
-        lab_params={"dk": str(answer["d_k"])},
+        lab_params={"dk": str(numbers.d_k)},
         answer_label=t("lesson.answer_simulated"),
     )
 
 
 def _heads(ls: Lesson) -> StepContent:
     numbers = ls.numbers("heads")
-    answer, choice = numbers.answer, numbers.choice
-    query_axis, key_axis = numbers.figure["axes"]
+    choice = numbers.choice
+    query_axis, key_axis = numbers.axes
     fig = grid_figure(
-        numbers.figure["patterns"],  # (L, H, Tq, Tk)
-        marked=numbers.figure["marked"],  # (L, H)
+        numbers.patterns,  # (L, H, Tq, Tk)
+        marked=numbers.marked,  # (L, H)
         tile_label=t("heads.tile_label"),
         hover=t("heads.tile_hover"),
         query_axis=query_axis,
         key_axis=key_axis,
     )
-    changed = "changed" if answer["before"] != answer["after"] else "same"
+    changed = "changed" if numbers.before != numbers.after else "same"
     kind_name = t(f"lesson.kind_{choice.kind}")
-    question = "lesson.heads_question" if answer["from_table"] else "lesson.heads_question_sharpest"
+    question = "lesson.heads_question" if numbers.from_table else "lesson.heads_question_sharpest"
     return StepContent(
         "heads",
         t("lesson.heads_title"),
@@ -385,9 +393,9 @@ def _heads(ls: Lesson) -> StepContent:
         t(question, kind=kind_name, layer=ordinal(choice.layer), head=ordinal(choice.head)),
         t(
             f"lesson.heads_answer_{changed}",
-            changed=answer["changed"],
-            before=code(answer["before"]),
-            after=code(answer["after"]),
+            changed=numbers.changed,
+            before=code(numbers.before),
+            after=code(numbers.after),
         ),
         t("lesson.heads_notes"),
         fig,
@@ -397,25 +405,38 @@ def _heads(ls: Lesson) -> StepContent:
     )
 
 
+def small(value: float) -> str:
+    """A number to 3 decimals, or as 1e-05 where that would print 0.000 (the mean LayerNorm leaves)."""
+    return num(value, 3) if abs(value) >= 1e-3 else f"{value:.0e}"
+
+
 def _layernorm(ls: Lesson) -> StepContent:
     numbers = ls.numbers("layernorm")
-    answer, stats, tokens = numbers.answer, numbers.figure["stats"], numbers.figure["tokens"]
     fig = site_detail_figure(
-        stats,
+        numbers.stats,
         0,
-        tokens,
+        numbers.tokens,
         names={"in": t("layernorm.input"), "out": t("layernorm.output")},
         token_title=t("layernorm.token"),
         mean_title=t("layernorm.mean"),
         std_title=t("layernorm.std"),
     )
-    values = {k: num(v, 3) if abs(v) >= 1e-3 else f"{v:.0e}" for k, v in answer.items()}
     return StepContent(
         "layernorm",
         t("lesson.layernorm_title"),
         t("lesson.layernorm_text"),
         t("lesson.layernorm_question"),
-        t("lesson.layernorm_answer", **values),
+        t(
+            "lesson.layernorm_answer",
+            in_mean=small(numbers.in_mean),
+            in_std_min=small(numbers.in_std_min),
+            in_std_max=small(numbers.in_std_max),
+            out_mean=small(numbers.out_mean),
+            out_std_min=small(numbers.out_std_min),
+            out_std_max=small(numbers.out_std_max),
+            affine_std_min=small(numbers.affine_std_min),
+            affine_std_max=small(numbers.affine_std_max),
+        ),
         t("lesson.layernorm_notes"),
         fig,
         lab_page="layernorm",
@@ -423,9 +444,8 @@ def _layernorm(ls: Lesson) -> StepContent:
 
 
 def _feed_forward(ls: Lesson) -> StepContent:
-    numbers = ls.numbers("feed_forward")
-    shapes = numbers.answer
-    groups = numbers.figure["groups"]
+    shapes = ls.numbers("feed_forward")
+    groups = shapes.groups
     fig = parameter_figure(groups, {part: t(f"lesson.part_{part}") for part in groups}, t("lesson.fig_parameters"))
     return StepContent(
         "feed_forward",
@@ -434,13 +454,13 @@ def _feed_forward(ls: Lesson) -> StepContent:
         t("lesson.feed_forward_question"),
         t(
             "lesson.feed_forward_answer",
-            ffn=f"{shapes['ffn_params']:,}",
-            attn=f"{shapes['attn_params']:,}",
-            share=f"{shapes['share']:.0%}",
+            ffn=f"{shapes.ffn_params:,}",
+            attn=f"{shapes.attn_params:,}",
+            share=f"{shapes.share:.0%}",
         ),
         t("lesson.feed_forward_notes"),
         fig,
-        extra=t("lesson.feed_forward_shapes", n=shapes["n"], d_model=shapes["d_model"], d_ff=shapes["d_ff"]),
+        extra=t("lesson.feed_forward_shapes", n=shapes.n, d_model=shapes.d_model, d_ff=shapes.d_ff),
         lab_page="feed_forward",
     )
 
@@ -454,8 +474,7 @@ def _masks(ls: Lesson) -> StepContent:
     if not ls.kind.has_decoder:
         return skipped_step("masks", t("lesson.masks_text"), t("lesson.skip_masks_encoder_only"), "masks")
     numbers = ls.numbers("masks")
-    answer = numbers.answer
-    if not answer:  # no decoder, no causal mask (an encoder-only model)
+    if numbers is None:  # no decoder, no causal mask (an encoder-only model)
         return StepContent(
             "masks",
             t("lesson.masks_title"),
@@ -467,10 +486,10 @@ def _masks(ls: Lesson) -> StepContent:
             extra=t("lesson.no_figure", what=t("lesson.kind_decoder")),
             lab_page="masks",
         )
-    state = {True: "changed", False: "same", None: "none"}[answer["changed"]]
-    query_axis, key_axis = numbers.figure["axes"]
+    state = {True: "changed", False: "same", None: "none"}[numbers.changed]
+    query_axis, key_axis = numbers.axes
     fig = binary_heatmap(
-        numbers.figure["mask"],  # (Tt, Tt)
+        numbers.mask,  # (Tt, Tt)
         row_tokens=query_axis,
         col_tokens=key_axis,
         title="",
@@ -485,11 +504,11 @@ def _masks(ls: Lesson) -> StepContent:
         t("lesson.masks_question"),
         t(
             f"lesson.masks_answer_{state}",
-            with_=code(answer["with"]),
-            without=code(answer["without"]),
-            rows=answer["rows"],
-            n_rows=answer.get("n_rows", 0),
-            looking=answer["looking"],
+            with_=code(numbers.with_mask),
+            without=code(numbers.without_mask),
+            rows=numbers.rows,
+            n_rows=numbers.n_rows,
+            looking=numbers.looking,
         ),
         t("lesson.masks_notes"),
         fig,
@@ -502,16 +521,15 @@ def _masks(ls: Lesson) -> StepContent:
 def _cross(ls: Lesson) -> StepContent:
     kind = ls.kind
     numbers = ls.numbers("cross")
-    choice = numbers.choice
-    if choice is None:
+    if numbers is None:
         why = "decoder_only" if kind.has_decoder else "encoder_only"
         text = t("lesson.cross_text", verb=alignment_verb(ls.bundle))
         return skipped_step("cross", text, t(f"lesson.skip_cross_{why}"), "heads")
-    answer, alignment = numbers.answer, numbers.figure["alignment"]
-    query_axis, key_axis = numbers.figure["axes"]
+    choice, alignment = numbers.choice, numbers.alignment
+    query_axis, key_axis = numbers.axes
     verb = alignment_verb(ls.bundle)
     fig = head_figure(
-        numbers.figure["pattern"],  # (Tq, Tk)
+        numbers.pattern,  # (Tq, Tk)
         query_axis,
         key_axis,
         HeatmapText(x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("step.fig_weight"), alignment=verb),
@@ -519,8 +537,8 @@ def _cross(ls: Lesson) -> StepContent:
     )
     reply = t(
         "lesson.cross_answer",
-        reads=lit(answer["reads"]),
-        weight=num(answer["weight"]),
+        reads=lit(numbers.reads),
+        weight=num(numbers.weight),
         layer=ordinal(choice.layer),
         head=ordinal(choice.head),
     )
@@ -531,7 +549,7 @@ def _cross(ls: Lesson) -> StepContent:
         "cross",
         t("lesson.cross_title"),
         t("lesson.cross_text", verb=verb) if kind.trained else t("lesson.cross_text_untrained"),
-        t("lesson.cross_question", writes=lit(answer["writes"])),
+        t("lesson.cross_question", writes=lit(numbers.writes)),
         reply,
         t("lesson.cross_notes_task", summary=summary) if summary else t("lesson.cross_notes"),
         fig,
@@ -551,8 +569,7 @@ def _architecture(ls: Lesson) -> StepContent:
         text, why = t("lesson.architecture_text_encoder_only"), t("lesson.skip_architecture_encoder_only")
         return skipped_step("architecture", text, why, "architecture")
     numbers = ls.numbers("architecture")
-    answer, probs = numbers.answer, numbers.figure["probabilities"]
-    eps = answer["label_smoothing"]
+    probs, eps = numbers.probabilities, numbers.label_smoothing
     cap = 1 - eps if kind.trained and eps else None
     fig = probability_figure(
         [w for w, _ in probs],
@@ -562,9 +579,7 @@ def _architecture(ls: Lesson) -> StepContent:
         cap=cap,
         cap_label=t("lesson.fig_smoothing", cap=num(cap)) if cap else "",
     )
-    reply = t(
-        "lesson.architecture_answer", word=lit(answer["word"]), p=probability(answer["p"]), mean=probability(answer["mean"])
-    )
+    reply = t("lesson.architecture_answer", word=lit(numbers.word), p=probability(numbers.p), mean=probability(numbers.mean))
     if not kind.trained:
         vocab = config.tgt_vocab_size
         reply += " " + t("lesson.architecture_untrained", vocab=f"{vocab:,}", uniform=probability(1 / vocab))
@@ -588,26 +603,35 @@ def _architecture(ls: Lesson) -> StepContent:
 
 def _recap(ls: Lesson) -> StepContent:
     numbers = ls.numbers("recap")
-    answer, choice, figure = numbers.answer, numbers.choice, numbers.figure
     rows = [
         t("lesson.head_row", kind=t(f"lesson.kind_{kind}"), layer=ordinal(layer))
-        for kind in figure["kinds"]
-        for layer in range(figure["n_layers"])
+        for kind in numbers.kinds
+        for layer in range(numbers.n_layers)
     ]
-    fig = head_count_figure(rows, figure["n_heads"], x_title=t("lesson.fig_heads"))
+    fig = head_count_figure(rows, numbers.n_heads, x_title=t("lesson.fig_heads"))
     return StepContent(
         "recap",
         t("lesson.recap_title"),
         t("lesson.recap_text"),
         t("lesson.recap_question"),
-        t("lesson.recap_answer", **{**answer, "params": f"{answer['params']:,}"}),
+        t(
+            "lesson.recap_answer",
+            heads=numbers.heads,
+            kinds=len(numbers.kinds),
+            layers=numbers.n_layers,
+            n_heads=numbers.n_heads,
+            d_k=numbers.d_k,
+            d_model=numbers.d_model,
+            params=f"{numbers.params:,}",
+        ),
         t("lesson.recap_notes"),
         fig,
         lab_page="heads",
-        lab_params={"kind": choice.kind},
+        lab_params={"kind": numbers.choice.kind},
     )
 
 
+# Each step's words and figure, keyed by the names of `runs.lesson.LESSON` (tests/runs/test_lesson.py checks they agree).
 BUILDERS: dict[str, Callable[[Lesson], StepContent]] = {
     "task": _task,
     "why_attention": _why_attention,

@@ -208,7 +208,8 @@ def get_architecture_page(model_key: str, text: str) -> architecture_page.Archit
 
 
 @byte_cached(shared_cache())
-def get_lesson_step(model_key: str, text: str, step: str) -> lesson.StepNumbers:
+def get_lesson_step(model_key: str, text: str, step: str) -> lesson.StepNumbers | None:
     """`runs.lesson.step_numbers` on the sentence's cached run (every hook), once per model, sentence and step
-    (the masks and architecture steps run the causal experiment, ~0.4 s; the heads step an ablated run)."""
+    (the masks and architecture steps run the causal experiment, ~0.4 s; the heads step an ablated run); None
+    where the step does not apply to the model."""
     return lesson.step_numbers(step, get_bundle(model_key), get_trace(model_key, text))

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from runs.lesson import STEPS
 from ui.i18n import current_language
 from ui.lesson_steps import Lesson, StepContent, build_step, lesson_for
 
-MAX_STEPS = 13 * 2 * 16  # every step in both languages, for 16 model-and-sentence pairs (a few kB each)
+MAX_STEPS = len(STEPS) * 2 * 16  # every step in both languages, for 16 model-and-sentence pairs (a few kB each)
 
 
 @st.cache_resource(max_entries=MAX_STEPS, show_spinner=False)

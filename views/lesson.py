@@ -1,4 +1,4 @@
-"""The lesson: 13 steps through the paper on the class's own sentence, each asking before it shows.
+"""The lesson: the steps of `runs.lesson.LESSON` through the paper on the class's own sentence, each asking before it shows.
 
 The sentence is typed once (step 1) and kept in the URL with the step (`?step=N`); Previous / Next
 (also ← / →) move through the steps; Reveal shows the answer the model computes and the figure

@@ -20,11 +20,11 @@ SENTENCES = ("I played tennis yesterday afternoon with Tom.", "It was already tw
 def _questions(text: str) -> dict[str, ClassQuestion | None]:
     bundle = load_bundle(ModelRef.parse(DEFAULT_MODEL))
     trace = run_text(bundle, text, names=None)
-    return {step: class_question(lesson.step_numbers(step, bundle, trace), trace) for step in lesson.STEPS}
+    return {step: class_question(step, lesson.step_numbers(step, bundle, trace), trace) for step in lesson.STEPS}
 
 
 @functools.cache
-def _numbers(text: str) -> dict[str, lesson.StepNumbers]:
+def _numbers(text: str) -> dict[str, lesson.StepNumbers | None]:
     bundle = load_bundle(ModelRef.parse(DEFAULT_MODEL))
     trace = run_text(bundle, text, names=None)
     return {step: lesson.step_numbers(step, bundle, trace) for step in lesson.STEPS}
@@ -43,15 +43,15 @@ def test_every_step_of_the_translator_asks_the_class(text):
             assert question.truth in codes and len(set(codes)) == len(codes) and 2 <= len(codes) <= 8, (step, codes)
     attention, cross = questions["attention"], questions["cross"]
     label = {c.code: c.label for c in attention.choices}[attention.truth]
-    assert label == numbers["attention"].answer["key"], "the right token is the one the model attends to most"
-    assert {c.code: c.label for c in cross.choices}[cross.truth] == numbers["cross"].answer["reads"]
-    assert questions["why_attention"].truth == str(numbers["why_attention"].answer["rnn"])
-    assert questions["recap"].truth == str(numbers["recap"].answer["heads"])
-    assert questions["task"].truth == ("yes" if numbers["task"].answer["correct"] else "no")
-    heads = numbers["heads"].answer
-    assert questions["heads"].truth == ("same" if heads["before"] == heads["after"] else "changes")
+    assert label == numbers["attention"].key, "the right token is the one the model attends to most"
+    assert {c.code: c.label for c in cross.choices}[cross.truth] == numbers["cross"].reads
+    assert questions["why_attention"].truth == str(numbers["why_attention"].rnn)
+    assert questions["recap"].truth == str(numbers["recap"].heads)
+    assert questions["task"].truth == ("yes" if numbers["task"].correct else "no")
+    heads = numbers["heads"]
+    assert questions["heads"].truth == ("same" if heads.before == heads.after else "changes")
     arch = questions["architecture"]
-    assert {c.code: c.label for c in arch.choices}[arch.truth] == numbers["architecture"].answer["word"]
+    assert {c.code: c.label for c in arch.choices}[arch.truth] == numbers["architecture"].word
 
 
 def test_a_sentence_outside_the_corpus_gets_no_yes_or_no_question():

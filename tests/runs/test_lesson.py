@@ -57,7 +57,7 @@ def test_every_step_has_its_numbers_words_and_class_question_under_one_name():
     from runs.class_questions import QUESTIONS
     from ui.lesson_steps import BUILDERS
 
-    assert tuple(lesson.STEP_NUMBERS) == tuple(BUILDERS) == tuple(QUESTIONS) == lesson.STEPS
+    assert tuple(step.name for step in lesson.LESSON) == tuple(BUILDERS) == tuple(QUESTIONS) == lesson.STEPS
 
 
 def test_steps_are_the_issue_order():
@@ -66,65 +66,66 @@ def test_steps_are_the_issue_order():
     assert lesson.STEPS.index("positional") < lesson.STEPS.index("attention") < lesson.STEPS.index("masks")
 
 
-def test_attention_answer_is_the_softmax_argmax(traces):
+def test_attention_answer_is_the_softmax_argmax(bundle, traces):
     for trace in traces.values():
-        answer = lesson.attention_answer(trace)
+        numbers = lesson.attention_numbers(bundle, trace)
         view = lesson.step_view(trace)  # the step-by-step view recomputes softmax(q·k/√d_k) from q and k
         key = int(view.keys[int(np.argmax(view.weights))])
-        assert answer["key_index"] == key
-        assert answer["key"] == trace.key_tokens("encoder")[key]
+        assert numbers.key_index == key
+        assert numbers.key == trace.key_tokens("encoder")[key]
 
 
 def test_heads_answer_is_a_run_without_the_head(bundle, traces, texts):
     text = texts[0]
-    choice = lesson.important_head(bundle, traces[text])
-    ablated = run_text(bundle, text, interventions=lesson.ablation_specs(choice))
+    numbers = lesson.heads_numbers(bundle, traces[text])  # its own run with the head's output zeroed
+    choice = numbers.choice
+    assert choice == lesson.important_head(bundle, traces[text])
     again = run_text(
         bundle,
         text,
         interventions=InterventionChoice(ablate=(choice.kind, choice.layer, choice.head)).specs(bundle.config.n_layers),
     )
-    answer = lesson.heads_answer(traces[text], ablated, choice)
-    assert answer["after"] == again.output_text
-    assert answer["before"] == traces[text].output_text
-    assert (answer["changed"] > 0) == (answer["before"] != answer["after"])
+    assert numbers.after == again.output_text
+    assert numbers.before == traces[text].output_text
+    assert (numbers.changed > 0) == (numbers.before != numbers.after)
 
 
 def test_mask_answer_is_the_causal_experiment(bundle, traces, texts):
     trace = traces[texts[0]]
-    answer = lesson.mask_answer(bundle, trace)
+    numbers = lesson.mask_numbers(bundle, trace)
     exp = causal_experiment(bundle, trace.text, trace.output_text)
-    assert answer["changed"] == exp.generation_changed
-    assert answer["rows"] == exp.n_changed and answer["n_rows"] == len(exp.positions)
+    assert numbers.changed == exp.generation_changed
+    assert numbers.rows == exp.n_changed and numbers.n_rows == len(exp.positions)
 
 
 def test_cross_answer_follows_the_sentence(bundle, traces):
     answers = []
     for trace in traces.values():
-        choice = lesson.cross_head(bundle, trace)
-        answer = lesson.cross_answer(trace, choice)
+        numbers = lesson.cross_numbers(bundle, trace)
+        choice = numbers.choice
+        assert choice == lesson.cross_head(bundle, trace)
         pattern = trace.pattern("cross", choice.layer)[choice.head]
-        assert answer["reads"] == trace.src_tokens[int(pattern[answer["row"]].argmax())]
-        assert answer["writes"] == trace.next_tokens[answer["row"]]
-        answers.append((answer["writes"], answer["reads"]))
+        assert numbers.reads == trace.src_tokens[int(pattern[numbers.row].argmax())]
+        assert numbers.writes == trace.next_tokens[numbers.row]
+        answers.append((numbers.writes, numbers.reads))
     assert answers[0] != answers[1]
 
 
 def test_layernorm_answer_normalises(bundle, traces, texts):
-    answer = lesson.layernorm_answer(bundle, traces[texts[0]])
-    assert answer["out_mean"] < 1e-4
-    assert abs(answer["out_std_min"] - 1) < 1e-3 and abs(answer["out_std_max"] - 1) < 1e-3
-    assert abs(answer["in_std_min"] - 1) > 0.01 or abs(answer["in_std_max"] - 1) > 0.01  # the input was not normalised already
+    numbers = lesson.layernorm_numbers(bundle, traces[texts[0]])
+    assert numbers.out_mean < 1e-4
+    assert abs(numbers.out_std_min - 1) < 1e-3 and abs(numbers.out_std_max - 1) < 1e-3
+    assert abs(numbers.in_std_min - 1) > 0.01 or abs(numbers.in_std_max - 1) > 0.01  # the input was not normalised already
 
 
-def test_path_lengths_and_answer(traces, texts):
+def test_path_lengths_and_answer(bundle, traces, texts):
     lengths = lesson.path_lengths(5)
     assert np.array_equal(lengths, lengths.T) and not lengths.diagonal().any() and lengths[0, 4] == 4
     trace = traces[texts[0]]
-    answer = lesson.path_answer(trace)
-    assert 1 <= answer["rnn"] < len(trace.src_tokens) and answer["attention"] == 1
+    numbers = lesson.why_attention_numbers(bundle, trace)
+    assert 1 <= numbers.rnn < len(trace.src_tokens) and numbers.attention == 1
     if texts == SENTENCES:  # one token a word: n words are n − 1 steps apart
-        assert answer["rnn"] == len(texts[0].split()) - 1
+        assert numbers.rnn == len(texts[0].split()) - 1
 
 
 def test_output_probabilities_are_probabilities(bundle, traces, texts):
@@ -132,25 +133,25 @@ def test_output_probabilities_are_probabilities(bundle, traces, texts):
     probs = lesson.output_probabilities(trace)
     assert [w for w, _ in probs][:-1] == list(trace.output_tokens)
     assert all(0 < p <= 1 for _, p in probs)
-    answer = lesson.architecture_answer(bundle, trace)
-    assert answer["p"] == min(p for _, p in probs)
+    numbers = lesson.architecture_numbers(bundle, trace)
+    assert numbers.p == min(p for _, p in probs)
 
 
 def test_random_model_answers():
     bundle = load_bundle(ModelRef.random())
     trace = run_text(bundle, SENTENCES[0])
     assert lesson.important_head(bundle, trace).kind in trace.kinds()
-    assert lesson.mask_answer(bundle, trace)["changed"] is None  # untrained: not generated
+    assert lesson.mask_numbers(bundle, trace).changed is None  # untrained: not generated
     assert not lesson.has_importance(bundle)
 
 
 def test_positional_answer_names_every_tied_position():
     """The sinusoids make position 10 exactly as like 9 as 11: both are the answer, not whichever argmax met first."""
-    answer = lesson.positional_answer(lesson.positional_table(64))
-    assert answer["nearest"] == [9, 11] and answer["farthest"] == [49]
+    numbers = lesson.table_positions(lesson.positional_table(64))
+    assert numbers.nearest == (9, 11) and numbers.farthest == (49,)
     table = np.eye(12, dtype=np.float32)
     table[3] = table[10] + 0.1 * table[3]  # position 3 nearly copies 10: alone, no tie
-    assert lesson.positional_answer(table)["nearest"] == [3]
+    assert lesson.table_positions(table).nearest == (3,)
 
 
 def test_a_learned_position_table_is_the_one_the_lesson_reads():
@@ -171,13 +172,13 @@ def test_a_decoder_only_models_probabilities_are_its_output_rows_only():
 def test_induction_is_judged_on_the_part_the_task_defines():
     bundle = load_bundle(ModelRef.parse("induction"))
     trace = run_text(bundle, str(bundle.card["example"]))
-    answer = lesson.task_answer(bundle, trace)
-    assert answer["correct"] and answer["output"] == answer["expected"]  # not the 64-character loop
-    assert answer["more"] == len(trace.output_tokens) - len(str(answer["expected"]))
+    numbers = lesson.task_numbers(bundle, trace)
+    assert numbers.correct and numbers.output == numbers.expected  # not the 64-character loop
+    assert numbers.more == len(trace.output_tokens) - len(str(numbers.expected))
 
 
 def test_parameter_groups_count_every_parameter_once(bundle, texts):
     groups = lesson.parameter_groups(bundle)
-    sizes = lesson.feed_forward_shapes(bundle, run_text(bundle, texts[1]))
-    assert sum(groups.values()) == sizes["total"]
-    assert groups["feed_forward"] == sizes["ffn_params"] and groups["attention"] == sizes["attn_params"]
+    sizes = lesson.feed_forward_numbers(bundle, run_text(bundle, texts[1]))
+    assert sum(groups.values()) == sizes.total
+    assert groups["feed_forward"] == sizes.ffn_params and groups["attention"] == sizes.attn_params

@@ -138,7 +138,7 @@ def test_the_handout_shows_the_sentence_as_text():
     from ui.lesson_steps import lesson_for
 
     tag = '<b>x</b><a href="http://e.x/">y</a> ![i](http://e.x/i.png) www.e.x a@e.x'
-    page = handout_html(lesson_for("reverse", f"{tag} {tag[::-1]}"))  # short: all 13 steps are computed
+    page = handout_html(lesson_for("reverse", f"{tag} {tag[::-1]}"))  # short: every step is computed
     body = page.split("</script>", 1)[1]  # after plotly.js, which is code, not the lesson's text
     assert "&lt;b&gt;x&lt;/b&gt;&lt;a href=&quot;http://e.x/&quot;&gt;y&lt;/a&gt;" in body
     assert "\u2060" not in body and "\\" not in body.split("<script", 1)[0]  # escapes and joiners undone

@@ -110,19 +110,19 @@ def test_revealed_answers_follow_the_sentence():
     seen = {}
     for text in texts:
         trace = run_text(bundle, text)
-        choice = lesson.cross_head(bundle, trace)
-        expected = lesson.cross_answer(trace, choice)
+        expected = lesson.cross_numbers(bundle, trace)
+        choice = expected.choice
         shown, figs = _revealed("cross", text)
         plain = shown.replace("\\", "")  # markdown escapes (`\<eos\>`) removed: the tokens as the class reads them
-        words = (visible_token(expected["writes"]), visible_token(expected["reads"]))  # a piece without its ▁ mark
-        assert all(f"“{word}”" in plain for word in words), (shown, expected)
+        words = (visible_token(expected.writes), visible_token(expected.reads))  # a piece without its ▁ mark
+        assert all(f"“{word}”" in plain for word in words), (shown, words)
         assert "▁" not in plain
         z = plotly_array(figs["lesson_fig_cross"]["data"][0]["z"])
         # the figure is the model's pattern (to float32 rounding: the page's run may use another thread count)
         np.testing.assert_allclose(z, trace.pattern("cross", choice.layer)[choice.head], rtol=1e-4, atol=1e-6)
-        attention = lesson.attention_answer(trace)
+        attention = lesson.attention_numbers(bundle, trace)
         shown_attention, _ = _revealed("attention", text)
-        assert f"“{visible_token(attention['key'])}”" in shown_attention.replace("\\", "")
+        assert f"“{visible_token(attention.key)}”" in shown_attention.replace("\\", "")
         seen[text] = (shown, shown_attention)
     assert seen[texts[0]] != seen[texts[1]]
 
