@@ -130,8 +130,9 @@ def load_checkpoint(directory: str | Path) -> ModelBundle:
     if problem:
         raise CheckpointError(f"{folder / CONFIG}: {problem}")
     card, warnings = read_card(folder / CARD_JSON)
-    model = Transformer(config)  # sizes were bounded by the config's limits before this allocation
-    model.load_state_dict(_read_weights(folder / WEIGHTS, model))
+    with torch.device("meta"):  # the expected names, shapes and dtypes, without allocating or initialising
+        skeleton = Transformer(config)
+    model = Transformer.from_state(config, _read_weights(folder / WEIGHTS, skeleton))  # sizes bounded by the config
     model.eval()
     return ModelBundle(model, target, source, card, folder.name, warnings)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+import torch
 from torch import Tensor, nn
 
 from transformer.config import TransformerConfig
@@ -65,6 +68,21 @@ class Transformer(nn.Module):
         self._init_weights()
         self.tie_embeddings()  # after init, so all three names refer to one initialized matrix
         self.hook_names = name_hook_points(self)
+
+    @classmethod
+    def from_state(cls, config: TransformerConfig, state: Mapping[str, Tensor]) -> Transformer:
+        """A model of `config` whose weights are `state`'s tensors themselves (`load_state_dict(assign=True)`).
+
+        Built on the meta device first: no random initialisation to overwrite, and no second copy of the weights
+        while loading (a GPT-2-sized checkpoint is 0.5 GB). `to_empty` gives the sinusoid tables (buffers outside
+        the state) real storage; `PositionalEncoding._apply` computes them again there.
+        """
+        with torch.device("meta"):
+            model = cls(config)
+        model.to_empty(device="cpu")
+        model.load_state_dict(state, assign=True)
+        model.tie_embeddings()
+        return model
 
     def tie_embeddings(self) -> None:
         """With `share_embeddings`, make every embedding and the generator one Parameter (the first's).

@@ -87,3 +87,17 @@ def test_the_dictionary_alignment_of_the_cards_head_is_recomputed(name):
     head = attention["best_cross_attention_head"]
     assert abs(scores[head] - attention["alignment_argmax_match"]) <= 0.01, (head, scores[head])
     assert scores[head] >= best_head(scores)[1] - 0.01  # still the best head, up to a tie
+
+
+@pytest.mark.parametrize("name", NATURAL)
+def test_the_input_description_reads_the_models_own_tokenizer(name, monkeypatch):
+    """A page describes a corpus translator's input from its saved tokenizer, not by training one again (a second
+    on the first page view), and the saved symbols are the ones the task's corpus gives."""
+    from transformer.tasks import model_input_description
+
+    bundle = load_model(name)
+    task = get_task(bundle.card["task"])
+    rebuilt = task.tokenizers()[0].vocab
+    monkeypatch.setattr(NaturalTranslation, "tokenizers", lambda self: pytest.fail("tokenizers rebuilt"))
+    description = model_input_description(bundle)
+    assert description.symbols == tuple(rebuilt[4:]) == tuple(bundle.source_tokenizer.vocab[4:])

@@ -52,20 +52,16 @@ def convert(hf_model: Any, hf_tokenizer: Any, family: str, name: str = "pretrain
     spec = FAMILIES[family]
     vocab = spec.vocab_map(hf_model.config, hf_tokenizer)
     config = spec.config(hf_model.config, vocab, spec.is_tied(hf_model))
-    with torch.device("meta"):  # no storage, no random init: the weights come from the checkpoint
-        model = Transformer(config)
-    model.to_empty(device="cpu")  # storage for what the state does not replace (recomputed sinusoid tables)
     state = spec.state(hf_model, config, vocab)
-    expected = model.state_dict()
+    with torch.device("meta"):  # the expected names, without allocating or initialising
+        expected = Transformer(config).state_dict()
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     if missing or unexpected:
         raise UnsupportedModel(
             f"{FAMILY_NAMES[family]} conversion does not fit: missing {missing[:3]}, unexpected {unexpected[:3]}"
         )
-    # assign: the model takes the checkpoint's tensors as they are (views where a family splits or transposes one),
-    # so a GPT-2-small-sized model is held once, not twice, while it converts
-    model.load_state_dict({k: v.float() for k, v in state.items()}, assign=True)
-    model.tie_embeddings()
+    # the checkpoint's tensors as they are (views where a family splits or transposes one): held once, not twice
+    model = Transformer.from_state(config, {k: v.float() for k, v in state.items()})
     model.eval()
     tokenizer = PretrainedTokenizer(hf_tokenizer, vocab)
     source = tokenizer if config.has_encoder else None

@@ -23,7 +23,7 @@ from transformer.tasks.base import Example, Split, Task
 from transformer.tasks.reading import CATEGORY_NAMES, source_lexicon
 from transformer.tasks.registry import get_task
 from transformer.tasks.words import WordTask
-from transformer.tokenizer import SENTENCE_PUNCTUATION, SPECIALS
+from transformer.tokenizer import SENTENCE_PUNCTUATION, SPECIALS, Tokenizer
 
 Slot = tuple[str, bool]  # (a category name from CATEGORY_NAMES, or a literal word in quotes; optional?)
 
@@ -141,12 +141,16 @@ class InputDescription:
     language: Literal["en", "zh"] | None
 
 
-def input_description(task: Task, card: Mapping[str, Any] | None = None) -> InputDescription:
-    """What `task`'s model reads; `card` (the model's card.json) gives the trained length where the task has none."""
+def input_description(task: Task, card: Mapping[str, Any] | None = None, reader: Tokenizer | None = None) -> InputDescription:
+    """What `task`'s model reads; `card` (the model's card.json) gives the trained length where the task has none.
+
+    `reader`: the loaded model's own source tokenizer, whose symbols a corpus translator reads (the ones training
+    built from the corpus and saved); without it they are built again from the corpus (about a second).
+    """
     card = card or {}
     if hasattr(task, "references"):  # a corpus translator reads any text: English pieces or Chinese characters
         chinese = task.direction == "zh-en"
-        symbols = tuple(task.tokenizers()[0].vocab[len(SPECIALS) :])
+        symbols = tuple((reader or task.tokenizers()[0]).vocab[len(SPECIALS) :])
         unit: Literal["chinese_text", "english_text"] = "chinese_text" if chinese else "english_text"
         return InputDescription(unit, symbols, task.max_len, "", False, "zh" if chinese else "en")
     if task.level == "char":
@@ -167,7 +171,7 @@ def model_input_description(bundle: Any) -> InputDescription:
     """What a loaded model reads: its task's description, or for a model without a task (random weights) its
     tokenizer's: the vocabulary's symbols, up to the model's maximum length."""
     try:
-        return input_description(get_task(str(bundle.card.get("task", ""))), bundle.card)
+        return input_description(get_task(str(bundle.card.get("task", ""))), bundle.card, bundle.source_tokenizer)
     except ValueError:
         reader = bundle.source_tokenizer or bundle.target_tokenizer
         unit: Literal["word", "character"] = "word" if reader.level == "word" else "character"
