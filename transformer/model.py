@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import torch
 from torch import Tensor, nn
+from torch.overrides import TorchFunctionMode
 
 from transformer.config import TransformerConfig
 from transformer.feedforward import ACTIVATIONS
@@ -44,6 +44,16 @@ class Generator(nn.Module):
         return self.hook_logits(self.proj(x))
 
 
+class SkipInit(TorchFunctionMode):
+    """Within it, `torch.nn.init`'s initialisers leave their tensor as it is (for weights about to be replaced)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if getattr(func, "__module__", None) == "torch.nn.init":
+            return args[0] if args else kwargs["tensor"]
+        return func(*args, **kwargs)
+
+
 class Transformer(nn.Module):
     """Encoder-decoder (the paper), decoder-only or encoder-only, according to `config.architecture`.
 
@@ -73,13 +83,13 @@ class Transformer(nn.Module):
     def from_state(cls, config: TransformerConfig, state: Mapping[str, Tensor]) -> Transformer:
         """A model of `config` whose weights are `state`'s tensors themselves (`load_state_dict(assign=True)`).
 
-        Built on the meta device first: no random initialisation to overwrite, and no second copy of the weights
-        while loading (a GPT-2-sized checkpoint is 0.5 GB). `to_empty` gives the sinusoid tables (buffers outside
-        the state) real storage; `PositionalEncoding._apply` computes them again there.
+        Built with `torch.nn.init` switched off (`SkipInit`): no random initialisation to overwrite, and the
+        uninitialised storage, never written, is dropped when the state's tensors take its place, so a checkpoint
+        is held once while it loads (a GPT-2-sized one is 0.5 GB). (The meta device would do the same but imports
+        torch._dynamo on its first initialiser: a second of cold start.)
         """
-        with torch.device("meta"):
+        with SkipInit():
             model = cls(config)
-        model.to_empty(device="cpu")
         model.load_state_dict(state, assign=True)
         model.tie_embeddings()
         return model

@@ -24,7 +24,7 @@ from transformer.hf.errors import PretrainedRefused, UnsupportedModel
 from transformer.hf.families import FAMILIES, FAMILY_NAMES
 from transformer.hf.folder import check_folder, parameter_count
 from transformer.hf.tokenizer import PretrainedTokenizer
-from transformer.model import Transformer
+from transformer.model import SkipInit, Transformer
 from transformer.untrusted_files import one_line
 
 PRETRAINED_TASK = "pretrained"  # card["task"] of a converted model: trained (it generates), with no task of this project's
@@ -53,7 +53,7 @@ def convert(hf_model: Any, hf_tokenizer: Any, family: str, name: str = "pretrain
     vocab = spec.vocab_map(hf_model.config, hf_tokenizer)
     config = spec.config(hf_model.config, vocab, spec.is_tied(hf_model))
     state = spec.state(hf_model, config, vocab)
-    with torch.device("meta"):  # the expected names, without allocating or initialising
+    with SkipInit():  # the expected names (storage left uninitialised, dropped at once)
         expected = Transformer(config).state_dict()
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     if missing or unexpected:
