@@ -17,10 +17,7 @@ from hook_names import from_ordinal, ordinal
 from runs.heads import NO_MARKS, GridText, metric_zmax
 from runs.heads_page import HeadsPage, default_metric
 from ui.charts import show_figure
-from ui.counterpart import counterpart_button
 from ui.export import image_format_picker, npz_button, npz_bytes
-from ui.head_detectors import head_detectors
-from ui.head_importance import current_table, importance_section, opening_caption
 from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker, layer_head_picker
 from ui.i18n import labels_of, t
 from ui.kind_tabs import open_kind_tab
@@ -28,6 +25,9 @@ from ui.labels import keep_valid
 from ui.model_words import alignment_verb, rows_write_caption
 from ui.models import Run, get_grid_figure, get_head_summary, get_heads_page, get_rollout
 from ui.page import PageContext, show_run, start_page
+from ui.pages.heads.counterpart import counterpart_button
+from ui.pages.heads.detectors import head_detectors
+from ui.pages.heads.importance import current_table, importance_section, opening_caption
 from ui.prose import prose
 from viz.head_summary import HeadSummary, metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure

@@ -15,14 +15,14 @@ from streamlit.errors import StreamlitAPIException
 
 from runs.lesson import STEPS, step_number
 from ui.charts import show_figure
-from ui.class_mode import InClass, asks_class, class_bar, class_controls, follow_teacher, lead_class, question_panel
 from ui.i18n import t
 from ui.inputs import TEXT_KEY, example_text, text_box
-from ui.lesson_handout import deferred_handout
-from ui.lesson_steps import Lesson, StepContent, lesson_for
 from ui.page import report_url
+from ui.pages.lesson.class_mode import InClass, asks_class, class_bar, class_controls, follow_teacher, lead_class, question_panel
+from ui.pages.lesson.handout import deferred_handout
+from ui.pages.lesson.shared_steps import shared_step
+from ui.pages.lesson.steps import Lesson, StepContent, lesson_for
 from ui.safe import md_literal
-from ui.shared_steps import shared_step
 from ui.sidebar import model_picker
 from ui.url_guard import guard_query_params
 

@@ -15,11 +15,11 @@ from ui.batch import sentence_batch
 from ui.head_picker import head_picker, kind_name
 from ui.i18n import labels_of, t
 from ui.labels import relabel_when_changed
-from ui.mask_controls import causal_controls, intervention_controls
-from ui.mask_runs import ablation_default
-from ui.mask_view import compare_patterns, mask_matrices, rows_note, show_batch, show_causal, show_outputs, show_steps
 from ui.models import get_masks_batch, get_masks_causal, get_masks_sentence, get_trace
 from ui.page import start_page
+from ui.pages.masks.ablation import ablation_default
+from ui.pages.masks.controls import causal_controls, intervention_controls
+from ui.pages.masks.view import compare_patterns, mask_matrices, rows_note, show_batch, show_causal, show_outputs, show_steps
 from ui.prose import prose
 from viz.masked_scores import score_hook_names
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from runs.experiments import AblationDefault, ablation_candidates, telling_head
 from runs.text_run import attention_kinds
-from ui.head_importance import stored_table
 from ui.models import get_bundle, get_trace
+from ui.pages.heads.importance import stored_table
 from viz.trace import TraceData
 
 

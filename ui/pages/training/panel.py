@@ -28,8 +28,8 @@ from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.model_words import rows_write_caption
 from ui.models import get_bundle
+from ui.pages.training.scores import follow_best_head, score_chart
 from ui.safe import md_literal
-from ui.training_scores import follow_best_head, score_chart
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
 from viz.training_curves import CurveText, curves_figure, rate_figure
@@ -162,7 +162,7 @@ def film_view(
     and the schedule.
 
     A decoder-only model's film has decoder self-attention only (`ends_with_eos`: see `next_tokens`). `best_head`:
-    open the attention view on the frame's best-scoring head (`ui.training_scores.follow_best_head`). `stages`: where a
+    open the attention view on the frame's best-scoring head (`ui.pages.training.scores.follow_best_head`). `stages`: where a
     continued training's stages meet, marked on the curves with what changed there. Each figure is
     rebuilt only when what it shows changed (`ui.figure_memo`): a poll that brings no new frame re-sends them."""
     cols = st.columns([5, 6])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.i18n import current_language
-from ui.lesson_steps import Lesson, StepContent, build_step, lesson_for
+from ui.pages.lesson.steps import Lesson, StepContent, build_step, lesson_for
 
 MAX_STEPS = 13 * 2 * 16  # every step in both languages, for 16 model-and-sentence pairs (a few kB each)
 

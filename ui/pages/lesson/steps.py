@@ -1,6 +1,6 @@
 """What each lesson step says and draws, in the UI language: one `StepContent` per step.
 
-The page (views/lesson.py) shows one step at a time and the handout (ui/lesson_handout.py) all of
+The page (views/lesson.py) shows one step at a time and the handout (ui/pages/lesson/handout.py) all of
 them, from the same content, so the two never disagree. Every number of a step comes from one call,
 `ui.models.get_lesson_step` → `runs.lesson.step_numbers` (the live answer and the figure's arrays);
 this file only puts them into words (the UI language) and figures (`viz/` builders).
