@@ -25,10 +25,11 @@ from runs.training.registry import SlotsTaken, registry
 from runs.training.watch import slot_view
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
-from ui.pages.training.panel import ends_with_eos, film_view, job_panel, open_film_on_its_head, session_owner
+from ui.pages.training.panel import ends_with_eos, film_view, job_panel, open_film_on_its_head
 from ui.pages.training.scores import BEST_KEY, shipped_scores
 from ui.prose import prose
 from ui.safe import md_literal
+from ui.trained_models import session_owner
 from ui.url_choice import seed_choice, write_choice
 
 JOB_KEY = "tr_job"  # session state: the id of the job this session started last

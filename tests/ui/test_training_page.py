@@ -112,8 +112,8 @@ def _picker_script() -> None:
 
     from runs.training.options import JobOptions
     from runs.training.registry import registry
-    from ui.pages.training.panel import session_owner
     from ui.sidebar import model_picker
+    from ui.trained_models import session_owner
 
     if "job" not in st.session_state:
         options = JobOptions(n_layers=1, n_heads=2, d_model=16, steps=5, eval_every=0)
