@@ -2,7 +2,7 @@
 
 No Streamlit here: `step_numbers(step, bundle, trace)` is everything one step shows (its live answer
 and the arrays or view-models its figure draws), the one call the lesson page and its handout make
-per step (`ui.models.get_lesson_step`, cached per model, sentence and step) and the call
+per step (`ui.caches.get_lesson_step`, cached per model, sentence and step) and the call
 `benchmarks/lesson.py` times; a test can change the sentence and check that each revealed answer
 follows the model (nothing is written down in advance). Every answer is plain values; the page puts
 them in the UI language and builds the figure.

@@ -8,7 +8,9 @@
 - nothing imports upward: transformer/ imports none of runs/viz/ui/views, runs/ none of ui/views,
   viz/ none of runs/ui/views, ui/ not views/;
 - benchmarks/ and serve/ import nothing from tests/ (the helpers both need live in `serve.processes` and
-  `benchmarks.chromium`).
+  `benchmarks.chromium`);
+- a page's room `ui/pages/<page>/` serves `views/<page>.py` alone: no other page, no other room and no shared
+  widget of `ui/` imports it (what two pages need is shared, one floor up).
 
 The import graph of transformer/, runs/, viz/, ui/ and hook_names.py has no circle, counting imports
 inside functions too (a function-level import only hides a circle, it does not remove it).
@@ -189,4 +191,24 @@ def test_no_command_line_module_is_imported_below_the_command_line():
         for name in _imports(path)
         if name in CLI_MODULES or any(name.startswith(f"{cli}.") for cli in CLI_MODULES)
     ]
+    assert not bad, bad
+
+
+def _room_of(name: str) -> str | None:
+    """The page room an imported module name lies in (`ui.pages.masks.view` → "masks"), or None."""
+    parts = name.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["ui", "pages"] else None
+
+
+def test_a_page_room_serves_its_page_alone():
+    rooms = sorted(p.name for p in (ROOT / "ui" / "pages").iterdir() if (p / "__init__.py").exists())
+    assert {"masks", "heads", "lesson", "training"} <= set(rooms)
+    assert all((ROOT / "views" / f"{room}.py").exists() for room in rooms), "a room without its page"
+    bad = []
+    for path in _files("ui") + _files("views"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        own = parts[2] if parts[:2] == ("ui", "pages") and len(parts) > 3 else parts[1] if parts[0] == "views" else None
+        bad += [
+            f"{path.relative_to(ROOT)}: {name}" for name in _imports(path) if _room_of(name) is not None and _room_of(name) != own
+        ]
     assert not bad, bad

@@ -1,6 +1,6 @@
 """Architecture overview: Figure 1 of the paper for the current model, with live shapes and links.
 
-Where the numbers come from: one call, `ui.models.get_architecture_page` → `runs.architecture_page`.
+Where the numbers come from: one call, `ui.caches.get_architecture_page` → `runs.architecture_page`.
 """
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 import streamlit as st
 
 from runs.architecture_page import ArchitecturePage
+from ui.caches import get_architecture_page
 from ui.charts import show_figure
 from ui.i18n import t
-from ui.models import get_architecture_page
 from ui.page import show_run, start_page
 from ui.pretrained import scale_table
 from ui.prose import prose

@@ -2,7 +2,7 @@
 after the ReLU, how much the FFN adds to the residual stream next to attention, and its share of
 the model's parameters (counted from the model).
 
-One captured run per (model, text) (`ui.analysis_cache.get_feed_forward`); the pickers only change
+One captured run per (model, text) (`ui.caches.get_feed_forward`); the pickers only change
 what is drawn of it.
 """
 
@@ -12,7 +12,7 @@ import streamlit as st
 
 from hook_names import ordinal
 from runs.feed_forward import PARTS, FeedForwardRun
-from ui.analysis_cache import get_feed_forward
+from ui.caches import get_feed_forward
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid

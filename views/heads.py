@@ -1,9 +1,9 @@
 """Attention heads: every layer × head of every attention kind, one head large, summaries, rollout.
 
-Where the numbers come from: one call, `ui.models.get_heads_page` → `runs.heads_page.heads_page`
+Where the numbers come from: one call, `ui.caches.get_heads_page` → `runs.heads_page.heads_page`
 (the cached run, the grid plan within the byte budget, the gold alignment, the opening head, the
 grid's importance marks). What takes seconds on long inputs and depends on a choice (a kind's grid,
-per-head statistics, rollout) is cached per run in `ui.models`, keyed by `Run` = (model key, text);
+per-head statistics, rollout) is cached per run in `ui.caches`, keyed by `Run` = (model key, text);
 picking a head only reruns the "inspect one head" fragment. Clicking a grid tile selects that head.
 Decoder rows are named by the token they write. The page opens on the most telling head; a link's
 explicit kind/layer/head win. The grid tab and both "stretch" switches live in the URL.
@@ -16,6 +16,7 @@ import streamlit as st
 from hook_names import from_ordinal, ordinal
 from runs.heads import NO_MARKS, GridText, metric_zmax
 from runs.heads_page import HeadsPage, default_metric
+from ui.caches import Run, get_grid_figure, get_head_summary, get_heads_page, get_rollout
 from ui.charts import show_figure
 from ui.export import image_format_picker, npz_button, npz_bytes
 from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker, layer_head_picker
@@ -23,7 +24,6 @@ from ui.i18n import labels_of, t
 from ui.kind_tabs import open_kind_tab
 from ui.labels import keep_valid
 from ui.model_words import alignment_verb, rows_write_caption
-from ui.models import Run, get_grid_figure, get_head_summary, get_heads_page, get_rollout
 from ui.page import PageContext, show_run, start_page
 from ui.pages.heads.counterpart import counterpart_button
 from ui.pages.heads.detectors import head_detectors

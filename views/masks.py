@@ -4,18 +4,18 @@ side by side), and per-call interventions (hidden tokens, an ablated head) with 
 and after.
 
 Where the numbers come from: `runs.masks_page`, one call per section whose widgets depend on the
-run above it (`ui.models.get_masks_batch`, `get_masks_sentence`, `get_masks_causal`; the module
-docstring says why these phases), and the intervention run, `ui.models.get_trace`.
+run above it (`ui.caches.get_masks_batch`, `get_masks_sentence`, `get_masks_causal`; the module
+docstring says why these phases), and the intervention run, `ui.caches.get_trace`.
 """
 
 import streamlit as st
 
 from runs.text_run import attention_kinds
 from ui.batch import sentence_batch
+from ui.caches import get_masks_batch, get_masks_causal, get_masks_sentence, get_trace
 from ui.head_picker import head_picker, kind_name
 from ui.i18n import labels_of, t
 from ui.labels import relabel_when_changed
-from ui.models import get_masks_batch, get_masks_causal, get_masks_sentence, get_trace
 from ui.page import start_page
 from ui.pages.masks.ablation import ablation_default
 from ui.pages.masks.controls import causal_controls, intervention_controls

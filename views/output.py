@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from runs.output import MAX_TOP_K, OutputSteps, SamplingSettings
-from ui.analysis_cache import get_output_steps
+from ui.caches import get_output_steps
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.page import start_page

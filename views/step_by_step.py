@@ -1,6 +1,6 @@
 """Attention, step by step: one query of one head with the model's numbers, why √d_k, and W^O.
 
-Where the numbers come from: `runs.step_page` (`ui.models.get_step_run`, then `step_page` for the
+Where the numbers come from: `runs.step_page` (`ui.caches.get_step_run`, then `step_page` for the
 picked head and query); the √d_k experiment is `viz.scaling.scaling_demo`.
 """
 
@@ -12,12 +12,12 @@ import streamlit as st
 
 from runs.step_page import StepPage, step_page
 from runs.text_run import attention_kinds
+from ui.caches import get_step_run
 from ui.charts import show_figure
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.labels import relabel_when_changed
 from ui.model_words import rows_write_caption
-from ui.models import get_step_run
 from ui.page import PageContext, show_run, start_page
 from ui.prose import prose
 from viz.multihead import multihead_figure

@@ -23,10 +23,11 @@ from runs.training.options import (
 )
 from runs.training.registry import SlotsTaken, registry
 from runs.training.watch import slot_view
+from ui.caches import get_shipped_film_scores
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.pages.training.panel import ends_with_eos, film_view, job_panel, open_film_on_its_head
-from ui.pages.training.scores import BEST_KEY, shipped_scores
+from ui.pages.training.scores import BEST_KEY
 from ui.prose import prose
 from ui.safe import md_literal
 from ui.trained_models import session_owner
@@ -191,7 +192,7 @@ def film_mode() -> None:
             schedule=None,
             name=f"film_{name}",
             ends_with_eos=ends_with_eos(name),
-            scores=shipped_scores(name),
+            scores=get_shipped_film_scores(name),
             stages=shipped_stage_marks(name, film),
         )
 

@@ -20,9 +20,9 @@ from runs.model_kind import model_kind
 from runs.model_ref import shipped_models
 from tests.ui.test_layer_numbers import ZERO
 from transformer.tasks import get_task
+from ui.caches import get_bundle
 from ui.i18n import catalog
 from ui.inputs import example_text
-from ui.models import get_bundle
 from ui.pages.lesson.steps import build_step, lesson_for, no_figure_key
 
 MODELS = (*shipped_models(), "random")

@@ -19,12 +19,12 @@ from runs.training.film_scores import FilmScores, film_scores
 from runs.training.films import StageMark, film_opening
 from runs.training.job import FAILED, STOPPING, JobView
 from runs.training.registry import registry, trained_key
+from ui.caches import get_bundle
 from ui.charts import show_figure
 from ui.figure_memo import memo_figure
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.model_words import rows_write_caption
-from ui.models import get_bundle
 from ui.pages.training.scores import follow_best_head, score_chart
 from ui.safe import md_literal
 from ui.trained_models import trained_label
