@@ -258,24 +258,18 @@ def _downloads(page: HeadsPage) -> None:
     )
 
 
-def main() -> None:
-    ctx = start_page("heads")
-    if ctx is None or ctx.text is None:
-        return
-    with st.spinner(t("heads.running")):
-        page = get_heads_page(ctx.model.key, ctx.text, current_table(ctx.model.key))
-    if not page.kinds:
-        show_run(page.trace, ctx.bundle)
-        st.warning(t("heads.no_attention"))
-        return
-    run = (ctx.model.key, ctx.text)
-    _open_on(ctx.model.key, page)
-    _inspector(run, page, ctx)
-    importance_section(ctx.model.key, page.shapes, untrained=page.untrained, default=page.opening[0])
-    _grids(run, page)
-    _rollout(run, page)
-    head_detectors(ctx.model.key, default=page.opening[0])
-    _downloads(page)
-
-
-main()
+ctx = start_page("heads")
+with st.spinner(t("heads.running")):
+    page = get_heads_page(ctx.model.key, ctx.text, current_table(ctx.model.key))
+if not page.kinds:
+    show_run(page.trace, ctx.bundle)
+    st.warning(t("heads.no_attention"))
+    st.stop()
+run = (ctx.model.key, ctx.text)
+_open_on(ctx.model.key, page)
+_inspector(run, page, ctx)
+importance_section(ctx.model.key, page.shapes, untrained=page.untrained, default=page.opening[0])
+_grids(run, page)
+_rollout(run, page)
+head_detectors(ctx.model.key, default=page.opening[0])
+_downloads(page)

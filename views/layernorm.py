@@ -204,7 +204,6 @@ def batch_section(ctx: PageContext) -> None:
 
 
 ctx = start_page("layernorm")
-if ctx is not None and ctx.text is not None:
-    network_section(ctx)
-    position_section(ctx)
-    batch_section(ctx)
+network_section(ctx)
+position_section(ctx)
+batch_section(ctx)

@@ -219,9 +219,8 @@ def tokens_section(ctx: PageContext) -> None:
     )
 
 
-ctx = start_page("positional")
-if ctx is not None:
-    table_section(ctx.bundle.config.d_model, ctx.bundle.config.positional)
-    learned_section(ctx)
-    if ctx.text is not None:
-        tokens_section(ctx)
+ctx = start_page("positional", text="optional")
+table_section(ctx.bundle.config.d_model, ctx.bundle.config.positional)
+learned_section(ctx)
+if ctx.text is not None:
+    tokens_section(ctx)
