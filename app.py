@@ -14,8 +14,8 @@ os.environ.setdefault("MKL_NUM_THREADS", "2")
 
 import streamlit as st
 
-from ui.class_mode import class_banner
 from ui.i18n import t
+from ui.pages.lesson.class_mode import class_banner
 from ui.projector import apply_projector_mode, projector_requested, projector_toggle
 from ui.sidebar import language_switch
 

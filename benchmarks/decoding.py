@@ -125,7 +125,7 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=20, help="held-out sentences per shipped model")
     parser.add_argument("--tables", nargs="*", default=["prompt", "shipped"], choices=["prompt", "shipped"], help="which tables")
     args = parser.parse_args()
-    keep_freed_memory()  # as the app does (ui.models): a step's fresh tensors would page-fault otherwise
+    keep_freed_memory()  # as the app does (ui.caches): a step's fresh tensors would page-fault otherwise
     if args.quick:  # the smoke test's size: seconds, not minutes
         config, label, chars, new_tokens, repeats, examples = CONFIGS[SMALL], SMALL, 60, (1, 4), 1, 2
     else:

@@ -4,7 +4,7 @@ The page's numbers come from one call into the run layer, `runs.heads_page.heads
 plan within the byte budget, the opening head, the gold alignment), plus the per-run parts of
 `runs.heads` (grids, per-head statistics, rollout). This script makes the same calls, in the page's
 order: grids of every kind, the enlarged head, the per-head metric picture, and the rollout; grids,
-statistics and rollout are cached per run, as the page does (`ui.models`).
+statistics and rollout are cached per run, as the page does (`ui.caches`).
 Serialization is what `st.plotly_chart` does to each figure: `fig.to_dict()`
 (plotly.tools.return_figure_from_figure_or_data), `plotly.io.to_json(..., validate=False)`, the md5
 of the spec for the element id, and the protobuf bytes that go on the wire.

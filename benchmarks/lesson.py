@@ -9,7 +9,7 @@ script finished and its charts show new data, painted), reveals it (same clock),
 ←. Times are medians over rounds, from the page's own clock. The second table is the server's share
 of a step's first visit: `runs.lesson.step_numbers` in-process (the step's record, its live answer and
 its figure's arrays: the one call the page makes per step, cached per sentence afterwards by
-`ui.models.get_lesson_step`; model loaded and sentence run beforehand) and the bytes of that record.
+`ui.caches.get_lesson_step`; model loaded and sentence run beforehand) and the bytes of that record.
 Targets (issue 11): Next/Previous ≤ 1 s median, Reveal ≤ 0.5 s, on this 2-core machine.
 """
 

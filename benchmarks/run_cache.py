@@ -6,7 +6,7 @@ Each workload feeds successive *different* inputs to one process, exactly as the
 them (`trace_text` with every attention pattern captured, kept as a read-only `TraceData`), and
 caches every run in one of two caches:
 - "count (48)": least-recently-used, at most 48 entries, whatever their size: what
-  `st.cache_resource(max_entries=48)` in ui/models.py does today;
+  `st.cache_resource(max_entries=48)` in ui/caches.py does today;
 - "bytes (1 GiB)": `runs.byte_cache.ByteCache` at its default budget.
 Workloads: 200 inputs over the shipped models (task sentences; characters for `reverse`), and 60
 texts of 16–511 characters (lengths drawn at random, seeded) on a random small (2×4, d=64) and a
@@ -78,10 +78,10 @@ def _status() -> dict[str, int]:
 def one(workload: str, cache_name: str, n: int, trim: int | None = None) -> dict[str, object]:
     """Run one workload through one cache in this process; its memory figures. `trim`: another glibc
     trim threshold than the app's (how much freed heap may stay resident)."""
-    import ui.models  # the app's process-wide malloc settings (keep_freed_memory), as the server has them
+    import ui.caches  # the app's process-wide malloc settings (keep_freed_memory), as the server has them
 
     if trim is not None:
-        ui.models.keep_freed_memory(trim_threshold=trim)
+        ui.caches.keep_freed_memory(trim_threshold=trim)
     from runs.byte_cache import ByteCache
     from transformer.decoding import trace_text
     from transformer.registry import load_model, random_bundle

@@ -2,7 +2,7 @@
 
 Run:  python -m benchmarks.server_time [--lengths 16 64 128 ...] [--repeats N] [--no-apptest] [--quick]
 
-- model: what `ui.models.get_trace` (`runs.text_run.run_text`) does on a cache miss for an untrained model: one teacher-forced
+- model: what `ui.caches.get_trace` (`runs.text_run.run_text`) does on a cache miss for an untrained model: one teacher-forced
   captured pass of the attention patterns (the decoder reads <bos> + the text: Tt = T), as NumPy
   (`TraceData`). Timed once. `--generate` times what it did before: greedy decoding with a trained
   model's budget (an untrained model rarely says <eos>, so Tt = min(2·T + 16, max_len − 1)) and

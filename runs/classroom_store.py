@@ -15,7 +15,7 @@ so a student can neither drive the class by URL nor by replaying what their own 
 never held the secret). A student may answer only the current question, and only until it is
 revealed: an answer replayed later, or for another step, is refused.
 
-No Streamlit here: `ui/class_mode.py` draws the panels, `benchmarks/class_mode.py` and the tests call
+No Streamlit here: `ui/pages/lesson/class_mode.py` draws the panels, `benchmarks/class_mode.py` and the tests call
 this directly.
 """
 

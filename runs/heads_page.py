@@ -4,7 +4,7 @@ The page, benchmarks/heads_rerun.py and the tests read the same `HeadsPage`, so 
 what the page does. What does not depend on the picked head is computed once here (kinds, the grid plan
 within the byte budget, the gold alignment, the opening head, the grid's importance marks); what takes
 seconds on long inputs and depends on a choice (a kind's grid figure, per-head statistics, rollout) comes
-from `runs.heads`, cached per run and choice by `ui.models` (`get_grid_figure`, `get_head_summary`,
+from `runs.heads`, cached per run and choice by `ui.caches` (`get_grid_figure`, `get_head_summary`,
 `get_rollout`), so picking another head reruns none of it.
 """
 

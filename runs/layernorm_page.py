@@ -8,7 +8,7 @@ The page has three independent sections (each a fragment with its own widgets), 
   (post vs pre), compared by their residual-stream norms;
 - `contrast`: LayerNorm vs BatchNorm on a padded batch of the user's sentences.
 
-The captured activations come from the byte-bounded run caches (`ui.models`), so these functions
+The captured activations come from the byte-bounded run caches (`ui.caches`), so these functions
 take them as arguments; `capture`/`reads_text`/`pair_refs` say what to run.
 """
 

@@ -2,7 +2,7 @@
 
 No Streamlit here: `step_numbers(step, bundle, trace)` is everything one step shows (its live answer
 and the arrays or view-models its figure draws, one typed record of `runs.lesson_numbers` per step),
-the one call the lesson page and its handout make per step (`ui.models.get_lesson_step`, cached per
+the one call the lesson page and its handout make per step (`ui.caches.get_lesson_step`, cached per
 model, sentence and step) and the call `benchmarks/lesson.py` times; a test can change the sentence
 and check that each revealed answer follows the model (nothing is written down in advance). Every
 answer is plain values; the page puts them in the UI language and builds the figure. `LESSON` is the
@@ -520,7 +520,7 @@ def marked_head(trace: TraceData, choice: HeadChoice) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LessonStep:
-    """One step of the lesson: its name (the key of its words in `ui.lesson_steps.BUILDERS`, of its class question
+    """One step of the lesson: its name (the key of its words in `ui.pages.lesson.steps.BUILDERS`, of its class question
     in `runs.class_questions.QUESTIONS` and of its catalog entries `lesson.<name>_*`) and the one call that computes
     its numbers (None where the step does not apply to the model)."""
 

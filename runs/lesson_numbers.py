@@ -2,7 +2,7 @@
 
 A record holds the step's live answer (what Reveal says, what the class's question is scored by) and what
 its figure draws (arrays and view-models). `runs.lesson` computes them, one call per step; the lesson page
-(`ui.lesson_steps`), its handout and the class's questions (`runs.class_questions`) read their fields, so a
+(`ui.pages.lesson.steps`), its handout and the class's questions (`runs.class_questions`) read their fields, so a
 misspelt name fails where it is written, not as a missing key on the projector. A step that does not apply
 to the model (no causal mask to lift, no cross-attention) has no record: its call gives None.
 """

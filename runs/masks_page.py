@@ -10,7 +10,7 @@ call, each only when its section asks:
    what may be hidden and the causal experiment's target;
 3. `masks_causal`: the causal mask lifted (two generations and two teacher-forced passes, so only when
    switched on), with the numbers the page states about it;
-4. the intervention run itself is `ui.models.get_trace(..., interventions=specs)`, the page's ordinary run.
+4. the intervention run itself is `ui.caches.get_trace(..., interventions=specs)`, the page's ordinary run.
 """
 
 from __future__ import annotations

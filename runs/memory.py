@@ -13,7 +13,7 @@ def keep_freed_memory(mmap_threshold: int = 32 << 20, trim_threshold: int = 1 <<
     and by default glibc hands freed multi-MB blocks back to the kernel; every captured call then
     page-faults fresh memory (measured on the base config at T=256: 43k page faults a call, 1.39× a
     plain forward; with this, 0 faults and 1.07×). Process-wide, so the app does it once (in
-    `ui.models`), and the `transformer` package never does. Returns False where mallopt is
+    `ui.caches`), and the `transformer` package never does. Returns False where mallopt is
     unavailable (not glibc).
     """
     try:

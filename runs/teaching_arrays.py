@@ -2,7 +2,7 @@
 
 Parameters (a LayerNorm's gain and bias, a learned position table, W^O) are copied out read-only:
 the shared model is never changed. A padded batch of several sentences is run once under `capture`
-(cached by `ui.models.get_padded_batch`), so the LayerNorm-vs-BatchNorm demo uses real activations.
+(cached by `ui.caches.get_padded_batch`), so the LayerNorm-vs-BatchNorm demo uses real activations.
 """
 
 from __future__ import annotations

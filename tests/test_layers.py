@@ -12,6 +12,8 @@
 - inside transformer/ (docs/DESIGN.md §2), the library at the top (model, text, checkpoint, running) and `hf/`
   import nothing of `training/`, `probes/` or `cli/`; the paper's model files import no task either; and
   nothing outside `transformer/cli/` (and the two-line `transformer/__main__.py`) imports the command line.
+- a page's room `ui/pages/<page>/` serves `views/<page>.py` alone: no other page, no other room and no shared
+  widget of `ui/` imports it (what two pages need is shared, one floor up).
 
 The import graph of transformer/, runs/, viz/, ui/ and hook_names.py has no circle, counting imports
 inside functions too (a function-level import only hides a circle, it does not remove it).
@@ -235,3 +237,23 @@ def test_the_layer_rules_see_an_import_of_the_rooms_beneath():
     """The rules above can fail: a from-import of a name in one of the rooms is caught by name."""
     assert _names_module("transformer.training.train", THE_LIBRARY_BENEATH)
     assert _names_module("transformer.cli", COMMAND_LINE) and not _names_module("transformer.client", COMMAND_LINE)
+
+
+def _room_of(name: str) -> str | None:
+    """The page room an imported module name lies in (`ui.pages.masks.view` → "masks"), or None."""
+    parts = name.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["ui", "pages"] else None
+
+
+def test_a_page_room_serves_its_page_alone():
+    rooms = sorted(p.name for p in (ROOT / "ui" / "pages").iterdir() if (p / "__init__.py").exists())
+    assert {"masks", "heads", "lesson", "training"} <= set(rooms)
+    assert all((ROOT / "views" / f"{room}.py").exists() for room in rooms), "a room without its page"
+    bad = []
+    for path in _files("ui") + _files("views"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        own = parts[2] if parts[:2] == ("ui", "pages") and len(parts) > 3 else parts[1] if parts[0] == "views" else None
+        bad += [
+            f"{path.relative_to(ROOT)}: {name}" for name in _imports(path) if _room_of(name) is not None and _room_of(name) != own
+        ]
+    assert not bad, bad

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import streamlit as st
 
@@ -29,8 +30,11 @@ TOKENS_INLINE = 16  # tokens shown under the output (a line or two); the whole l
 
 @dataclass(frozen=True)
 class PageContext:
+    """What `start_page` hands the page: the model, the text box's verdict, and what its `before_model` returned."""
+
     model: ModelChoice
     check: TextCheck
+    before_model: object = None
 
     @property
     def bundle(self) -> ModelBundle:
@@ -113,29 +117,68 @@ def show_diagnosis(diagnosis: Diagnosis | None) -> None:
             st.rerun(scope="app")
 
 
-def start_page(section: str, *, needs_text: bool = True) -> PageContext | None:
-    """Title and intro from catalog `section` ("<section>.title", "<section>.intro"), the model and text.
+TextNeed = Literal["required", "optional", "none"]
 
-    Returns None when the page cannot go on (no model could be loaded); a page that needs text
-    should also stop when `ctx.text` is None (the text box has already said why).
+
+@overload
+def start_page(
+    section: str, *, text: TextNeed = "required", title: bool = True, before_model: Callable[[], object] | None = None
+) -> PageContext: ...
+
+
+@overload
+def start_page(section: str, *, model: Literal[False], title: bool = True) -> None: ...
+
+
+def start_page(
+    section: str,
+    *,
+    text: TextNeed = "required",
+    model: bool = True,
+    title: bool = True,
+    before_model: Callable[[], object] | None = None,
+) -> PageContext | None:
+    """What every page starts with: the URL guard, title and intro from catalog `section` ("<section>.title",
+    "<section>.intro"), what the link carried that could not be used, the model picker and the text box.
+
+    Stops the page (`st.stop`) where it cannot go on: no model could be loaded, or `text="required"` and the
+    text box has no usable text (it has already said why). The variants:
+    - `text`: "optional" draws the text box but goes on without a text (the positional page's tables need
+      none); "none" draws no text box (the masks page has its batch of sentences, the lesson its own box);
+    - `model=False`: no model picker (the training page trains its own); returns None;
+    - `title=False`: no title and intro (the lesson's title is the step's, under its Previous / Next);
+    - `before_model`: called after the URL guard and before the first widget (the lesson: a student's page
+      is put on the teacher's model and sentence); its result is the context's `before_model`.
     """
     repair = guard_query_params()  # before any widget reads the URL
-    st.title(t(f"{section}.title"))
-    intro = t(f"{section}.intro")
-    if intro != f"{section}.intro":
-        prose(intro)  # folded on a projector: the page's first chart belongs on the first screen
+    if title:
+        st.title(t(f"{section}.title"))
+        intro = t(f"{section}.intro")
+        if intro != f"{section}.intro":
+            prose(intro)  # folded on a projector: the page's first chart belongs on the first screen
     report_url(repair)
+    if not model:
+        return None
+    prepared = before_model() if before_model is not None else None
     choice = model_picker()
     if choice is None:
-        return None
+        st.stop()
     missing_parts_note(choice.bundle, section)
-    check = text_box(choice.bundle) if needs_text else TextCheck(None)
-    return PageContext(choice, check)
+    check = text_box(choice.bundle) if text != "none" else TextCheck(None)
+    if text == "required" and check.text is None:
+        st.stop()
+    return PageContext(choice, check, prepared)
+
+
+def section(number: int, key: str) -> None:
+    """A numbered section of a page's storyboard: "3 · One head: scores → masking → softmax". The number is the
+    section's place in the page script; the words are catalog `key` (the same in every language)."""
+    st.header(f"{number} · {t(key)}")
 
 
 def report_url(repair: UrlRepair) -> None:
     """Say what the link carried that could not be used (a cut text, out-of-range numbers): after
-    `guard_query_params`, on every page that reads the URL (`start_page`, and the lesson, which has no `start_page`)."""
+    `guard_query_params`, on every page (`start_page`)."""
     for key, length in repair.cut:
         st.warning(
             t("input.url_text_cut", name=key, total=f"{length:,}", kept=f"{MAX_URL_TEXT_CHARS:,}"), icon=":material/content_cut:"

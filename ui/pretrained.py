@@ -10,8 +10,8 @@ from transformer.hf.errors import PretrainedRefused
 from transformer.hf.families import FAMILY_NAMES
 from transformer.hf.load import PRETRAINED_TASK
 from transformer.registry import DEFAULT_MODEL
+from ui.caches import get_bundle
 from ui.i18n import t
-from ui.models import get_bundle
 
 
 def pretrained_choices(taken: list[str]) -> dict[str, str]:

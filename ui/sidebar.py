@@ -18,12 +18,12 @@ from transformer.hf.errors import PretrainedRefused
 from transformer.hf.load import PRETRAINED_TASK
 from transformer.registry import DEFAULT_MODEL, RANDOM, list_models
 from transformer.untrusted_files import one_line
+from ui.caches import get_bundle
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, catalog, current_language, language_code, t
 from ui.labels import relabel_when_changed
-from ui.models import get_bundle
 from ui.pretrained import pretrained_choices, pretrained_summary, refusal_line
 from ui.safe import md_literal
-from ui.training_panel import trained_label, trained_model_keys
+from ui.trained_models import trained_label, trained_model_keys
 
 ARCHITECTURES = ["encoder-decoder", "decoder-only"]
 POSITIONALS = ["sinusoidal", "learned", "none"]

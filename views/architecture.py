@@ -1,6 +1,6 @@
 """Architecture overview: Figure 1 of the paper for the current model, with live shapes and links.
 
-Where the numbers come from: one call, `ui.models.get_architecture_page` → `runs.architecture_page`.
+Where the numbers come from: one call, `ui.caches.get_architecture_page` → `runs.architecture_page`.
 """
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 import streamlit as st
 
 from runs.architecture_page import ArchitecturePage
+from ui.caches import get_architecture_page
 from ui.charts import show_figure
 from ui.i18n import t
-from ui.models import get_architecture_page
 from ui.page import show_run, start_page
 from ui.pretrained import scale_table
 from ui.prose import prose
@@ -95,30 +95,29 @@ def _parameters(page: ArchitecturePage) -> None:
 
 
 ctx = start_page("architecture")
-if ctx is not None and ctx.text is not None:
-    page = get_architecture_page(ctx.model.key, ctx.text)
-    config, trace = page.config, page.trace
-    # The diagram first (the 1280 × 720 first screen shows it); what it means and the run's output under it.
-    _diagram(page)
-    src = t("architecture.shapes_src", n=len(trace.src_tokens)) if trace.src_tokens else ""
-    scale_table(ctx.bundle)  # a pretrained model's real sizes beside the shipped toy's
-    st.caption(
-        t(
-            "architecture.shapes_note",
-            src=src,
-            tgt=len(trace.tgt_tokens),
-            d_model=config.d_model,
-            heads=config.n_heads,
-            d_k=config.d_k,
-            n=config.n_layers,
-        )
+page = get_architecture_page(ctx.model.key, ctx.text)
+config, trace = page.config, page.trace
+# The diagram first (the 1280 × 720 first screen shows it); what it means and the run's output under it.
+_diagram(page)
+src = t("architecture.shapes_src", n=len(trace.src_tokens)) if trace.src_tokens else ""
+scale_table(ctx.bundle)  # a pretrained model's real sizes beside the shipped toy's
+st.caption(
+    t(
+        "architecture.shapes_note",
+        src=src,
+        tgt=len(trace.tgt_tokens),
+        d_model=config.d_model,
+        heads=config.n_heads,
+        d_k=config.d_k,
+        n=config.n_layers,
     )
-    if config.is_encoder_only:
-        prose(t("encoder_only.architecture"))
-    else:
-        prose(t("architecture.explain_encoder_decoder" if config.is_encoder_decoder else "architecture.explain_decoder_only"))
-    st.latex(NORM[config.norm_position])
-    prose(t(f"architecture.explain_{config.norm_position}"))
-    show_run(trace, ctx.bundle)
-    _links(page)
-    _parameters(page)
+)
+if config.is_encoder_only:
+    prose(t("encoder_only.architecture"))
+else:
+    prose(t("architecture.explain_encoder_decoder" if config.is_encoder_decoder else "architecture.explain_decoder_only"))
+st.latex(NORM[config.norm_position])
+prose(t(f"architecture.explain_{config.norm_position}"))
+show_run(trace, ctx.bundle)
+_links(page)
+_parameters(page)

@@ -2,7 +2,7 @@
 after the ReLU, how much the FFN adds to the residual stream next to attention, and its share of
 the model's parameters (counted from the model).
 
-One captured run per (model, text) (`ui.analysis_cache.get_feed_forward`); the pickers only change
+One captured run per (model, text) (`ui.caches.get_feed_forward`); the pickers only change
 what is drawn of it.
 """
 
@@ -12,11 +12,11 @@ import streamlit as st
 
 from hook_names import ordinal
 from runs.feed_forward import PARTS, FeedForwardRun
-from ui.analysis_cache import get_feed_forward
+from ui.caches import get_feed_forward
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
-from ui.page import show_run, start_page
+from ui.page import section, show_run, start_page
 from ui.prose import prose
 from ui.safe import md_literal
 from ui.url_choice import seed_choice, write_choice
@@ -88,7 +88,6 @@ def _pickers(run: FeedForwardRun) -> tuple[str, int, int]:
 
 def _expansion(run: FeedForwardRun, stack: str, layer: int, token: int) -> None:
     view = run.views[stack][layer]
-    st.header(t("feed_forward.expansion_header"))
     st.latex(FFN)
     prose(t("feed_forward.expansion_text", d_model=view.d_model, d_ff=view.d_ff, ratio=f"{view.expansion:g}"))
     x = run.ffn_input(stack, layer, token)
@@ -116,7 +115,6 @@ def _expansion(run: FeedForwardRun, stack: str, layer: int, token: int) -> None:
 
 def _firing(run: FeedForwardRun, stack: str, layer: int) -> None:
     view = run.views[stack][layer]
-    st.header(t("feed_forward.firing_header"))
     prose(t("feed_forward.firing_text"))
     fig = firing_figure(
         view,
@@ -137,7 +135,6 @@ def _firing(run: FeedForwardRun, stack: str, layer: int) -> None:
 
 
 def _contributions(run: FeedForwardRun, stack: str, token: int) -> None:
-    st.header(t("feed_forward.residual_header"))
     prose(t("feed_forward.residual_text"))
     tokens = run.tokens(stack)
     every = st.toggle(t("feed_forward.all_tokens"), value=True, key="ffn_all_tokens")
@@ -159,20 +156,23 @@ def _contributions(run: FeedForwardRun, stack: str, token: int) -> None:
         st.caption(t("feed_forward.no_cross"))
 
 
-def main() -> None:
-    ctx = start_page("feed_forward")
-    if ctx is None or ctx.text is None:
-        return
-    with st.spinner(t("feed_forward.running")):
-        run = get_feed_forward(ctx.model.key, ctx.text)
-    if not ctx.bundle.config.is_encoder_decoder:
-        st.info(t("feed_forward.decoder_only"), icon=":material/info:")
-    _parameters(run)
-    show_run(run.trace, ctx.bundle)
-    stack, layer, token = _pickers(run)
-    _expansion(run, stack, layer, token)
-    _firing(run, stack, layer)
-    _contributions(run, stack, token)
+ctx = start_page("feed_forward")
+with st.spinner(t("feed_forward.running")):
+    run = get_feed_forward(ctx.model.key, ctx.text)
+if not ctx.bundle.config.is_encoder_decoder:
+    st.info(t("feed_forward.decoder_only"), icon=":material/info:")
+_parameters(run)
+show_run(run.trace, ctx.bundle)
+stack, layer, token = _pickers(run)
 
+# 1. One token through the FFN: d_model → d_ff → d_model.
+section(1, "feed_forward.expansion_header")
+_expansion(run, stack, layer, token)
 
-main()
+# 2. Which hidden units fire, token by token.
+section(2, "feed_forward.firing_header")
+_firing(run, stack, layer)
+
+# 3. How much each sublayer adds to the residual stream.
+section(3, "feed_forward.residual_header")
+_contributions(run, stack, token)

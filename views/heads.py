@@ -1,9 +1,9 @@
 """Attention heads: every layer × head of every attention kind, one head large, summaries, rollout.
 
-Where the numbers come from: one call, `ui.models.get_heads_page` → `runs.heads_page.heads_page`
+Where the numbers come from: one call, `ui.caches.get_heads_page` → `runs.heads_page.heads_page`
 (the cached run, the grid plan within the byte budget, the gold alignment, the opening head, the
 grid's importance marks). What takes seconds on long inputs and depends on a choice (a kind's grid,
-per-head statistics, rollout) is cached per run in `ui.models`, keyed by `Run` = (model key, text);
+per-head statistics, rollout) is cached per run in `ui.caches`, keyed by `Run` = (model key, text);
 picking a head only reruns the "inspect one head" fragment. Clicking a grid tile selects that head.
 Decoder rows are named by the token they write. The page opens on the most telling head; a link's
 explicit kind/layer/head win. The grid tab and both "stretch" switches live in the URL.
@@ -16,18 +16,18 @@ import streamlit as st
 from hook_names import from_ordinal, ordinal
 from runs.heads import NO_MARKS, GridText, HeadScores, metric_zmax
 from runs.heads_page import HeadsPage, default_metric
+from ui.caches import Run, get_grid_figure, get_head_summary, get_heads_page, get_rollout
 from ui.charts import show_figure
-from ui.counterpart import counterpart_button
 from ui.export import image_format_picker, npz_button, npz_bytes
-from ui.head_detectors import head_detectors
-from ui.head_importance import current_table, importance_section, opening_caption
 from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker, layer_head_picker
 from ui.i18n import labels_of, t
 from ui.kind_tabs import open_kind_tab
 from ui.labels import keep_valid
 from ui.model_words import alignment_verb, rows_write_caption
-from ui.models import Run, get_grid_figure, get_head_summary, get_heads_page, get_rollout
 from ui.page import PageContext, show_run, start_page
+from ui.pages.heads.counterpart import counterpart_button
+from ui.pages.heads.detectors import head_detectors
+from ui.pages.heads.importance import current_table, importance_section, opening_caption
 from ui.prose import prose
 from viz.head_summary import metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
@@ -258,24 +258,18 @@ def _downloads(page: HeadsPage) -> None:
     )
 
 
-def main() -> None:
-    ctx = start_page("heads")
-    if ctx is None or ctx.text is None:
-        return
-    with st.spinner(t("heads.running")):
-        page = get_heads_page(ctx.model.key, ctx.text, current_table(ctx.model.key))
-    if not page.kinds:
-        show_run(page.trace, ctx.bundle)
-        st.warning(t("heads.no_attention"))
-        return
-    run = (ctx.model.key, ctx.text)
-    _open_on(ctx.model.key, page)
-    _inspector(run, page, ctx)
-    importance_section(ctx.model.key, page.shapes, untrained=page.untrained, default=page.opening[0])
-    _grids(run, page)
-    _rollout(run, page)
-    head_detectors(ctx.model.key, default=page.opening[0])
-    _downloads(page)
-
-
-main()
+ctx = start_page("heads")
+with st.spinner(t("heads.running")):
+    page = get_heads_page(ctx.model.key, ctx.text, current_table(ctx.model.key))
+if not page.kinds:
+    show_run(page.trace, ctx.bundle)
+    st.warning(t("heads.no_attention"))
+    st.stop()
+run = (ctx.model.key, ctx.text)
+_open_on(ctx.model.key, page)
+_inspector(run, page, ctx)
+importance_section(ctx.model.key, page.shapes, untrained=page.untrained, default=page.opening[0])
+_grids(run, page)
+_rollout(run, page)
+head_detectors(ctx.model.key, default=page.opening[0])
+_downloads(page)

@@ -2,7 +2,7 @@
 why the Transformer normalizes per token rather than per batch (the BatchNorm contrast).
 
 Where the numbers come from: `runs.layernorm_page`, one call per section (each section is a
-fragment with its own widgets): `ui.models.get_layernorm_network`, `get_layernorm_pair`,
+fragment with its own widgets): `ui.caches.get_layernorm_network`, `get_layernorm_pair`,
 `get_layernorm_contrast`.
 """
 
@@ -15,10 +15,10 @@ from runs.layernorm_page import text_stack
 from runs.model_ref import RANDOM_DEFAULTS
 from runs.sentence_batch import MAX_SENTENCES
 from ui.batch import more_sentences, report_lines
+from ui.caches import get_layernorm_contrast, get_layernorm_network, get_layernorm_pair
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
-from ui.models import get_layernorm_contrast, get_layernorm_network, get_layernorm_pair
 from ui.page import PageContext, start_page
 from ui.prose import prose
 from viz.batchnorm_contrast import batch_mean_figure, sentence_one_figure
@@ -204,7 +204,6 @@ def batch_section(ctx: PageContext) -> None:
 
 
 ctx = start_page("layernorm")
-if ctx is not None and ctx.text is not None:
-    network_section(ctx)
-    position_section(ctx)
-    batch_section(ctx)
+network_section(ctx)
+position_section(ctx)
+batch_section(ctx)

@@ -15,16 +15,14 @@ from streamlit.errors import StreamlitAPIException
 
 from runs.lesson import STEPS, step_number
 from ui.charts import show_figure
-from ui.class_mode import InClass, asks_class, class_bar, class_controls, follow_teacher, lead_class, question_panel
 from ui.i18n import t
 from ui.inputs import TEXT_KEY, example_text, text_box
-from ui.lesson_handout import deferred_handout
-from ui.lesson_steps import Lesson, StepContent, lesson_for
-from ui.page import report_url
+from ui.page import start_page
+from ui.pages.lesson.class_mode import InClass, asks_class, class_bar, class_controls, follow_teacher, lead_class, question_panel
+from ui.pages.lesson.handout import deferred_handout
+from ui.pages.lesson.shared_steps import shared_step
+from ui.pages.lesson.steps import Lesson, StepContent, lesson_for
 from ui.safe import md_literal
-from ui.shared_steps import shared_step
-from ui.sidebar import model_picker
-from ui.url_guard import guard_query_params
 
 STEP_PARAM = "step"
 REVEALED_KEY = "lesson_revealed"  # session state: the (step, model, sentence) whose answer is shown
@@ -132,51 +130,52 @@ def show_step(content: StepContent, token: tuple, text: str, left, right, ls: Le
             st.info(t("lesson.figure_after_reveal"), icon=":material/visibility_off:")
 
 
-# before any widget reads the URL: the lesson's own link carries the sentence and a random model's numbers too
-report_url(guard_query_params())
-following = follow_teacher()  # a student's page: the teacher's step, model and sentence, before any widget reads them
-choice = model_picker()
-if choice is not None:
-    n = step_number(st.query_params.get(STEP_PARAM))
-    go_to(n)  # a malformed or out-of-range ?step= is rewritten to the step shown
-    step = STEPS[n - 1]
-    top = st.container()  # the step's title and Previous / Next, filled once the sentence is known
-    # The figure column starts right under the title on every step (the 1280 × 720 first screen).
-    left, right = st.columns([2, 3], gap="medium")
-    figure = right.container()  # the step's figure, at the top of the right column
-    body = left.container()  # the step's text, question and answer, first under the title
-    # Step 1 (where the class types its sentence) opens the sentence box in the wide right column, under
-    # the figure Reveal shows: in the narrow left one, on a projector, it squeezed its buttons and pushed
-    # the question and Reveal below the fold. Elsewhere it sits closed under the step, so the question and
-    # the whole revealed answer fit the 1280 × 720 screen.
-    current = st.session_state.get(TEXT_KEY, st.query_params.get(TEXT_KEY, example_text(choice.bundle)))
-    label = t("lesson.sentence", text=md_literal(current)) if current else t("lesson.sentence_hint")
-    with right if n == 1 else left, st.expander(label, expanded=n == 1 or not current, icon=":material/edit:"):
-        check = text_box(choice.bundle)
-        st.caption(t("lesson.sentence_hint") + " " + t("lesson.keys"))
-    if check.text is None:
-        with top:
-            header(n, t(f"lesson.{step}_title"))
-        body.info(t("lesson.no_text"))
-    else:
-        ls = lesson_for(choice.key, check.text)
-        content = shared_step(step, ls)  # built once for the whole class (every student moves at once)
-        token = (step, choice.key, check.text)
-        cls = following or lead_class(n, choice.key, check.text, token in revealed_set())
-        with top:
-            header(n, content.title, following=following is not None)
-            class_bar(cls, asks_class(ls, n))
-        show_step(content, token, check.text, body, figure, ls, cls)
-        with left:
-            class_controls(cls, n, choice.key, check.text)
-        if following is None:  # a student's handout would hold every answer before Reveal
-            left.download_button(
-                t("lesson.handout"),
-                data=deferred_handout(ls),
-                file_name="attention-lesson.html",
-                mime="text/html",
-                help=t("lesson.handout_help"),
-                icon=":material/download:",
-                on_click="ignore",
-                key="lesson_handout",
-            )
+# The lesson's own link carries the sentence and a random model's numbers too (guarded like every page's link). Its
+# title is the step's, under Previous / Next, and its sentence box the step's own, so `start_page` draws neither; a
+# student's page is put on the teacher's step, model and sentence before any widget reads them.
+ctx = start_page("lesson", text="none", title=False, before_model=follow_teacher)
+following = ctx.before_model  # what follow_teacher returned: the class this page follows, or None
+choice = ctx.model
+n = step_number(st.query_params.get(STEP_PARAM))
+go_to(n)  # a malformed or out-of-range ?step= is rewritten to the step shown
+step = STEPS[n - 1]
+top = st.container()  # the step's title and Previous / Next, filled once the sentence is known
+# The figure column starts right under the title on every step (the 1280 × 720 first screen).
+left, right = st.columns([2, 3], gap="medium")
+figure = right.container()  # the step's figure, at the top of the right column
+body = left.container()  # the step's text, question and answer, first under the title
+# Step 1 (where the class types its sentence) opens the sentence box in the wide right column, under
+# the figure Reveal shows: in the narrow left one, on a projector, it squeezed its buttons and pushed
+# the question and Reveal below the fold. Elsewhere it sits closed under the step, so the question and
+# the whole revealed answer fit the 1280 × 720 screen.
+current = st.session_state.get(TEXT_KEY, st.query_params.get(TEXT_KEY, example_text(choice.bundle)))
+label = t("lesson.sentence", text=md_literal(current)) if current else t("lesson.sentence_hint")
+with right if n == 1 else left, st.expander(label, expanded=n == 1 or not current, icon=":material/edit:"):
+    check = text_box(choice.bundle)
+    st.caption(t("lesson.sentence_hint") + " " + t("lesson.keys"))
+if check.text is None:
+    with top:
+        header(n, t(f"lesson.{step}_title"))
+    body.info(t("lesson.no_text"))
+else:
+    ls = lesson_for(choice.key, check.text)
+    content = shared_step(step, ls)  # built once for the whole class (every student moves at once)
+    token = (step, choice.key, check.text)
+    cls = following or lead_class(n, choice.key, check.text, token in revealed_set())
+    with top:
+        header(n, content.title, following=following is not None)
+        class_bar(cls, asks_class(ls, n))
+    show_step(content, token, check.text, body, figure, ls, cls)
+    with left:
+        class_controls(cls, n, choice.key, check.text)
+    if following is None:  # a student's handout would hold every answer before Reveal
+        left.download_button(
+            t("lesson.handout"),
+            data=deferred_handout(ls),
+            file_name="attention-lesson.html",
+            mime="text/html",
+            help=t("lesson.handout_help"),
+            icon=":material/download:",
+            on_click="ignore",
+            key="lesson_handout",
+        )

@@ -4,28 +4,26 @@ side by side), and per-call interventions (hidden tokens, an ablated head) with 
 and after.
 
 Where the numbers come from: `runs.masks_page`, one call per section whose widgets depend on the
-run above it (`ui.models.get_masks_batch`, `get_masks_sentence`, `get_masks_causal`; the module
-docstring says why these phases), and the intervention run, `ui.models.get_trace`.
+run above it (`ui.caches.get_masks_batch`, `get_masks_sentence`, `get_masks_causal`; the module
+docstring says why these phases), and the intervention run, `ui.caches.get_trace`.
 """
 
 import streamlit as st
 
 from runs.text_run import attention_kinds
 from ui.batch import sentence_batch
+from ui.caches import get_masks_batch, get_masks_causal, get_masks_sentence, get_trace
 from ui.head_picker import head_picker, kind_name
 from ui.i18n import labels_of, t
 from ui.labels import relabel_when_changed
-from ui.mask_controls import causal_controls, intervention_controls
-from ui.mask_runs import ablation_default
-from ui.mask_view import compare_patterns, mask_matrices, rows_note, show_batch, show_causal, show_outputs, show_steps
-from ui.models import get_masks_batch, get_masks_causal, get_masks_sentence, get_trace
-from ui.page import start_page
+from ui.page import section, start_page
+from ui.pages.masks.ablation import ablation_default
+from ui.pages.masks.controls import causal_controls, intervention_controls
+from ui.pages.masks.view import compare_patterns, mask_matrices, rows_note, show_batch, show_causal, show_outputs, show_steps
 from ui.prose import prose
 from viz.masked_scores import score_hook_names
 
-ctx = start_page("masks", needs_text=False)
-if ctx is None:
-    st.stop()
+ctx = start_page("masks", text="none")
 batch, area, beside = sentence_batch(ctx.bundle)
 if not batch.ok:
     if not batch.sentences:
@@ -39,13 +37,13 @@ resent = relabel_when_changed(batch.sentences, ("row", "causal_scope", "blocked"
 padded = get_masks_batch(ctx.model.key, batch.sentences)
 view = padded.view
 with area:  # under the text area; the batch itself beside it, on the first screen
-    st.header(t("masks.batch_header"))
+    section(1, "masks.batch_header")
     prose(t("masks.batch_explain" if view.has_source else "masks.batch_explain_decoder"))
 with beside:
     show_batch(view)
 
 # 2. The masks of one sentence.
-st.header(t("masks.masks_header"))
+section(2, "masks.masks_header")
 prose(t("masks.masks_explain"))
 row = st.selectbox(
     t("masks.row"),
@@ -60,7 +58,7 @@ if view.has_decoder:
 mask_matrices(view, row)
 
 # 3. One head: scores → masked scores → softmax, for the chosen sentence as the padded batch runs it.
-st.header(t("masks.scores_header"))
+section(3, "masks.scores_header")
 prose(t("masks.scores_explain"))
 kind, layer, head = head_picker(attention_kinds(ctx.bundle), config.n_layers, config.n_heads)
 names = score_hook_names(kind, layer)
@@ -74,7 +72,7 @@ if config.is_encoder_only:  # the padding mask is all an encoder has: the causal
     st.stop()
 
 # 4. The causal mask switched off: generation (nothing later to see) and teacher forcing (everything).
-st.header(t("masks.causal_header"))
+section(4, "masks.causal_header")
 prose(t("masks.causal_explain"))
 off, lifted = causal_controls(layer)
 if not off:
@@ -88,7 +86,7 @@ else:
         show_causal(causal.experiment, target, causal.summary, layer, head)
 
 # 5. Interventions, for this call only; the shared model is never changed.
-st.header(t("masks.interventions_header"))
+section(5, "masks.interventions_header")
 prose(t("masks.interventions_explain"))
 choice = intervention_controls(
     ctx.bundle,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from runs.output import MAX_TOP_K, OutputSteps, SamplingSettings
-from ui.analysis_cache import get_output_steps
+from ui.caches import get_output_steps
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.page import start_page
@@ -188,37 +188,31 @@ def _explain() -> None:
         st.markdown(t("output.explain_modes"))
 
 
-def main() -> None:
-    ctx = start_page("output")
-    if ctx is None or ctx.text is None:
-        return
-    encoder_decoder = ctx.bundle.config.is_encoder_decoder
-    encoder_only = ctx.bundle.config.is_encoder_only  # BERT: a prediction per position, nothing generated
-    left, right = st.columns([5, 6], gap="large")
-    steps_box = left.container()  # the step buttons first: on a projector they stay above the fold
-    with left:
-        settings, k = _settings()
-    steps = _steps_from_url((ctx.model.key, ctx.text))
-    with st.spinner(t("output.running")):
-        run = get_output_steps(ctx.model.key, ctx.text, settings, steps, k)
-    if run.truncated:
-        st.warning(t("output.truncated"))
-    with steps_box:
-        if not encoder_only:  # nothing is generated: there is no next step
-            _buttons(run, steps)
-    with left:
-        if encoder_only:
-            st.markdown(f"**{t('output.encoder_reads')}**")
-            st.code(" · ".join(map(visible_token, run.source_tokens)), language=None, wrap_lines=True)
-        else:
-            _sequence(run, encoder_decoder)
-        # under the settings, not above the chart: the 1280 × 720 first screen shows the distribution
-        note = "encoder_only.output" if encoder_only else "output.enc_dec_note" if encoder_decoder else "output.dec_only_note"
-        st.info(t(note), icon=":material/info:")
-    with right:
-        _position(run, settings, ctx.bundle.config.architecture)
-    _table(run)
-    _explain()
-
-
-main()
+ctx = start_page("output")
+encoder_decoder = ctx.bundle.config.is_encoder_decoder
+encoder_only = ctx.bundle.config.is_encoder_only  # BERT: a prediction per position, nothing generated
+left, right = st.columns([5, 6], gap="large")
+steps_box = left.container()  # the step buttons first: on a projector they stay above the fold
+with left:
+    settings, k = _settings()
+steps = _steps_from_url((ctx.model.key, ctx.text))
+with st.spinner(t("output.running")):
+    run = get_output_steps(ctx.model.key, ctx.text, settings, steps, k)
+if run.truncated:
+    st.warning(t("output.truncated"))
+with steps_box:
+    if not encoder_only:  # nothing is generated: there is no next step
+        _buttons(run, steps)
+with left:
+    if encoder_only:
+        st.markdown(f"**{t('output.encoder_reads')}**")
+        st.code(" · ".join(map(visible_token, run.source_tokens)), language=None, wrap_lines=True)
+    else:
+        _sequence(run, encoder_decoder)
+    # under the settings, not above the chart: the 1280 × 720 first screen shows the distribution
+    note = "encoder_only.output" if encoder_only else "output.enc_dec_note" if encoder_decoder else "output.dec_only_note"
+    st.info(t(note), icon=":material/info:")
+with right:
+    _position(run, settings, ctx.bundle.config.architecture)
+_table(run)
+_explain()

@@ -2,7 +2,7 @@
 positions look alike, the relative-position rotation, learned tables, and the user's own tokens
 before and after the position is added.
 
-Where the numbers come from: `runs.positional_page`, one call per section (`ui.models.get_pe_sinusoids`
+Where the numbers come from: `runs.positional_page`, one call per section (`ui.caches.get_pe_sinusoids`
 and, for the offset slider under its figures, `get_pe_relative`; `get_pe_learned`; `get_pe_tokens`).
 """
 
@@ -13,10 +13,10 @@ import streamlit as st
 from runs.model_ref import ModelRef
 from runs.positional_page import learned_options
 from runs.teaching_arrays import sinusoid_table
+from ui.caches import get_pe_learned, get_pe_relative, get_pe_sinusoids, get_pe_tokens
 from ui.charts import show_figure
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
-from ui.models import get_pe_learned, get_pe_relative, get_pe_sinusoids, get_pe_tokens
 from ui.page import PageContext, start_page
 from ui.prose import prose
 from viz.embedding_scale import before_after_figure, learned_figure, norms_figure
@@ -219,9 +219,8 @@ def tokens_section(ctx: PageContext) -> None:
     )
 
 
-ctx = start_page("positional")
-if ctx is not None:
-    table_section(ctx.bundle.config.d_model, ctx.bundle.config.positional)
-    learned_section(ctx)
-    if ctx.text is not None:
-        tokens_section(ctx)
+ctx = start_page("positional", text="optional")
+table_section(ctx.bundle.config.d_model, ctx.bundle.config.positional)
+learned_section(ctx)
+if ctx.text is not None:
+    tokens_section(ctx)

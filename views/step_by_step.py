@@ -1,6 +1,6 @@
 """Attention, step by step: one query of one head with the model's numbers, why √d_k, and W^O.
 
-Where the numbers come from: `runs.step_page` (`ui.models.get_step_run`, then `step_page` for the
+Where the numbers come from: `runs.step_page` (`ui.caches.get_step_run`, then `step_page` for the
 picked head and query); the √d_k experiment is `viz.scaling.scaling_demo`.
 """
 
@@ -12,13 +12,13 @@ import streamlit as st
 
 from runs.step_page import StepPage, step_page
 from runs.text_run import attention_kinds
+from ui.caches import get_step_run
 from ui.charts import show_figure
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.labels import relabel_when_changed
 from ui.model_words import rows_write_caption
-from ui.models import get_step_run
-from ui.page import PageContext, show_run, start_page
+from ui.page import PageContext, section, show_run, start_page
 from ui.prose import prose
 from viz.multihead import multihead_figure
 from viz.scaling import D_K_OPTIONS, N_KEYS, N_QUERIES, scaling_demo, softmax_figure, variance_figure
@@ -99,7 +99,6 @@ def _steps(page: StepPage, ctx: PageContext) -> None:
 @st.fragment
 def _scaling(default_d_k: int) -> None:
     """The √d_k experiment: only this fragment reruns when its slider or seed moves."""
-    st.header(t("step.section_scale"))
     st.latex(VARIANCE)
     prose(t("step.explain_scale"))
     cols = st.columns([3, 1])
@@ -148,7 +147,6 @@ def _scaling(default_d_k: int) -> None:
 
 
 def _multihead(page: StepPage) -> None:
-    st.header(t("step.section_multi"))
     st.latex(MULTIHEAD)
     prose(t("step.explain_multi"))
     view = page.multihead
@@ -174,28 +172,33 @@ def _multihead(page: StepPage) -> None:
 
 
 ctx = start_page("step")
-if ctx is not None and ctx.text is not None:
-    config = ctx.bundle.config
-    # One row of choices (kind, layer, head, query; the same URL keys as the Masks and Attention-heads
-    # pages), then step 1's figure: the first 1280 × 720 screen shows it. The formula, what it means and
-    # the run's output follow it.
-    resent = relabel_when_changed((ctx.text, st.session_state.get("kind")), ("query",))
-    st.header(t("step.section_steps"))
-    cols = st.columns([3, 1.4, 1.4, 3], vertical_alignment="bottom")
-    kind = kind_picker(cols[0], attention_kinds(ctx.bundle), default="decoder", section="masks")
-    layer, head = layer_head_picker(cols[1:3], config.n_layers, config.n_heads, section="masks")
-    # Two phases: the query picker's options are the run's rows (decoder rows named by the token they write, "我 → 今天")
-    run = get_step_run(ctx.model.key, ctx.text, kind, layer)
-    queries = run.queries
-    query = cols[3].selectbox(
-        t("step.query"),
-        list(range(len(queries))),
-        index=0 if "query" in resent else len(queries) // 2,  # a re-sent value takes no default
-        key="query",
-        bind="query-params",
-        format_func=queries.option_label,
-    )
-    page = step_page(run, head, int(query))
-    _steps(page, ctx)
-    _scaling(config.d_k if config.d_k in D_K_OPTIONS else 64)
-    _multihead(page)
+config = ctx.bundle.config
+# 1. One query, one head, with the model's numbers: one row of choices (kind, layer, head, query; the same
+# URL keys as the Masks and Attention-heads pages), then step 1's figure: the first 1280 × 720 screen shows it.
+# The formula, what it means and the run's output follow it.
+resent = relabel_when_changed((ctx.text, st.session_state.get("kind")), ("query",))
+section(1, "step.section_steps")
+cols = st.columns([3, 1.4, 1.4, 3], vertical_alignment="bottom")
+kind = kind_picker(cols[0], attention_kinds(ctx.bundle), default="decoder", section="masks")
+layer, head = layer_head_picker(cols[1:3], config.n_layers, config.n_heads, section="masks")
+# Two phases: the query picker's options are the run's rows (decoder rows named by the token they write, "我 → 今天")
+run = get_step_run(ctx.model.key, ctx.text, kind, layer)
+queries = run.queries
+query = cols[3].selectbox(
+    t("step.query"),
+    list(range(len(queries))),
+    index=0 if "query" in resent else len(queries) // 2,  # a re-sent value takes no default
+    key="query",
+    bind="query-params",
+    format_func=queries.option_label,
+)
+page = step_page(run, head, int(query))
+_steps(page, ctx)
+
+# 2. Why √d_k: an experiment of its own (a fragment: only it reruns when its slider moves).
+section(2, "step.section_scale")
+_scaling(config.d_k if config.d_k in D_K_OPTIONS else 64)
+
+# 3. Multi-head: every head of the layer, concatenated and projected by W^O.
+section(3, "step.section_multi")
+_multihead(page)

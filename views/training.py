@@ -23,12 +23,14 @@ from runs.training.options import (
 )
 from runs.training.registry import SlotsTaken, registry
 from runs.training.watch import slot_view
+from ui.caches import get_shipped_film_scores
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
-from ui.prose import prose
+from ui.page import start_page
+from ui.pages.training.panel import ends_with_eos, film_view, job_panel, open_film_on_its_head
+from ui.pages.training.scores import BEST_KEY
 from ui.safe import md_literal
-from ui.training_panel import ends_with_eos, film_view, job_panel, open_film_on_its_head, session_owner
-from ui.training_scores import BEST_KEY, shipped_scores
+from ui.trained_models import session_owner
 from ui.url_choice import seed_choice, write_choice
 
 JOB_KEY = "tr_job"  # session state: the id of the job this session started last
@@ -190,15 +192,14 @@ def film_mode() -> None:
             schedule=None,
             name=f"film_{name}",
             ends_with_eos=ends_with_eos(name),
-            scores=shipped_scores(name),
+            scores=get_shipped_film_scores(name),
             stages=shipped_stage_marks(name, film),
         )
 
     player()
 
 
-st.title(t("training.title"))
-prose(t("training.intro"))
+start_page("training", model=False)  # the URL guard, title and intro; no model picker: the page trains its own
 MODES = ("live", "film")
 seed_choice("tr_mode", MODES, "live")  # `?tr_mode=film` links straight to the films
 mode = st.segmented_control(  # on the page: projector mode collapses the sidebar

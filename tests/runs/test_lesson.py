@@ -55,7 +55,7 @@ def test_step_number_is_range_checked(raw, expected):
 
 def test_every_step_has_its_numbers_words_and_class_question_under_one_name():
     from runs.class_questions import QUESTIONS
-    from ui.lesson_steps import BUILDERS
+    from ui.pages.lesson.steps import BUILDERS
 
     assert tuple(step.name for step in lesson.LESSON) == tuple(BUILDERS) == tuple(QUESTIONS) == lesson.STEPS
 

@@ -7,8 +7,8 @@ import pytest
 
 from runs.classroom_store import DIR_ENV, ClassError, ClassStore
 from tests.ui.conftest import assert_no_exception, open_page
-from ui.class_mode import STUDENT_KEY, TEACHER_KEY
 from ui.i18n import catalog
+from ui.pages.lesson.class_mode import STUDENT_KEY, TEACHER_KEY
 
 
 @pytest.fixture(autouse=True)

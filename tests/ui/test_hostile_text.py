@@ -134,8 +134,8 @@ def test_the_sentence_is_shown_where_the_issue_found_it():
 @pytest.mark.slow
 def test_the_handout_shows_the_sentence_as_text():
     """The offline handout (HTML): the sentence and the answers that carry it are escaped text, no tag or link."""
-    from ui.lesson_handout import handout_html
-    from ui.lesson_steps import lesson_for
+    from ui.pages.lesson.handout import handout_html
+    from ui.pages.lesson.steps import lesson_for
 
     tag = '<b>x</b><a href="http://e.x/">y</a> ![i](http://e.x/i.png) www.e.x a@e.x'
     page = handout_html(lesson_for("reverse", f"{tag} {tag[::-1]}"))  # short: every step is computed

@@ -1,6 +1,6 @@
 """Every lesson step on every model, in both languages, says only what is true of that model.
 
-The steps are built as the page builds them (`ui.lesson_steps.build_step`) on each shipped model's own
+The steps are built as the page builds them (`ui.pages.lesson.steps.build_step`) on each shipped model's own
 example and on the untrained `random` model, and their words are checked against what the model is
 (`runs.model_kind`): an untrained model is never said to be trained or to have written a translation,
 a model that does not translate is never said to translate, a decoder-only model is not asked about its
@@ -20,10 +20,10 @@ from runs.model_kind import model_kind
 from runs.model_ref import shipped_models
 from tests.ui.test_layer_numbers import ZERO
 from transformer.tasks import get_task
+from ui.caches import get_bundle
 from ui.i18n import catalog
 from ui.inputs import example_text
-from ui.lesson_steps import build_step, lesson_for, no_figure_key
-from ui.models import get_bundle
+from ui.pages.lesson.steps import build_step, lesson_for, no_figure_key
 
 MODELS = (*shipped_models(), "random")
 TRANSLATES = {"en": re.compile(r"(?i)translat"), "zh": re.compile("翻译")}

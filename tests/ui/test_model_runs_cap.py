@@ -1,12 +1,12 @@
 """However many sessions press Enter at once, at most `ATLAS_MODEL_RUNS` model runs execute together
-(ui.models.get_trace): thirty decoders at once fought for the GIL and doubled each run's cost."""
+(ui.caches.get_trace): thirty decoders at once fought for the GIL and doubled each run's cost."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-import ui.models as models
+import ui.caches as models
 
 
 def test_simultaneous_runs_wait_for_a_free_slot(monkeypatch):

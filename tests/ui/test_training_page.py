@@ -113,7 +113,7 @@ def _picker_script() -> None:
     from runs.training.options import JobOptions
     from runs.training.registry import registry
     from ui.sidebar import model_picker
-    from ui.training_panel import session_owner
+    from ui.trained_models import session_owner
 
     if "job" not in st.session_state:
         options = JobOptions(n_layers=1, n_heads=2, d_model=16, steps=5, eval_every=0)
@@ -194,7 +194,7 @@ def test_a_decoder_only_job_trains_on_the_page_with_decoder_self_attention_only(
 @pytest.mark.slow
 def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
     import runs.training.films as films
-    import ui.training_panel as panel
+    import ui.pages.training.panel as panel
     from transformer.checkpoint import save_checkpoint
     from transformer.registry import load_model
     from transformer.tasks import ReverseTask

@@ -1,8 +1,8 @@
 """What each lesson step says and draws, in the UI language: one `StepContent` per step.
 
-The page (views/lesson.py) shows one step at a time and the handout (ui/lesson_handout.py) all of
+The page (views/lesson.py) shows one step at a time and the handout (ui/pages/lesson/handout.py) all of
 them, from the same content, so the two never disagree. Every number of a step comes from one call,
-`ui.models.get_lesson_step` → `runs.lesson.step_numbers` (the live answer and the figure's arrays);
+`ui.caches.get_lesson_step` → `runs.lesson.step_numbers` (the live answer and the figure's arrays);
 this file only puts them into words (the UI language) and figures (`viz/` builders).
 """
 
@@ -18,9 +18,9 @@ from runs import lesson
 from runs.lesson_numbers import StepNumbers, TaskNumbers
 from runs.model_kind import ModelKind, model_kind
 from transformer.checkpoint import ModelBundle
+from ui.caches import get_bundle, get_lesson_step, get_trace
 from ui.i18n import current_language, t
 from ui.model_words import alignment_verb
-from ui.models import get_bundle, get_lesson_step, get_trace
 from ui.projector import TICK_PX
 from ui.safe import md_literal
 from viz.head_grid import grid_figure

@@ -1,6 +1,6 @@
 """Which heads matter, on the heads page: the table of a shipped model, or a measurement on demand.
 
-A shipped model's stored table is read once per process (`stored_table`). An untrained model's is
+A shipped model's stored table is read once per process (`ui.caches.get_stored_importance`). An untrained model's is
 measured when the user asks (a button and a progress bar: it ablates every head in turn) and kept
 in the session, keyed by the model key, so the grid can mark its heads afterwards.
 """
@@ -12,27 +12,20 @@ import streamlit as st
 
 from hook_names import ordinal
 from runs import head_importance
-from runs.byte_cache import byte_cached, shared_cache
 from runs.heads import FIRST, Opening
 from transformer.probes.importance import HeadImportance
+from ui.caches import get_bundle, get_stored_importance
 from ui.charts import show_figure
 from ui.i18n import t
 from ui.kind_tabs import open_kind_tab
-from ui.models import get_bundle
 from viz.head_importance import importance_figure
 
 _MEASURED_KEY = "heads_importance_measured"  # session: model key → HeadImportance measured on demand
 
 
-@byte_cached(shared_cache())
-def stored_table(model_key: str) -> HeadImportance | None:
-    """`runs.head_importance.stored_importance`, read once per process (it hashes the weights)."""
-    return head_importance.stored_importance(get_bundle(model_key))
-
-
 def current_table(model_key: str) -> HeadImportance | None:
     """The stored table, else one measured in this session, else None."""
-    return stored_table(model_key) or st.session_state.get(_MEASURED_KEY, {}).get(model_key)
+    return get_stored_importance(model_key) or st.session_state.get(_MEASURED_KEY, {}).get(model_key)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -42,7 +35,7 @@ def _stored_figure(
     """A shipped model's importance figure for one kind in one language, built once and shared by every
     session: it does not depend on the sentence, and a classroom reruns the page on every sentence typed
     (benchmarks §8). A table measured in a session is drawn directly: it is the session's own."""
-    view = head_importance.kind_importance(stored_table(model_key), kind, n_layers, n_heads)
+    view = head_importance.kind_importance(get_stored_importance(model_key), kind, n_layers, n_heads)
     return importance_figure(view, titles=titles, layer_label=layer_label, head_label=head_label)
 
 
@@ -106,7 +99,7 @@ def importance_section(
         if not view.important.any():
             st.info(t("heads.importance_none"))
         labels = ((t("heads.importance_changed"), t("heads.importance_drop")), t("heads.layer"), t("heads.head"))
-        if table is stored_table(model_key):
+        if table is get_stored_importance(model_key):
             fig = _stored_figure(model_key, kind, n_layers, n_heads, *labels)
         else:
             fig = importance_figure(view, titles=labels[0], layer_label=labels[1], head_label=labels[2])

@@ -12,12 +12,11 @@ import streamlit as st
 
 from hook_names import ordinal
 from transformer.probes.head_scores import DETECTOR_SCORE_NAMES, INDEX_SCORE_NAMES, HeadScores
-from ui.analysis_cache import get_detectors
+from ui.caches import get_bundle, get_detectors
 from ui.charts import show_figure
 from ui.i18n import t
 from ui.kind_tabs import open_kind_tab
 from ui.model_words import alignment_verb
-from ui.models import get_bundle
 from viz.detector_figure import detector_figure, marked_heads
 
 

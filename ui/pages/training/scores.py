@@ -10,7 +10,6 @@ from __future__ import annotations
 import streamlit as st
 
 from runs.training.film_scores import FORMED_AT, FilmScores
-from runs.training.films import shipped_film_scores
 from ui.charts import show_figure
 from ui.figure_memo import memo_figure
 from ui.i18n import t
@@ -18,12 +17,6 @@ from viz.detector_figure import detector_figure
 
 BEST_KEY = "tr_best_head"  # session state: the (kind, layer, head) last opened as the best; a different one: user's
 SCORE_WIDTH = 420  # px: the chart sits in the page's right column
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def shipped_scores(name: str) -> FilmScores | None:
-    """The task scores of shipped model `name`'s film, computed from its frames once per server."""
-    return shipped_film_scores(name)
 
 
 def follow_best_head(scores: FilmScores | None, index: int, keys: tuple[str, str, str]) -> bool:

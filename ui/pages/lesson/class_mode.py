@@ -41,14 +41,14 @@ from runs.classroom_store import (
 from runs.lesson import STEPS
 from runs.model_ref import ModelRef, shipped_models
 from transformer.registry import RANDOM
-from ui.class_join import join_card
 from ui.i18n import t
 from ui.inputs import TEXT_KEY
+from ui.pages.lesson.class_join import join_card
 from ui.safe import md_literal
 from ui.sidebar import MODEL_KEY
 
 if TYPE_CHECKING:  # app.py imports this file for its banner on every page; the lesson's figures are not needed there
-    from ui.lesson_steps import Lesson
+    from ui.pages.lesson.steps import Lesson
 
 TEACHER_KEY = "class_teacher"  # session state: (code, secret) of the class this session leads
 STUDENT_KEY = "class_student"  # session state: the code of the class this session follows

@@ -3,7 +3,7 @@
 In class mode every student's page moves to the teacher's new step in the same second, and each page
 used to build the step's figure for itself: 7–130 ms a page (the attention step's scores figure the
 most), all in one server process's interpreter, so a class of 60 waited seconds for the last page
-(benchmarks/README.md §13). The content depends only on the step's numbers (`ui.models.get_lesson_step`,
+(benchmarks/README.md §13). The content depends only on the step's numbers (`ui.caches.get_lesson_step`,
 cached) and the UI language, so one build serves the class. Sharing a figure is safe: pages never change
 a figure after it is built (`ui.projector.projector_figure` enlarges a copy).
 """
@@ -14,7 +14,7 @@ import streamlit as st
 
 from runs.lesson import STEPS
 from ui.i18n import current_language
-from ui.lesson_steps import Lesson, StepContent, build_step, lesson_for
+from ui.pages.lesson.steps import Lesson, StepContent, build_step, lesson_for
 
 MAX_STEPS = len(STEPS) * 2 * 16  # every step in both languages, for 16 model-and-sentence pairs (a few kB each)
 

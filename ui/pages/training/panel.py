@@ -7,8 +7,6 @@ without rerunning the page, and reruns the page once when the job ends so the st
 
 from __future__ import annotations
 
-import time
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,20 +14,20 @@ import numpy as np
 import streamlit as st
 
 from hook_names import ordinal
-from runs.model_ref import TRAINED_PREFIX
 from runs.training.export import checkpoint_zip
 from runs.training.film_scores import FilmScores, film_scores
 from runs.training.films import StageMark, film_opening
 from runs.training.job import FAILED, STOPPING, JobView
 from runs.training.registry import registry, trained_key
+from ui.caches import get_bundle
 from ui.charts import show_figure
 from ui.figure_memo import memo_figure
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.model_words import rows_write_caption
-from ui.models import get_bundle
+from ui.pages.training.scores import follow_best_head, score_chart
 from ui.safe import md_literal
-from ui.training_scores import follow_best_head, score_chart
+from ui.trained_models import trained_label
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
 from viz.training_curves import CurveText, curves_figure, rate_figure
@@ -39,28 +37,7 @@ PLAY_EVERY = 0.4  # seconds per frame while a film plays
 FRAME_KEY, FOLLOW_KEY, PLAY_KEY = "tr_frame", "tr_follow", "tr_play"
 KIND_KEY, LAYER_KEY, HEAD_KEY = "tr_kind", "tr_layer", "tr_head"
 OPENED_KEY = "tr_film_opened"  # the film whose opening head was last set
-OWNER_KEY = "tr_owner"
 EOS = "<eos>"
-
-
-def session_owner() -> str:
-    """An id of this browser session, kept in its session state (a job remembers who started it: only they may stop it)."""
-    return st.session_state.setdefault(OWNER_KEY, uuid.uuid4().hex)
-
-
-def trained_model_keys() -> list[str]:
-    """Model keys of this session's ended, usable training jobs, newest first (the sidebar's model picker lists them)."""
-    return [trained_key(job) for job in registry().owned_by(session_owner()) if job.bundle is not None]
-
-
-def trained_label(key: str) -> str:
-    """How the model picker names a trained model: "Trained here: reverse · step 1,200 · 14:02" (the time it ended,
-    the server's clock), so two runs of one task tell apart. Any other key is its own label."""
-    job = registry().get(key.removeprefix(TRAINED_PREFIX)) if key.startswith(TRAINED_PREFIX) else None
-    if job is None or job.result is None:
-        return key
-    ended = time.strftime("%H:%M", time.localtime(job.ended or job.created))
-    return t("training.model_label", task=job.options.task, steps=f"{job.result.steps:,}", time=ended)
 
 
 def _curve_text() -> CurveText:
@@ -162,7 +139,7 @@ def film_view(
     and the schedule.
 
     A decoder-only model's film has decoder self-attention only (`ends_with_eos`: see `next_tokens`). `best_head`:
-    open the attention view on the frame's best-scoring head (`ui.training_scores.follow_best_head`). `stages`: where a
+    open the attention view on the frame's best-scoring head (`ui.pages.training.scores.follow_best_head`). `stages`: where a
     continued training's stages meet, marked on the curves with what changed there. Each figure is
     rebuilt only when what it shows changed (`ui.figure_memo`): a poll that brings no new frame re-sends them."""
     cols = st.columns([5, 6])

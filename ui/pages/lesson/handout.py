@@ -16,7 +16,7 @@ from plotly.offline import get_plotlyjs
 
 from runs.lesson import STEPS
 from ui.i18n import current_language, t
-from ui.lesson_steps import Lesson, build_step
+from ui.pages.lesson.steps import Lesson, build_step
 from ui.safe import markdown_plain, md_literal
 
 STYLE = """body{font-family:'Noto Sans','Noto Sans CJK SC','WenQuanYi Zen Hei','Microsoft YaHei',sans-serif;

@@ -1,12 +1,42 @@
-"""Thin Streamlit caches over the run layer (`runs/`): models loaded once per process, runs once per input.
+"""Every cache a page reads, in one place: thin Streamlit-side caches over the run layer (`runs/`).
 
 Models are loaded once, shared by every session, never mutated (interventions are per call). Runs
 are cached too, as read-only `TraceData`, keyed by model key, text, the hook names a page needs and
 the interventions — so changing which head is shown never reruns a model, and 30 students typing
-the same sentence run it once. Both caches are bounded by bytes (`runs.byte_cache`), not by count:
+the same sentence run it once. The caches are bounded by bytes (`runs.byte_cache`), not by count:
 a run of the base config at 512 tokens holds ~150 MB, so 48 cached runs could fill a laptop
 mid-lesson (benchmarks/README.md §9). Each function here only picks the cache; the work is in `runs/`.
 The model key is `runs.model_ref.ModelRef.key`, the string the URL carries.
+
+What each cache keys on (→) and what bounds it. "Shared": the process's one byte cache for runs and all
+derived from them (`runs.byte_cache.shared_cache`: `ATLAS_CACHE_BYTES`, default 1 GiB, least recently used
+first), so one budget bounds them all.
+
+- `get_bundle` → model key; its own byte cache of weights ("models", the same `ATLAS_CACHE_BYTES` budget).
+- `get_trace` → model key, text, hook names, interventions; shared; at most `ATLAS_MODEL_RUNS` (default 2)
+  model runs at once across sessions.
+- `get_batch_row`, `get_padded_batch` → model key, sentences (, row), hook names; shared.
+- `get_grid_figure`, `get_head_summary`, `get_rollout` → the run (model key, text), kind and the figure's
+  choices and words (the trace itself is left out of the key); shared.
+- `get_masks_causal` → model key, text, target, lifted layers; shared.
+- `get_layernorm_network`, `get_layernorm_contrast` → model key, text or sentences, stack or hook; shared.
+- `get_pe_sinusoids`, `get_pe_relative` → d_model, positions (, offset); shared.
+- `get_lesson_step` → model key, text, step; shared.
+- `get_output_steps` → model key, text, sampling settings, steps, k; shared.
+- `get_feed_forward` → model key, text; shared.
+- `get_detectors` → model key only (a fixed random sequence, not the text); shared.
+- `get_stored_importance` → model key (reading a shipped table hashes the weights); shared.
+- `get_shipped_film_scores` → a shipped model's name; `st.cache_resource`, 16 entries.
+
+The `get_<page>` functions without a decorator (`get_heads_page`, `get_step_run`, `get_masks_batch`, …) are
+cheap past the cached runs they read, so they are not cached themselves.
+
+Four caches stay beside the code they serve, because they hold what that code draws in one language, or a
+connection, not numbers from `runs/`: the heads page's figures (`ui.pages.heads.detectors._scores_figure`,
+`ui.pages.heads.importance._stored_figure`: model key, kind and the figure's words; 64 entries each), a lesson
+step's words and figure (`ui.pages.lesson.shared_steps._shared_step`: model key, text, step, language; every
+step in both languages for 16 model-and-sentence pairs) and the class store's connection
+(`ui.pages.lesson.class_mode._store`: its folder). `tests/ui/test_caches.py` holds this list to the code.
 """
 
 from __future__ import annotations
@@ -16,23 +46,33 @@ import threading
 
 import numpy as np
 import plotly.graph_objects as go
+import streamlit as st
 
 from runs import (
     architecture_page,
+    feed_forward,
+    head_detectors,
+    head_importance,
     heads,
     heads_page,
     layernorm_page,
     lesson,
     masks_page,
+    output,
     positional_page,
     sentence_batch,
     step_page,
     teaching_arrays,
 )
 from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cache
+from runs.feed_forward import FeedForwardRun
+from runs.head_detectors import DetectorTable
 from runs.memory import keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
+from runs.output import OutputSteps, SamplingSettings
 from runs.text_run import attention_names, run_text
+from runs.training.film_scores import FilmScores
+from runs.training.films import shipped_film_scores
 from transformer.checkpoint import ModelBundle
 from transformer.interventions import InterventionSpec
 from transformer.probes.head_scores import HeadScores
@@ -213,3 +253,33 @@ def get_lesson_step(model_key: str, text: str, step: str) -> lesson.StepNumbers 
     (the masks and architecture steps run the causal experiment, ~0.4 s; the heads step an ablated run); None
     where the step does not apply to the model."""
     return lesson.step_numbers(step, get_bundle(model_key), get_trace(model_key, text))
+
+
+@byte_cached(shared_cache())
+def get_output_steps(model_key: str, text: str, settings: SamplingSettings, steps: int, k: int) -> OutputSteps:
+    """`runs.output.output_steps`, cached per arguments (a rerun that only changes the chart costs nothing)."""
+    return output.output_steps(get_bundle(model_key), text, settings, steps, k)
+
+
+@byte_cached(shared_cache())
+def get_feed_forward(model_key: str, text: str) -> FeedForwardRun:
+    """`runs.feed_forward.feed_forward_run`, cached per model and text."""
+    return feed_forward.feed_forward_run(get_bundle(model_key), text)
+
+
+@byte_cached(shared_cache())
+def get_detectors(model_key: str) -> DetectorTable:
+    """`runs.head_detectors.detector_table`: per model (it reads a fixed repeated random sequence, not the text)."""
+    return head_detectors.detector_table(get_bundle(model_key))
+
+
+@byte_cached(shared_cache())
+def get_stored_importance(model_key: str) -> HeadImportance | None:
+    """`runs.head_importance.stored_importance`, read once per process (it hashes the weights)."""
+    return head_importance.stored_importance(get_bundle(model_key))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def get_shipped_film_scores(name: str) -> FilmScores | None:
+    """The task scores of shipped model `name`'s film, computed from its frames once per server."""
+    return shipped_film_scores(name)

@@ -1,7 +1,7 @@
 """Widgets of the Masks page's experiments: the causal mask switch, hidden tokens, an ablated head.
 
 The choices come back as plain values (`runs.experiments.InterventionChoice`, the lifted layers);
-their specs go to `ui.models.get_trace(..., interventions=...)`: they change one call's
+their specs go to `ui.caches.get_trace(..., interventions=...)`: they change one call's
 computation, never the shared model.
 """
 
