@@ -105,8 +105,7 @@ def browser_main(sizes: dict[str, int], length: int) -> None:
         folder = gpt2_folder(Path(tmp) / "gpt2-sized", **sizes)  # type: ignore[arg-type]
         (warm, _), (toy_text, toy_t) = text_of(DEFAULT_MODEL, 127, seed=1), text_of(DEFAULT_MODEL, 127, seed=2)
         toy = browser_measure(DEFAULT_MODEL, (warm, toy_text))
-        # longer than the model takes (the page truncates to its 1,024 positions)
-        (warm, _), (big_text, big_t) = text_of(str(folder), 4 * length, seed=3), text_of(str(folder), 4 * length, seed=4)
+        (warm, _), (big_text, big_t) = text_of(str(folder), length - 1, seed=3), text_of(str(folder), length - 1, seed=4)
         big = browser_measure(str(folder), (warm, big_text), models_dir=tmp)
     print("## Enter → heads page painted (Chromium), one server per model\n")
     print("| model | T | total s | server s | paint s | received | server peak GB |")

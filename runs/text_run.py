@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from hook_names import attention_hooks
+from hook_names import GENERATOR, attention_hooks, parse
 from runs.model_ref import is_untrained
 from transformer.checkpoint import ModelBundle
 from transformer.checkpoint import attention_kinds as attention_kinds  # the one rule, for views/ (no transformer import there)
-from transformer.decoding import trace_text
+from transformer.decoding import new_token_budget, trace_text
 from transformer.interventions import InterventionSpec, build_interventions
 from viz.trace import TraceData
 
@@ -31,6 +31,37 @@ def run_text(
         bundle, text, names=names, interventions=build_interventions(interventions), generate=not is_untrained(bundle)
     )
     return TraceData.from_trace(trace)
+
+
+SQUARE_HOOKS = frozenset({"scores", "mask", "pattern"})  # attention hooks of one (H, Tq, Tk) array per layer
+FLOAT_BYTES = 4
+
+
+def capture_bytes(bundle: ModelBundle, text: str, names: Iterable[str] | None = None) -> int:
+    """About the most bytes `run_text(bundle, text, names)` records: an upper bound to make room for before it runs.
+
+    Positions: the text's tokens and one special (at most `max_len`); a trained model's decoder also what it may
+    write (`new_token_budget`; a decoder-only prompt comes first). An attention map is (H, Tq, Tk) per layer, the
+    logits (T, vocabulary), any other hook (T, d) with d at most the feed-forward width.
+    """
+    config = bundle.config
+    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    n = min(config.max_len - 1, len(reader.tokenize(text.strip())))
+    source = n + 1
+    target = source
+    if not config.is_encoder_only and not is_untrained(bundle):
+        prefix = 1 if config.is_encoder_decoder else n + 2  # <bos>, or <bos> + the prompt + its card's suffix
+        target = min(config.max_len, prefix + new_token_budget(config, n))
+    width = max(config.d_model, config.d_ff)
+    total = 0
+    for name in bundle.model.hook_names if names is None else names:
+        hook = parse(name)
+        rows = source if hook.stack == "encoder" else target
+        if hook.kind is not None and hook.hook in SQUARE_HOOKS:
+            total += config.n_heads * rows * (source if hook.kind == "cross" else rows)
+        else:
+            total += rows * (config.tgt_vocab_size if name.startswith(GENERATOR) else width)
+    return total * FLOAT_BYTES
 
 
 def attention_names(bundle: ModelBundle, hooks: Sequence[str] = ("hook_pattern",)) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ import torch
 from torch import Tensor
 
 from transformer.checkpoint import ModelBundle
+from transformer.config import TransformerConfig
 from transformer.encoder_run import encoder_trace_fields
 from transformer.hooks import ActivationCache, Intervention, capture, intervene
 from transformer.kv_cache import start_decoding
@@ -91,6 +92,12 @@ def greedy_decode(
     return ys
 
 
+def new_token_budget(config: TransformerConfig, n_text: int) -> int:
+    """How many tokens `trace_text` lets a model write after a text of `n_text` tokens (before `max_len` cuts it):
+    the tasks' outputs are never much longer than their inputs."""
+    return 2 * n_text + 16 if config.is_encoder_decoder else 64
+
+
 def trace_text(
     bundle: ModelBundle,
     text: str,
@@ -128,8 +135,8 @@ def trace_text(
     src = None if rows.src is None else torch.tensor([rows.src])  # (1, Ts)
     prefix = torch.tensor([rows.prefix])  # (1, Tp)
     if generate:
-        if max_new_tokens is None:  # the tasks' outputs are never much longer than their inputs
-            max_new_tokens = 2 * len(ids) + 16 if config.is_encoder_decoder else 64
+        if max_new_tokens is None:
+            max_new_tokens = new_token_budget(config, len(ids))
         budget = min(max_new_tokens, config.max_len - prefix.shape[1])
         with intervene(model, interventions):
             ys = greedy_decode(model, src, prefix, budget, incremental=incremental)  # (1, Tp + n)

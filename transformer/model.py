@@ -45,11 +45,15 @@ class Generator(nn.Module):
 
 
 class SkipInit(TorchFunctionMode):
-    """Within it, `torch.nn.init`'s initialisers leave their tensor as it is (for weights about to be replaced)."""
+    """Within it, weight initialisation leaves its tensor as it is (for weights about to be replaced): the
+    `torch.nn.init` functions that dispatch, and the in-place random fills the others end in (`xavier_uniform_`
+    calls `tensor.uniform_` itself)."""
+
+    RANDOM_FILLS = frozenset({"uniform_", "normal_"})
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if getattr(func, "__module__", None) == "torch.nn.init":
+        if getattr(func, "__module__", None) == "torch.nn.init" or getattr(func, "__name__", "") in self.RANDOM_FILLS:
             return args[0] if args else kwargs["tensor"]
         return func(*args, **kwargs)
 

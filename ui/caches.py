@@ -70,7 +70,7 @@ from runs.head_detectors import DetectorTable
 from runs.memory import keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
 from runs.output import OutputSteps, SamplingSettings
-from runs.text_run import attention_names, run_text
+from runs.text_run import attention_names, capture_bytes, run_text
 from runs.training.film_scores import FilmScores
 from runs.training.films import shipped_film_scores
 from transformer.checkpoint import ModelBundle
@@ -109,8 +109,10 @@ def get_trace(
     names: tuple[str, ...] | None = None,
     interventions: tuple[InterventionSpec, ...] = (),
 ) -> TraceData:
-    """`runs.text_run.run_text`, cached per arguments; at most `ATLAS_MODEL_RUNS` run at once."""
+    """`runs.text_run.run_text`, cached per arguments; at most `ATLAS_MODEL_RUNS` run at once. Room for what it
+    records is made in the cache first (`ByteCache.make_room`): the run and the cache share one budget."""
     bundle = get_bundle(model_key)
+    shared_cache().make_room(capture_bytes(bundle, text, names))
     with _MODEL_RUNS:
         return run_text(bundle, text, names=names, interventions=interventions)
 

@@ -191,3 +191,17 @@ def test_a_stopped_owner_leaves_the_waiters_to_compute():
     results.append(cache.get_or_compute("k", lambda: _array(3)))
     first.join(5)
     assert results[0].nbytes == 3 and "k" in cache
+
+
+def test_room_is_made_before_a_computation_not_after_it():
+    cache = ByteCache(budget=300)
+    for key in "abc":
+        cache.get_or_compute(key, lambda: _array(100))
+    cache.get_or_compute("a", lambda: pytest.fail("a is cached"))
+    cache.make_room(150)  # a run about to record 150 bytes: the two least recent entries go now
+    assert cache.keys() == ["a"] and cache.stats().bytes == 100
+    held = []
+    cache.get_or_compute("d", lambda: held.append(cache.stats().bytes) or _array(150))
+    assert held == [100] and cache.keys() == ["a", "d"]  # while it ran, the cache held 100 + its 150 ≤ 300
+    cache.make_room(0)
+    assert cache.keys() == ["a", "d"]  # nothing to make room for: nothing dropped
