@@ -19,6 +19,7 @@ from runs import lesson
 from runs.lesson import StepNumbers
 from runs.model_kind import ModelKind, model_kind
 from transformer.checkpoint import ModelBundle
+from ui.figure_words import scaling_text, step_text
 from ui.i18n import current_language, t
 from ui.model_words import alignment_verb
 from ui.models import get_bundle, get_lesson_step, get_trace
@@ -295,13 +296,7 @@ def _attention(ls: Lesson) -> StepContent:
     answer, view = numbers.answer, numbers.figure["view"]
     fig = scores_figure(
         view,
-        {
-            "dot": t("step.row_dot"),
-            "scale": t("step.row_scale"),
-            "mask": t("step.row_mask"),
-            "softmax": t("step.row_softmax"),
-            "key": t("step.axis_key"),
-        },
+        step_text(),
         width_px=FIGURE_WIDTH,
         font_px=TICK_PX,  # the projector's cell size: the decimals that fit there fit everywhere
     )
@@ -337,16 +332,7 @@ def _attention(ls: Lesson) -> StepContent:
 def _scaling(ls: Lesson) -> StepContent:
     numbers = ls.numbers("scaling")
     answer, demo = numbers.answer, numbers.figure["demo"]
-    fig = variance_figure(
-        demo,
-        {
-            "unscaled": t("step.fig_unscaled"),
-            "scaled": t("step.fig_scaled"),
-            "expected": t("step.fig_expected"),
-            "d_k": "d_k",
-            "variance": t("step.fig_variance", n=demo.n_samples),
-        },
-    )
+    fig = variance_figure(demo, scaling_text())
     values = {k: num(v, 3) if isinstance(v, float) else v for k, v in answer.items()}
     return StepContent(
         "scaling",

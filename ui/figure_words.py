@@ -1,0 +1,57 @@
+"""The words of every figure, read from the catalog in the user's language: one builder per `*Text` class.
+
+`viz/` never looks words up: each figure takes one frozen `*Text` dataclass whose defaults are the English
+words (what tests and benchmarks draw with). The pages build that record here, so a catalog key is named
+once, however many pages or lesson steps draw the figure; `tests/ui/test_figure_words.py` checks that in
+English each builder gives exactly the class's defaults.
+"""
+
+from __future__ import annotations
+
+from ui.i18n import t
+from viz.multihead import MultiHeadText
+from viz.scaling import ScalingText
+from viz.step_figures import StepText
+
+
+def step_text() -> StepText:
+    """The three figures of one query, step by step (the step-by-step page and the lesson's attention step)."""
+    return StepText(
+        q=t("step.fig_q"),
+        k=t("step.fig_k"),
+        v=t("step.fig_v"),
+        dim=t("step.axis_dim"),
+        dot=t("step.row_dot"),
+        scale=t("step.row_scale"),
+        mask=t("step.row_mask"),
+        softmax=t("step.row_softmax"),
+        key=t("step.axis_key"),
+        other=t("step.row_other"),
+        z=t("step.row_z"),
+        captured=t("step.row_captured"),
+    )
+
+
+def multihead_text() -> MultiHeadText:
+    """The W^O figure of the step-by-step page."""
+    return MultiHeadText(
+        concat=t("step.fig_concat"),
+        per_head=t("step.fig_per_head"),
+        out=t("step.fig_out"),
+        head=t("step.fig_head"),
+        sum=t("step.fig_sum"),
+        captured=t("step.fig_model_out"),
+        dim=t("step.axis_dim"),
+    )
+
+
+def scaling_text() -> ScalingText:
+    """The √d_k figures (the step-by-step page and the lesson's scaling step); d_k is a symbol, never translated."""
+    return ScalingText(
+        unscaled=t("step.fig_unscaled"),
+        scaled=t("step.fig_scaled"),
+        expected=t("step.fig_expected"),
+        variance=t("step.fig_variance"),
+        key=t("step.axis_key"),
+        weight=t("step.fig_weight"),
+    )
