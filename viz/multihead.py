@@ -10,6 +10,7 @@ head's share of the output and `concat_error` checks the whole computation again
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,8 +123,6 @@ def multihead_figure(view: MultiHeadView, text: MultiHeadText = MultiHeadText())
         fig.add_vline(x=i * d_k - 0.5, line={"color": "black", "width": 2}, row=1, col=1)
     fig.update_yaxes(tickmode="array", tickvals=[0], ticktext=[view.query_label], row=1, col=1)
     fig.update_yaxes(tickmode="array", tickvals=list(range(h)), ticktext=heads, autorange="reversed", row=2, col=1)
-    fig.update_yaxes(
-        tickmode="array", tickvals=[0, 1], ticktext=[text.sum, text.captured], autorange="reversed", row=3, col=1
-    )
+    fig.update_yaxes(tickmode="array", tickvals=[0, 1], ticktext=[text.sum, text.captured], autorange="reversed", row=3, col=1)
     fig.update_xaxes(title={"text": text.dim}, row=3, col=1)
     return finish(fig, 260 + 34 * (h + 4), top=40)

@@ -163,9 +163,7 @@ def variance_figure(demo: ScalingDemo, text: ScalingText = ScalingText()) -> go.
 def softmax_figure(demo: ScalingDemo, text: ScalingText = ScalingText()) -> go.Figure:
     """One query's weights over N_KEYS random keys: unscaled (near one-hot at large d_k) vs scaled."""
     keys = [str(j) for j in range(len(demo.scores))]
-    fig = make_subplots(
-        rows=1, cols=2, shared_yaxes=True, subplot_titles=(text.unscaled, text.scaled), horizontal_spacing=0.06
-    )
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, subplot_titles=(text.unscaled, text.scaled), horizontal_spacing=0.06)
     for col, (scores, color) in enumerate(((demo.scores, QUALITATIVE[5]), (demo.scores / np.sqrt(demo.d_k), QUALITATIVE[0])), 1):
         weights = softmax(scores)
         fig.add_bar(
