@@ -8,7 +8,12 @@ English each builder gives exactly the class's defaults.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from transformer.config import TransformerConfig
 from ui.i18n import t
+from viz.architecture import COMPONENT_PAGES, Box
+from viz.architecture_figure import ArchitectureText
 from viz.multihead import MultiHeadText
 from viz.scaling import ScalingText
 from viz.step_figures import StepText
@@ -54,4 +59,31 @@ def scaling_text() -> ScalingText:
         variance=t("step.fig_variance"),
         key=t("step.axis_key"),
         weight=t("step.fig_weight"),
+    )
+
+
+def _architecture_names(config: TransformerConfig) -> dict[str, str]:
+    """Component (or box id) → the name on its box, for this model (its positional encoding, its stacks)."""
+    names = {c: t(f"architecture.comp_{c}") for c in COMPONENT_PAGES if c != "positional"}
+    names["positional"] = t(f"architecture.comp_positional_{config.positional}")
+    names["encoder.tokens"] = t("architecture.comp_tokens_encoder")
+    names["decoder.tokens"] = t(
+        "architecture.comp_tokens_decoder" if config.is_encoder_decoder else "architecture.comp_tokens_decoder_only"
+    )
+    return names
+
+
+def architecture_text(config: TransformerConfig, stacks: Mapping[str, list[Box]]) -> ArchitectureText:
+    """The diagram of this model: its box names, the second shapes its boxes show and the pages they link to."""
+    boxes = [b for bs in stacks.values() for b in bs]
+    return ArchitectureText(
+        names=_architecture_names(config),
+        pages={p: t(f"nav.{p}") for b in boxes for p in b.pages},
+        details={b.component: t(f"architecture.detail_{b.component}") for b in boxes if b.detail_hook},
+        encoder=t("architecture.encoder"),
+        decoder=t("architecture.decoder"),
+        n_layers=t("architecture.n_layers"),
+        probabilities=t("architecture.probabilities"),
+        memory=t("architecture.memory"),
+        see=t("architecture.see"),
     )
