@@ -14,7 +14,10 @@ from transformer.config import TransformerConfig
 from ui.i18n import t
 from viz.architecture import COMPONENT_PAGES, Box
 from viz.architecture_figure import ArchitectureText
+from viz.batchnorm_contrast import ContrastText
+from viz.layernorm_figures import LayerNormText
 from viz.multihead import MultiHeadText
+from viz.norm_diagram import NormDiagramText
 from viz.scaling import ScalingText
 from viz.step_figures import StepText
 
@@ -86,4 +89,51 @@ def architecture_text(config: TransformerConfig, stacks: Mapping[str, list[Box]]
         probabilities=t("architecture.probabilities"),
         memory=t("architecture.memory"),
         see=t("architecture.see"),
+    )
+
+
+def layernorm_text() -> LayerNormText:
+    """The LayerNorm figures (the LayerNorm page and the lesson's LayerNorm step)."""
+    return LayerNormText(
+        in_mean=t("layernorm.in_mean"),
+        in_std=t("layernorm.in_std"),
+        out_mean=t("layernorm.out_mean"),
+        out_std=t("layernorm.out_std"),
+        mean=t("layernorm.mean"),
+        std=t("layernorm.std"),
+        input=t("layernorm.input"),
+        output=t("layernorm.output"),
+        token=t("layernorm.token"),
+        gain=t("layernorm.gain"),
+        bias=t("layernorm.bias"),
+        feature=t("layernorm.feature"),
+        stream_norm=t("layernorm.stream_norm"),
+        sqrt_d=t("layernorm.sqrt_d"),
+    )
+
+
+def norm_diagram_text() -> NormDiagramText:
+    """Post-norm beside pre-norm (the LayerNorm page)."""
+    return NormDiagramText(
+        x=t("layernorm.box_x"),
+        sublayer=t("layernorm.box_sublayer"),
+        norm=t("layernorm.box_norm"),
+        add=t("layernorm.box_add"),
+        out=t("layernorm.box_out"),
+        post=t("layernorm.norm_post"),
+        pre=t("layernorm.norm_pre"),
+    )
+
+
+def contrast_text() -> ContrastText:
+    """LayerNorm against BatchNorm on a padded batch (the LayerNorm page)."""
+    return ContrastText(
+        small=t("layernorm.batch_small"),
+        large=t("layernorm.batch_large"),
+        with_padding=t("layernorm.with_padding"),
+        feature=t("layernorm.feature"),
+        batch_mean=t("layernorm.batch_mean"),
+        sentence_bn=t("layernorm.s1_bn"),
+        sentence_ln=t("layernorm.s1_ln"),
+        token=t("layernorm.token"),
     )

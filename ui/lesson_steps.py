@@ -19,7 +19,7 @@ from runs import lesson
 from runs.lesson import StepNumbers
 from runs.model_kind import ModelKind, model_kind
 from transformer.checkpoint import ModelBundle
-from ui.figure_words import scaling_text, step_text
+from ui.figure_words import layernorm_text, scaling_text, step_text
 from ui.i18n import current_language, t
 from ui.model_words import alignment_verb
 from ui.models import get_bundle, get_lesson_step, get_trace
@@ -390,10 +390,7 @@ def _layernorm(ls: Lesson) -> StepContent:
         stats,
         0,
         tokens,
-        names={"in": t("layernorm.input"), "out": t("layernorm.output")},
-        token_title=t("layernorm.token"),
-        mean_title=t("layernorm.mean"),
-        std_title=t("layernorm.std"),
+        layernorm_text(),
     )
     values = {k: num(v, 3) if abs(v) >= 1e-3 else f"{v:.0e}" for k, v in answer.items()}
     return StepContent(
