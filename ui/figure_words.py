@@ -18,6 +18,7 @@ from viz.batchnorm_contrast import ContrastText
 from viz.layernorm_figures import LayerNormText
 from viz.multihead import MultiHeadText
 from viz.norm_diagram import NormDiagramText
+from viz.positional import PositionalText
 from viz.scaling import ScalingText
 from viz.step_figures import StepText
 
@@ -136,4 +137,37 @@ def contrast_text() -> ContrastText:
         sentence_bn=t("layernorm.s1_bn"),
         sentence_ln=t("layernorm.s1_ln"),
         token=t("layernorm.token"),
+    )
+
+
+def positional_text() -> PositionalText:
+    """The positional-encoding figures (the positional page and the lesson's embeddings and positions steps)."""
+    return PositionalText(
+        position=t("positional.position"),
+        dimension=t("positional.dimension"),
+        token=t("positional.token"),
+        value=t("positional.value"),
+        wavelength=t("positional.wavelength"),
+        span=t("positional.span"),
+        chosen=t("positional.chosen"),
+        dot=t("positional.dot"),
+        offset=t("positional.offset_axis"),
+        closed=t("positional.closed_title"),
+        fitted=t("positional.fitted_title"),
+        out_dim=t("positional.out_dim"),
+        in_dim=t("positional.in_dim"),
+        learned_table=t("positional.learned_table"),
+        sinusoid_table=t("positional.sinusoid_table"),
+        learned_sim=t("positional.learned_sim"),
+        sinusoid_sim=t("positional.sinusoid_sim"),
+        cosine=t("positional.cosine"),
+        scaled=t("positional.scaled"),
+        pe=t("positional.pe"),
+        sum=t("positional.sum"),
+        norm=t("positional.norm"),
+        norm_raw=t("positional.norm_raw"),
+        norm_scaled=t("positional.norm_scaled"),
+        norm_pe=t("positional.norm_pe"),
+        norm_total=t("positional.norm_total"),
+        pe_reference=t("positional.pe_reference"),
     )

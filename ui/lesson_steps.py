@@ -19,7 +19,7 @@ from runs import lesson
 from runs.lesson import StepNumbers
 from runs.model_kind import ModelKind, model_kind
 from transformer.checkpoint import ModelBundle
-from ui.figure_words import layernorm_text, scaling_text, step_text
+from ui.figure_words import layernorm_text, positional_text, scaling_text, step_text
 from ui.i18n import current_language, t
 from ui.model_words import alignment_verb
 from ui.models import get_bundle, get_lesson_step, get_trace
@@ -232,13 +232,7 @@ def _embeddings(ls: Lesson) -> StepContent:
     numbers = ls.numbers("embeddings")
     scale, answer = numbers.figure["scale"], numbers.answer
     d = scale.d_model
-    fig = norms_figure(
-        scale,
-        {k: t(f"positional.norm_{k}") for k in ("raw", "scaled", "pe", "total")},
-        x_title=t("positional.token"),
-        y_title=t("positional.norm"),
-        reference_label=t("positional.pe_reference", value=num((d / 2) ** 0.5)),
-    )
+    fig = norms_figure(scale, positional_text())
     values = {k: num(v) if isinstance(v, float) else v for k, v in answer.items()}
     return StepContent(
         "embeddings",
@@ -262,13 +256,7 @@ def positions_named(positions: list[int]) -> str:
 def _positional(ls: Lesson) -> StepContent:
     numbers = ls.numbers("positional")
     answer, d, learned = numbers.answer, numbers.figure["d_model"], numbers.figure["learned"]
-    fig = pe_curves(
-        numbers.figure["table"],
-        numbers.figure["dims"],
-        x_title=t("positional.position"),
-        y_title=t("positional.value"),
-        dim_label=t("positional.dimension"),
-    )
+    fig = pe_curves(numbers.figure["table"], numbers.figure["dims"], positional_text())
     reply = t(
         "lesson.positional_answer_learned" if learned else "lesson.positional_answer",
         nearest=positions_named(answer["nearest"]),
