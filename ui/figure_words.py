@@ -15,6 +15,7 @@ from ui.i18n import t
 from viz.architecture import COMPONENT_PAGES, Box
 from viz.architecture_figure import ArchitectureText
 from viz.batchnorm_contrast import ContrastText
+from viz.ffn_figures import FeedForwardText
 from viz.layernorm_figures import LayerNormText
 from viz.multihead import MultiHeadText
 from viz.norm_diagram import NormDiagramText
@@ -170,4 +171,31 @@ def positional_text() -> PositionalText:
         norm_pe=t("positional.norm_pe"),
         norm_total=t("positional.norm_total"),
         pe_reference=t("positional.pe_reference"),
+    )
+
+
+def feed_forward_text() -> FeedForwardText:
+    """The feed-forward page's figures."""
+    return FeedForwardText(
+        strip_x=t("feed_forward.strip_x"),
+        strip_hidden=t("feed_forward.strip_hidden"),
+        strip_out=t("feed_forward.strip_out"),
+        unit=t("feed_forward.unit"),
+        firing_title=t("feed_forward.firing_title"),
+        stack_encoder=t("feed_forward.stack_encoder"),
+        stack_decoder=t("feed_forward.stack_decoder"),
+        token=t("feed_forward.token"),
+        share_firing=t("feed_forward.share_firing"),
+        residual_all=t("feed_forward.residual_title_all"),
+        residual_one=t("feed_forward.residual_title_one"),
+        layer=t("feed_forward.layer"),
+        size=t("feed_forward.size"),
+        self_attn=t("feed_forward.sublayer_self_attn"),
+        cross_attn=t("feed_forward.sublayer_cross_attn"),
+        feed_forward=t("feed_forward.part_feed_forward"),
+        embeddings=t("feed_forward.part_embeddings"),
+        attention=t("feed_forward.part_attention"),
+        layernorm=t("feed_forward.part_layernorm"),
+        generator=t("feed_forward.part_generator"),
+        parameters=t("feed_forward.param_title"),
     )
