@@ -17,6 +17,7 @@ from viz.architecture_figure import ArchitectureText
 from viz.batchnorm_contrast import ContrastText
 from viz.ffn_figures import FeedForwardText
 from viz.layernorm_figures import LayerNormText
+from viz.mask_figures import MaskText
 from viz.multihead import MultiHeadText
 from viz.norm_diagram import NormDiagramText
 from viz.positional import PositionalText
@@ -198,4 +199,24 @@ def feed_forward_text() -> FeedForwardText:
         layernorm=t("feed_forward.part_layernorm"),
         generator=t("feed_forward.part_generator"),
         parameters=t("feed_forward.param_title"),
+    )
+
+
+def mask_text() -> MaskText:
+    """The mask figures and score steps (the masks page and the lesson's masks step); untitled."""
+    return MaskText(
+        key=t("masks.key"),
+        query=t("masks.query"),
+        allowed=t("masks.allowed"),
+        blocked=t("masks.blocked"),
+        token=t("masks.legend_token"),
+        pad=t("masks.legend_pad"),
+        position=t("masks.position"),
+        sentence=t("masks.sentence_n"),
+        score=t("masks.score"),
+        weight=t("masks.weight"),
+        masked=t("masks.masked_word"),
+        scores_title=t("masks.scores_title"),
+        masked_title=t("masks.masked_title"),
+        pattern_title=t("masks.pattern_title"),
     )

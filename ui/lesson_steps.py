@@ -19,7 +19,7 @@ from runs import lesson
 from runs.lesson import StepNumbers
 from runs.model_kind import ModelKind, model_kind
 from transformer.checkpoint import ModelBundle
-from ui.figure_words import layernorm_text, positional_text, scaling_text, step_text
+from ui.figure_words import layernorm_text, mask_text, positional_text, scaling_text, step_text
 from ui.i18n import current_language, t
 from ui.model_words import alignment_verb
 from ui.models import get_bundle, get_lesson_step, get_trace
@@ -444,10 +444,7 @@ def _masks(ls: Lesson) -> StepContent:
         numbers.figure["mask"],  # (Tt, Tt)
         row_tokens=query_axis,
         col_tokens=key_axis,
-        title="",
-        x_title=t("masks.key"),
-        y_title=t("masks.query"),
-        legend=(t("masks.allowed"), t("masks.blocked")),
+        text=mask_text(),
     )
     return StepContent(
         "masks",
