@@ -30,7 +30,7 @@ from transformer.hooks import capture
 from transformer.rows import decoder_row, source_row
 from transformer.tokenizer import SPECIALS
 from viz.head_grid import grid_geometry
-from viz.head_summary import metric_figure
+from viz.head_summary import MetricText, metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
 from viz.trace import TraceData
 
@@ -153,7 +153,9 @@ def heads_rerun(
     run.add("head", fig, one.size)
     summary = cached(("summary", kind), "view-model", lambda: head_summary(trace, kind, page.outline(kind)))
     metric = default_metric(summary)
-    fig = run.stage("figures", lambda: metric_figure(summary.metric(metric), title=metric, zmax=metric_zmax(summary, metric)))
+    fig = run.stage(
+        "figures", lambda: metric_figure(summary.metric(metric), MetricText(title=metric), zmax=metric_zmax(summary, metric))
+    )
     run.add("metric", fig, summary.metric(metric).size)
     self_kind = page.self_kinds[0]
     rolled = cached(("rollout", self_kind), "view-model", lambda: rollout_of(trace, self_kind))  # (L, T, T)

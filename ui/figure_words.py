@@ -8,14 +8,17 @@ English each builder gives exactly the class's defaults.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from transformer.config import TransformerConfig
 from ui.i18n import t
 from viz.architecture import COMPONENT_PAGES, Box
 from viz.architecture_figure import ArchitectureText
 from viz.batchnorm_contrast import ContrastText
+from viz.detector_figure import DetectorText
 from viz.ffn_figures import FeedForwardText
+from viz.head_importance import ImportanceText
+from viz.head_summary import MetricText
 from viz.layernorm_figures import LayerNormText
 from viz.mask_figures import MaskText
 from viz.multihead import MultiHeadText
@@ -219,4 +222,23 @@ def mask_text() -> MaskText:
         scores_title=t("masks.scores_title"),
         masked_title=t("masks.masked_title"),
         pattern_title=t("masks.pattern_title"),
+    )
+
+
+def metric_text(metric: str) -> MetricText:
+    """The figure of one head-summary metric (the Attention-heads page)."""
+    return MetricText(title=t(f"heads.metric_{metric}"), layer=t("heads.layer"), head=t("heads.head"))
+
+
+def importance_text() -> ImportanceText:
+    """The head-importance figure (the Attention-heads page)."""
+    return ImportanceText(
+        changed=t("heads.importance_changed"), drop=t("heads.importance_drop"), layer=t("heads.layer"), head=t("heads.head")
+    )
+
+
+def detector_text(scores: Iterable[str]) -> DetectorText:
+    """The head-detector scores figure, one panel per score in `scores` (the heads and training pages)."""
+    return DetectorText(
+        names={name: t(f"detectors.name_{name}") for name in scores}, layer=t("heads.layer"), head=t("heads.head")
     )

@@ -19,6 +19,7 @@ from runs.heads_page import HeadsPage, default_metric
 from ui.charts import show_figure
 from ui.counterpart import counterpart_button
 from ui.export import image_format_picker, npz_button, npz_bytes
+from ui.figure_words import metric_text
 from ui.head_detectors import head_detectors
 from ui.head_importance import current_table, importance_section, opening_caption
 from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker, layer_head_picker
@@ -143,13 +144,7 @@ def _metric_picture(summary: HeadSummary, kind: str) -> None:
     metric = st.selectbox(
         t("heads.metric_pick"), metrics, key="heads_metric", format_func=labels_of({m: t(f"heads.metric_{m}") for m in metrics})
     )
-    fig = metric_figure(
-        summary.metric(metric),
-        title=t(f"heads.metric_{metric}"),
-        layer_label=t("heads.layer"),
-        head_label=t("heads.head"),
-        zmax=metric_zmax(summary, metric),
-    )
+    fig = metric_figure(summary.metric(metric), metric_text(metric), zmax=metric_zmax(summary, metric))
     show_figure(fig, f"heads-{kind}-{metric}", key="heads_metric_fig", width="content", html=False)
 
 

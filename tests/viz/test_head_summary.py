@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from viz.head_summary import METRICS, SELF_METRICS, metric_figure, metrics_for, summarize
+from viz.head_summary import METRICS, SELF_METRICS, MetricText, metric_figure, metrics_for, summarize
 
 
 def test_previous_token_head():
@@ -54,7 +54,7 @@ def test_rows_list_every_head_with_every_metric():
 
 
 def test_metric_figure_prints_values_with_translated_labels():
-    fig = metric_figure(np.array([[0.1, 0.9]]), title="前一个词元", layer_label="层", head_label="头", zmax=1.0)
+    fig = metric_figure(np.array([[0.1, 0.9]]), MetricText(title="前一个词元", layer="层", head="头"), zmax=1.0)
     assert fig.data[0].texttemplate == "%{z:.2f}"
     assert fig.layout.xaxis.title.text == "头" and fig.layout.yaxis.title.text == "层"
     assert "前一个词元" in fig.data[0].hovertemplate

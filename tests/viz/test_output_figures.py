@@ -4,7 +4,7 @@ import numpy as np
 
 from hook_names import hook_name, layer_module, sublayer_module
 from transformer.head_detectors import head_scores
-from viz.detector_figure import detector_figure, marked_heads
+from viz.detector_figure import DetectorText, detector_figure, marked_heads
 from viz.ffn import feed_forward_view, residual_contributions
 from viz.ffn_figures import (
     FeedForwardText,
@@ -75,7 +75,7 @@ def test_detector_grid_marks_only_heads_that_score():
     scores = head_scores(patterns, [1, 2, 3, 4, 5, 1, 2, 3, 4, 5])
     marks = marked_heads(scores)
     assert marks["previous_token"] == [(1, 2)]
-    fig = detector_figure(scores, {"previous_token": "<prev>"}, "L", "H")
+    fig = detector_figure(scores, DetectorText(names={"previous_token": "<prev>"}))
     assert len(fig.data) == len(scores.names)
     assert "★" in np.asarray(fig.data[0].text)[1, 2] and "★" not in "".join(np.asarray(fig.data[0].text)[0])
     assert fig.layout.annotations[0].text == "&lt;prev&gt;"
