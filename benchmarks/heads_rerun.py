@@ -22,14 +22,14 @@ import plotly.io
 import torch
 from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 
-from runs.heads import GridText, head_summary, kind_grid, metric_zmax, rollout_of
+from runs.heads import head_summary, kind_grid, metric_zmax, rollout_of
 from runs.heads_page import default_metric, heads_page
 from runs.text_run import attention_names
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
 from transformer.rows import decoder_row, source_row
 from transformer.tokenizer import SPECIALS
-from viz.head_grid import grid_geometry
+from viz.head_grid import GridText, grid_geometry
 from viz.head_summary import MetricText, metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
 from viz.trace import TraceData
@@ -135,7 +135,7 @@ def heads_rerun(
     kind = kind or page.opening[0]
     plan = page.plan
     layers = plan.layers(0)
-    grid_text = GridText(hover="Layer {layer}, head {head}: click to enlarge")
+    grid_text = GridText()  # the English words the page shows
     for k in page.kinds:
         fig = cached(
             ("grid", k),

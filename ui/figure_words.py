@@ -17,6 +17,7 @@ from viz.architecture_figure import ArchitectureText
 from viz.batchnorm_contrast import ContrastText
 from viz.detector_figure import DetectorText
 from viz.ffn_figures import FeedForwardText
+from viz.head_grid import GridText
 from viz.head_importance import ImportanceText
 from viz.head_summary import MetricText
 from viz.layernorm_figures import LayerNormText
@@ -242,3 +243,9 @@ def detector_text(scores: Iterable[str]) -> DetectorText:
     return DetectorText(
         names={name: t(f"detectors.name_{name}") for name in scores}, layer=t("heads.layer"), head=t("heads.head")
     )
+
+
+def grid_text() -> GridText:
+    """The layer × head grid (the Attention-heads page and the lesson's heads step); where rows look is not
+    translated ("{query}: {key}")."""
+    return GridText(tile_label=t("heads.tile_label"), hover=t("heads.tile_hover"), importance_hover=t("heads.importance_hover"))

@@ -19,7 +19,7 @@ from runs import lesson
 from runs.lesson import StepNumbers
 from runs.model_kind import ModelKind, model_kind
 from transformer.checkpoint import ModelBundle
-from ui.figure_words import layernorm_text, mask_text, positional_text, scaling_text, step_text
+from ui.figure_words import grid_text, layernorm_text, mask_text, positional_text, scaling_text, step_text
 from ui.i18n import current_language, t
 from ui.model_words import alignment_verb
 from ui.models import get_bundle, get_lesson_step, get_trace
@@ -344,8 +344,7 @@ def _heads(ls: Lesson) -> StepContent:
     fig = grid_figure(
         numbers.figure["patterns"],  # (L, H, Tq, Tk)
         marked=numbers.figure["marked"],  # (L, H)
-        tile_label=t("heads.tile_label"),
-        hover=t("heads.tile_hover"),
+        text=grid_text(),
         query_axis=query_axis,
         key_axis=key_axis,
     )

@@ -37,6 +37,7 @@ from transformer.checkpoint import ModelBundle
 from transformer.importance import HeadImportance
 from transformer.interventions import InterventionSpec
 from viz.batchnorm_contrast import PaddedBatch
+from viz.head_grid import GridText
 from viz.head_summary import HeadSummary
 from viz.relative_position import RelativeCheck
 from viz.step_by_step import step_hook_names
@@ -94,7 +95,7 @@ def get_grid_figure(
     kind: str,
     layers: range,
     min_stride: int,
-    text: heads.GridText,
+    text: GridText,
     _trace: TraceData,
     *,
     stretch: bool = False,

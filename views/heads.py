@@ -14,12 +14,12 @@ from functools import partial
 import streamlit as st
 
 from hook_names import from_ordinal, ordinal
-from runs.heads import NO_MARKS, GridText, metric_zmax
+from runs.heads import NO_MARKS, metric_zmax
 from runs.heads_page import HeadsPage, default_metric
 from ui.charts import show_figure
 from ui.counterpart import counterpart_button
 from ui.export import image_format_picker, npz_button, npz_bytes
-from ui.figure_words import metric_text
+from ui.figure_words import grid_text, metric_text
 from ui.head_detectors import head_detectors
 from ui.head_importance import current_table, importance_section, opening_caption
 from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker, layer_head_picker
@@ -106,7 +106,7 @@ def _grids(run: Run, page: HeadsPage) -> None:
             or 0
         )
     clicks = st.session_state.get(CLICKS_KEY, 0)
-    text = GridText(t("heads.tile_label"), t("heads.tile_hover"), t("heads.importance_hover"))
+    text = grid_text()
     labels = {kind_name(k): k for k in kinds}
     kind, tab = open_kind_tab(kinds, TAB_KEY, default=_grid_tab(kinds), on_change=_on_tab, args=(labels,))
     with tab:
