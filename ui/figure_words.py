@@ -21,6 +21,7 @@ from viz.head_grid import GridText
 from viz.head_importance import ImportanceText
 from viz.head_summary import MetricText
 from viz.layernorm_figures import LayerNormText
+from viz.lesson_figures import LessonText
 from viz.mask_figures import MaskText
 from viz.multihead import MultiHeadText
 from viz.norm_diagram import NormDiagramText
@@ -249,3 +250,19 @@ def grid_text() -> GridText:
     """The layer × head grid (the Attention-heads page and the lesson's heads step); where rows look is not
     translated ("{query}: {key}")."""
     return GridText(tile_label=t("heads.tile_label"), hover=t("heads.tile_hover"), importance_hover=t("heads.importance_hover"))
+
+
+def lesson_text() -> LessonText:
+    """The lesson's own figures (parameters, probabilities, the head count)."""
+    return LessonText(
+        parameters=t("lesson.fig_parameters"),
+        feed_forward=t("lesson.part_feed_forward"),
+        attention=t("lesson.part_attention"),
+        embeddings=t("lesson.part_embeddings"),
+        norm=t("lesson.part_norm"),
+        probability=t("lesson.fig_probability"),
+        written=t("lesson.fig_written"),
+        predicted=t("lesson.fig_predicted"),
+        smoothing=t("lesson.fig_smoothing"),
+        heads=t("lesson.fig_heads"),
+    )

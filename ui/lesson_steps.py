@@ -19,7 +19,7 @@ from runs import lesson
 from runs.lesson import StepNumbers
 from runs.model_kind import ModelKind, model_kind
 from transformer.checkpoint import ModelBundle
-from ui.figure_words import grid_text, layernorm_text, mask_text, positional_text, scaling_text, step_text
+from ui.figure_words import grid_text, layernorm_text, lesson_text, mask_text, positional_text, scaling_text, step_text
 from ui.i18n import current_language, t
 from ui.model_words import alignment_verb
 from ui.models import get_bundle, get_lesson_step, get_trace
@@ -396,7 +396,7 @@ def _feed_forward(ls: Lesson) -> StepContent:
     numbers = ls.numbers("feed_forward")
     shapes = numbers.answer
     groups = numbers.figure["groups"]
-    fig = parameter_figure(groups, {part: t(f"lesson.part_{part}") for part in groups}, t("lesson.fig_parameters"))
+    fig = parameter_figure(groups, lesson_text())
     return StepContent(
         "feed_forward",
         t("lesson.feed_forward_title"),
@@ -521,14 +521,7 @@ def _architecture(ls: Lesson) -> StepContent:
     answer, probs = numbers.answer, numbers.figure["probabilities"]
     eps = answer["label_smoothing"]
     cap = 1 - eps if kind.trained and eps else None
-    fig = probability_figure(
-        [w for w, _ in probs],
-        [p for _, p in probs],
-        x_title=t("lesson.fig_written" if kind.trained else "lesson.fig_predicted"),
-        y_title=t("lesson.fig_probability"),
-        cap=cap,
-        cap_label=t("lesson.fig_smoothing", cap=num(cap)) if cap else "",
-    )
+    fig = probability_figure([w for w, _ in probs], [p for _, p in probs], lesson_text(), cap=cap, written=kind.trained)
     reply = t(
         "lesson.architecture_answer", word=lit(answer["word"]), p=probability(answer["p"]), mean=probability(answer["mean"])
     )
@@ -561,7 +554,7 @@ def _recap(ls: Lesson) -> StepContent:
         for kind in figure["kinds"]
         for layer in range(figure["n_layers"])
     ]
-    fig = head_count_figure(rows, figure["n_heads"], x_title=t("lesson.fig_heads"))
+    fig = head_count_figure(rows, figure["n_heads"], lesson_text())
     return StepContent(
         "recap",
         t("lesson.recap_title"),
