@@ -20,14 +20,17 @@ from viz.ffn_figures import FeedForwardText
 from viz.head_grid import GridText
 from viz.head_importance import ImportanceText
 from viz.head_summary import MetricText
+from viz.heatmap import HeatmapText
 from viz.layernorm_figures import LayerNormText
 from viz.lesson_figures import LessonText
 from viz.mask_figures import MaskText
 from viz.multihead import MultiHeadText
 from viz.norm_diagram import NormDiagramText
+from viz.output_distribution import DistributionText
 from viz.positional import PositionalText
 from viz.scaling import ScalingText
 from viz.step_figures import StepText
+from viz.training_curves import CurveText
 
 
 def step_text() -> StepText:
@@ -266,3 +269,32 @@ def lesson_text() -> LessonText:
         smoothing=t("lesson.fig_smoothing"),
         heads=t("lesson.fig_heads"),
     )
+
+
+def heatmap_text(title: str = "") -> HeatmapText:
+    """One attention matrix titled `title` (the Attention-heads page; the lesson's cross step)."""
+    return HeatmapText(
+        title=title,
+        x_title=t("heads.axis_key"),
+        y_title=t("heads.axis_query"),
+        value=t("heads.weight"),
+        alignment=t("heads.alignment_legend"),
+    )
+
+
+def curve_text() -> CurveText:
+    """The training curves and the learning-rate schedule (the training page)."""
+    return CurveText(
+        step=t("training.step"),
+        loss=t("training.loss"),
+        accuracy=t("training.token_accuracy"),
+        heldout=t("training.heldout"),
+        fraction=t("training.fraction"),
+        rate=t("training.rate"),
+        frame=t("training.frame"),
+    )
+
+
+def distribution_text(title: str = "") -> DistributionText:
+    """The output distribution of one step titled `title` (the output page)."""
+    return DistributionText(title=title, x_title=t("output.probability"), chosen=t("output.chosen"), hover=t("output.hover"))

@@ -9,7 +9,7 @@ this file only puts them into words (the UI language) and figures (`viz/` builde
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import plotly.graph_objects as go
@@ -19,7 +19,16 @@ from runs import lesson
 from runs.lesson import StepNumbers
 from runs.model_kind import ModelKind, model_kind
 from transformer.checkpoint import ModelBundle
-from ui.figure_words import grid_text, layernorm_text, lesson_text, mask_text, positional_text, scaling_text, step_text
+from ui.figure_words import (
+    grid_text,
+    heatmap_text,
+    layernorm_text,
+    lesson_text,
+    mask_text,
+    positional_text,
+    scaling_text,
+    step_text,
+)
 from ui.i18n import current_language, t
 from ui.model_words import alignment_verb
 from ui.models import get_bundle, get_lesson_step, get_trace
@@ -481,7 +490,7 @@ def _cross(ls: Lesson) -> StepContent:
         numbers.figure["pattern"],  # (Tq, Tk)
         query_axis,
         key_axis,
-        HeatmapText(x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("step.fig_weight"), alignment=verb),
+        replace(heatmap_text(), value=t("step.fig_weight"), alignment=verb),
         alignment=alignment,
     )
     reply = t(

@@ -9,6 +9,7 @@ Decoder rows are named by the token they write. The page opens on the most telli
 explicit kind/layer/head win. The grid tab and both "stretch" switches live in the URL.
 """
 
+from dataclasses import replace
 from functools import partial
 
 import streamlit as st
@@ -19,7 +20,7 @@ from runs.heads_page import HeadsPage, default_metric
 from ui.charts import show_figure
 from ui.counterpart import counterpart_button
 from ui.export import image_format_picker, npz_button, npz_bytes
-from ui.figure_words import grid_text, metric_text
+from ui.figure_words import grid_text, heatmap_text, metric_text
 from ui.head_detectors import head_detectors
 from ui.head_importance import current_table, importance_section, opening_caption
 from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker, layer_head_picker
@@ -31,7 +32,7 @@ from ui.models import Run, get_grid_figure, get_head_summary, get_heads_page, ge
 from ui.page import PageContext, show_run, start_page
 from ui.prose import prose
 from viz.head_summary import HeadSummary, metric_figure
-from viz.heatmap import HeatmapText, head_figure, matrix_figure
+from viz.heatmap import head_figure, matrix_figure
 from viz.tokens import as_axis
 
 CLICKS_KEY = "heads_grid_clicks"  # bumped after each grid click, so the grid comes back unselected
@@ -189,13 +190,7 @@ def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
             )
         ):
             outline = alignment
-    text = HeatmapText(
-        title=t("heads.head_title", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head)),
-        x_title=t("heads.axis_key"),
-        y_title=t("heads.axis_query"),
-        value=t("heads.weight"),
-        alignment=t("heads.alignment_legend"),
-    )
+    text = heatmap_text(t("heads.head_title", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head)))
     queries, keys = page.axes(kind)
     fig = head_figure(page.head(kind, layer, head), queries, keys, text, stretch=bool(stretch), alignment=outline)
     with left:
@@ -229,11 +224,8 @@ def _rollout(run: Run, page: HeadsPage) -> None:
     if kind != "encoder":
         st.caption(rows_write_caption(as_axis(page.axes(kind)[0])))
     queries, keys = page.axes(kind)
-    text = HeatmapText(
-        title=t("heads.rollout_title", kind=kind_name(kind), layer=ordinal(upto)),
-        x_title=t("heads.axis_key"),
-        y_title=t("heads.axis_query"),
-        value=t("heads.rollout_value"),
+    text = replace(
+        heatmap_text(t("heads.rollout_title", kind=kind_name(kind), layer=ordinal(upto))), value=t("heads.rollout_value")
     )
     show_figure(matrix_figure(rolled[upto], queries, keys, text), f"rollout-{kind}-L{upto}", key="rollout_fig", width="content")
 
