@@ -22,15 +22,15 @@ import plotly.io
 import torch
 from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 
-from runs.heads import GridText, head_summary, kind_grid, metric_zmax, rollout_of
+from runs.heads import head_summary, kind_grid, metric_zmax, rollout_of
 from runs.heads_page import default_metric, heads_page
 from runs.text_run import attention_names
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
 from transformer.rows import decoder_row, source_row
 from transformer.tokenizer import SPECIALS
-from viz.head_grid import grid_geometry
-from viz.head_summary import metric_figure
+from viz.head_grid import GridText, grid_geometry
+from viz.head_summary import MetricText, metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
 from viz.trace import TraceData
 
@@ -135,7 +135,7 @@ def heads_rerun(
     kind = kind or page.opening[0]
     plan = page.plan
     layers = plan.layers(0)
-    grid_text = GridText(hover="Layer {layer}, head {head}: click to enlarge")
+    grid_text = GridText()  # the English words the page shows
     for k in page.kinds:
         fig = cached(
             ("grid", k),
@@ -153,7 +153,9 @@ def heads_rerun(
     run.add("head", fig, one.size)
     summary = cached(("summary", kind), "view-model", lambda: head_summary(trace, kind, page.outline(kind)))
     metric = default_metric(summary)
-    fig = run.stage("figures", lambda: metric_figure(summary.score(metric), title=metric, zmax=metric_zmax(summary, metric)))
+    fig = run.stage(
+        "figures", lambda: metric_figure(summary.score(metric), MetricText(title=metric), zmax=metric_zmax(summary, metric))
+    )
     run.add("metric", fig, summary.score(metric).size)
     self_kind = page.self_kinds[0]
     rolled = cached(("rollout", self_kind), "view-model", lambda: rollout_of(trace, self_kind))  # (L, T, T)

@@ -19,21 +19,11 @@ from transformer.probes.importance import HeadImportance, HeadScore
 from transformer.tasks.base import Example
 from viz import payload
 from viz.alignment import Alignment
-from viz.head_grid import grid_figure, grid_geometry
+from viz.head_grid import GridText, grid_figure, grid_geometry
 from viz.payload import EXACT_BYTES_PER_CELL, LayerPages, plan_layers
 from viz.rollout import rollout
 from viz.tokens import TokenAxis, attention_axes
 from viz.trace import TraceData
-
-
-@dataclass(frozen=True)
-class GridText:
-    """The translated templates a grid shows (hashable: part of the grid figure's cache key)."""
-
-    tile_label: str = "L{layer} H{head}"
-    hover: str = "L{layer} H{head}"
-    importance_hover: str = "{importance:.0%}"
-    peak_template: str = "{query}: {key}"
 
 
 @dataclass(frozen=True)
@@ -210,14 +200,11 @@ def kind_grid(
         [trace.pattern(kind, layer) for layer in layers],  # only the page's layers, unstacked: L' × (H, Tq, Tk)
         first_layer=layers.start,
         min_stride=min_stride,
-        tile_label=text.tile_label,
-        hover=text.hover,
+        text=text,
         stretch=stretch,
         importance=marks.array(layers),
-        importance_hover=text.importance_hover,
         query_axis=queries,
         key_axis=keys,
-        peak_template=text.peak_template,
     )
 
 

@@ -78,6 +78,7 @@ from transformer.interventions import InterventionSpec
 from transformer.probes.head_scores import HeadScores
 from transformer.probes.importance import HeadImportance
 from viz.batchnorm_contrast import PaddedBatch
+from viz.head_grid import GridText
 from viz.relative_position import RelativeCheck
 from viz.step_by_step import step_hook_names
 from viz.trace import TraceData
@@ -136,7 +137,7 @@ def get_grid_figure(
     kind: str,
     layers: range,
     min_stride: int,
-    text: heads.GridText,
+    text: GridText,
     _trace: TraceData,
     *,
     stretch: bool = False,

@@ -10,11 +10,11 @@ import streamlit as st
 from runs.architecture_page import ArchitecturePage
 from ui.caches import get_architecture_page
 from ui.charts import show_figure
+from ui.figure_words import architecture_text
 from ui.i18n import t
 from ui.page import show_run, start_page
 from ui.pretrained import scale_table
 from ui.prose import prose
-from viz.architecture import COMPONENT_PAGES, Box
 from viz.architecture_figure import architecture_figure
 
 NORM = {
@@ -23,25 +23,6 @@ NORM = {
 }
 LINKED_PAGES = ("positional", "heads", "masks", "step_by_step", "layernorm", "feed_forward", "output")
 ATTENTION_KIND = {"self_attn": "encoder", "masked_self_attn": "decoder", "cross_attn": "cross"}  # box → heads ?kind=
-
-
-def _labels(page: ArchitecturePage) -> dict[str, str]:
-    config = page.config
-    labels = {c: t(f"architecture.comp_{c}") for c in COMPONENT_PAGES if c != "positional"}
-    labels["positional"] = t(f"architecture.comp_positional_{config.positional}")
-    labels["encoder.tokens"] = t("architecture.comp_tokens_encoder")
-    labels["decoder.tokens"] = t(
-        "architecture.comp_tokens_decoder" if config.is_encoder_decoder else "architecture.comp_tokens_decoder_only"
-    )
-    return labels
-
-
-def _figure_text(stacks: dict[str, list[Box]]) -> dict[str, str]:
-    keys = ["encoder", "decoder", "n_layers", "probabilities", "memory", "see"]
-    text = {k: t(f"architecture.{k}") for k in keys}
-    for box in (b for boxes in stacks.values() for b in boxes if b.detail_hook):
-        text[f"detail.{box.component}"] = t(f"architecture.detail_{box.component}")
-    return text
 
 
 def _switch(page: str, **params: str) -> None:
@@ -53,9 +34,8 @@ def _switch(page: str, **params: str) -> None:
 
 def _diagram(page: ArchitecturePage) -> None:
     """The figure; clicking a box opens the page that explains it (attention: the heads page on that kind)."""
-    titles = {p: t(f"nav.{p}") for p in LINKED_PAGES}
     stacks = page.stacks
-    fig = architecture_figure(stacks, _labels(page), _figure_text(stacks), page.config.n_layers, titles)
+    fig = architecture_figure(stacks, architecture_text(page.config, stacks), page.config.n_layers)
     event = show_figure(fig, "architecture", on_select="rerun", selection_mode="points")
     points = event.selection.points if event else []
     boxes = {b.id: b for bs in stacks.values() for b in bs}
@@ -70,9 +50,9 @@ def _diagram(page: ArchitecturePage) -> None:
 
 def _links(page: ArchitecturePage) -> None:
     st.subheader(t("architecture.links"))
-    labels, stacks = _labels(page), page.stacks
+    words, stacks = architecture_text(page.config, page.stacks), page.stacks
     for page in LINKED_PAGES:  # one row per page: the link, then what it shows (never truncated)
-        parts = dict.fromkeys(labels.get(b.id) or labels[b.component] for bs in stacks.values() for b in bs if page in b.pages)
+        parts = dict.fromkeys(words.name(b) for bs in stacks.values() for b in bs if page in b.pages)
         link, shows = st.columns([2, 5], vertical_alignment="center")
         with link:
             st.page_link(f"views/{page}.py", label=t(f"nav.{page}"), icon=":material/arrow_forward:")

@@ -11,9 +11,10 @@ from __future__ import annotations
 import streamlit as st
 
 from hook_names import ordinal
-from runs.feed_forward import PARTS, FeedForwardRun
+from runs.feed_forward import FeedForwardRun
 from ui.caches import get_feed_forward
 from ui.charts import show_figure
+from ui.figure_words import feed_forward_text
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.page import section, show_run, start_page
@@ -27,15 +28,13 @@ FFN = (
     r"\mathrm{FFN}(x)=\max(0,\;xW_1+b_1)\,W_2+b_2,"
     r"\qquad W_1\in\mathbb{R}^{d_{model}\times d_{ff}},\;W_2\in\mathbb{R}^{d_{ff}\times d_{model}}"
 )
-SUBLAYERS = ("self_attn", "cross_attn", "feed_forward")
 
 
 def _parameters(run: FeedForwardRun) -> None:
     params = run.parameters
-    names = {part: t(f"feed_forward.part_{part}") for part in PARTS}
     share = params.share("feed_forward")
     show_figure(
-        parameter_figure(params.counts, names, t("feed_forward.param_title", total=f"{params.total:,}")),
+        parameter_figure(params.counts, feed_forward_text()),
         "ffn-parameters",
         key="ffn_params",
         html=False,
@@ -91,13 +90,8 @@ def _expansion(run: FeedForwardRun, stack: str, layer: int, token: int) -> None:
     st.latex(FFN)
     prose(t("feed_forward.expansion_text", d_model=view.d_model, d_ff=view.d_ff, ratio=f"{view.expansion:g}"))
     x = run.ffn_input(stack, layer, token)
-    titles = (
-        t("feed_forward.strip_x", n=view.d_model),
-        t("feed_forward.strip_hidden", n=view.d_ff),
-        t("feed_forward.strip_out", n=view.d_model),
-    )
     show_figure(
-        expansion_figure(x, view.hidden[token], view.output[token], titles, t("feed_forward.unit")),
+        expansion_figure(x, view.hidden[token], view.output[token], feed_forward_text()),
         f"ffn-expansion-{stack}-L{layer}-T{token}",
         key="ffn_expansion",
     )
@@ -116,14 +110,7 @@ def _expansion(run: FeedForwardRun, stack: str, layer: int, token: int) -> None:
 def _firing(run: FeedForwardRun, stack: str, layer: int) -> None:
     view = run.views[stack][layer]
     prose(t("feed_forward.firing_text"))
-    fig = firing_figure(
-        view,
-        t("feed_forward.firing_title", stack=t(f"feed_forward.stack_{stack}"), layer=ordinal(layer)),
-        t("feed_forward.token"),
-        t("feed_forward.unit"),
-        t("feed_forward.share_firing"),
-    )
-    show_figure(fig, f"ffn-relu-{stack}-L{layer}", key="ffn_relu")
+    show_figure(firing_figure(view, feed_forward_text()), f"ffn-relu-{stack}-L{layer}", key="ffn_relu")
     st.caption(
         t(
             "feed_forward.firing_caption",
@@ -136,19 +123,10 @@ def _firing(run: FeedForwardRun, stack: str, layer: int) -> None:
 
 def _contributions(run: FeedForwardRun, stack: str, token: int) -> None:
     prose(t("feed_forward.residual_text"))
-    tokens = run.tokens(stack)
     every = st.toggle(t("feed_forward.all_tokens"), value=True, key="ffn_all_tokens")
     contributions = run.contributions[stack]
-    names = {kind: t(f"feed_forward.sublayer_{kind}") for kind in SUBLAYERS}
-    title = (
-        t("feed_forward.residual_title_all")
-        if every
-        else t("feed_forward.residual_title_one", token=visible_token(tokens[token]))
-    )
     show_figure(
-        contributions_figure(
-            contributions, None if every else token, names, title, t("feed_forward.layer"), t("feed_forward.size")
-        ),
+        contributions_figure(contributions, None if every else token, feed_forward_text()),
         f"ffn-residual-{stack}",
         key="ffn_residual",
     )

@@ -9,16 +9,18 @@ Decoder rows are named by the token they write. The page opens on the most telli
 explicit kind/layer/head win. The grid tab and both "stretch" switches live in the URL.
 """
 
+from dataclasses import replace
 from functools import partial
 
 import streamlit as st
 
 from hook_names import from_ordinal, ordinal
-from runs.heads import NO_MARKS, GridText, HeadScores, metric_zmax
+from runs.heads import NO_MARKS, HeadScores, metric_zmax
 from runs.heads_page import HeadsPage, default_metric
 from ui.caches import Run, get_grid_figure, get_head_summary, get_heads_page, get_rollout
 from ui.charts import show_figure
 from ui.export import image_format_picker, npz_button, npz_bytes
+from ui.figure_words import grid_text, heatmap_text, metric_text
 from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name, kind_picker, layer_head_picker
 from ui.i18n import labels_of, t
 from ui.kind_tabs import open_kind_tab
@@ -30,7 +32,7 @@ from ui.pages.heads.detectors import head_detectors
 from ui.pages.heads.importance import current_table, importance_section, opening_caption
 from ui.prose import prose
 from viz.head_summary import metric_figure
-from viz.heatmap import HeatmapText, head_figure, matrix_figure
+from viz.heatmap import head_figure, matrix_figure
 from viz.tokens import as_axis
 
 CLICKS_KEY = "heads_grid_clicks"  # bumped after each grid click, so the grid comes back unselected
@@ -105,7 +107,7 @@ def _grids(run: Run, page: HeadsPage) -> None:
             or 0
         )
     clicks = st.session_state.get(CLICKS_KEY, 0)
-    text = GridText(t("heads.tile_label"), t("heads.tile_hover"), t("heads.importance_hover"))
+    text = grid_text()
     labels = {kind_name(k): k for k in kinds}
     kind, tab = open_kind_tab(kinds, TAB_KEY, default=_grid_tab(kinds), on_change=_on_tab, args=(labels,))
     with tab:
@@ -143,13 +145,7 @@ def _metric_picture(summary: HeadScores, kind: str) -> None:
     metric = st.selectbox(
         t("heads.metric_pick"), metrics, key="heads_metric", format_func=labels_of({m: t(f"heads.metric_{m}") for m in metrics})
     )
-    fig = metric_figure(
-        summary.score(metric),
-        title=t(f"heads.metric_{metric}"),
-        layer_label=t("heads.layer"),
-        head_label=t("heads.head"),
-        zmax=metric_zmax(summary, metric),
-    )
+    fig = metric_figure(summary.score(metric), metric_text(metric), zmax=metric_zmax(summary, metric))
     show_figure(fig, f"heads-{kind}-{metric}", key="heads_metric_fig", width="content", html=False)
 
 
@@ -194,13 +190,7 @@ def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
             )
         ):
             outline = alignment
-    text = HeatmapText(
-        title=t("heads.head_title", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head)),
-        x_title=t("heads.axis_key"),
-        y_title=t("heads.axis_query"),
-        value=t("heads.weight"),
-        alignment=t("heads.alignment_legend"),
-    )
+    text = heatmap_text(t("heads.head_title", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head)))
     queries, keys = page.axes(kind)
     fig = head_figure(page.head(kind, layer, head), queries, keys, text, stretch=bool(stretch), alignment=outline)
     with left:
@@ -234,11 +224,8 @@ def _rollout(run: Run, page: HeadsPage) -> None:
     if kind != "encoder":
         st.caption(rows_write_caption(as_axis(page.axes(kind)[0])))
     queries, keys = page.axes(kind)
-    text = HeatmapText(
-        title=t("heads.rollout_title", kind=kind_name(kind), layer=ordinal(upto)),
-        x_title=t("heads.axis_key"),
-        y_title=t("heads.axis_query"),
-        value=t("heads.rollout_value"),
+    text = replace(
+        heatmap_text(t("heads.rollout_title", kind=kind_name(kind), layer=ordinal(upto))), value=t("heads.rollout_value")
     )
     show_figure(matrix_figure(rolled[upto], queries, keys, text), f"rollout-{kind}-L{upto}", key="rollout_fig", width="content")
 

@@ -17,6 +17,7 @@ from runs.sentence_batch import MAX_SENTENCES
 from ui.batch import more_sentences, report_lines
 from ui.caches import get_layernorm_contrast, get_layernorm_network, get_layernorm_pair
 from ui.charts import show_figure
+from ui.figure_words import contrast_text, layernorm_text, norm_diagram_text
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.page import PageContext, start_page
@@ -76,10 +77,9 @@ def network_section(ctx: PageContext) -> None:
     stack = _stack_choice(names, "ln_stack")
     network = get_layernorm_network(ctx.model.key, ctx.text, stack)
     stats, tokens = network.stats, network.tokens
-    labels = [site_label(s) for s in stats.sites]
-    titles = [t("layernorm.in_mean"), t("layernorm.in_std"), t("layernorm.out_mean"), t("layernorm.out_std")]
+    labels, words = [site_label(s) for s in stats.sites], layernorm_text()
     show_figure(
-        stats_overview_figure(stats, tokens, labels, titles, mean_label=t("layernorm.mean"), std_label=t("layernorm.std")),
+        stats_overview_figure(stats, tokens, labels, words),
         "ln_overview",
     )
     # the statistics first (the 1280 × 720 first screen shows them), then the formula and what it means
@@ -91,37 +91,15 @@ def network_section(ctx: PageContext) -> None:
     chosen = st.selectbox(
         t("layernorm.site_pick"), range(len(stats.sites)), format_func=lambda i: labels[i], key=f"ln_site_{stack}"
     )
-    names_in_out = {"in": t("layernorm.input"), "out": t("layernorm.output")}
-    show_figure(
-        site_detail_figure(
-            stats,
-            chosen,
-            tokens,
-            names=names_in_out,
-            token_title=t("layernorm.token"),
-            mean_title=t("layernorm.mean"),
-            std_title=t("layernorm.std"),
-        ),
-        "ln_site",
-    )
+    show_figure(site_detail_figure(stats, chosen, tokens, words), "ln_site")
     gain, bias = network.affine[chosen]
     prose(t("layernorm.affine_text"))
-    show_figure(
-        gain_bias_figure(
-            gain, bias, gain_label=t("layernorm.gain"), bias_label=t("layernorm.bias"), x_title=t("layernorm.feature")
-        ),
-        "ln_affine",
-    )
+    show_figure(gain_bias_figure(gain, bias, words), "ln_affine")
 
     prose(t("layernorm.stream_text"))
     d = network.d_model
     series = {t(f"layernorm.norm_{network.norm_position}"): (stream_labels(stats), stats.stream_norm)}
-    show_figure(
-        residual_figure(
-            series, d_model=d, y_title=t("layernorm.stream_norm"), reference_label=t("layernorm.sqrt_d", value=f"{d**0.5:.1f}")
-        ),
-        "ln_stream",
-    )
+    show_figure(residual_figure(series, d_model=d, text=words), "ln_stream")
 
 
 @st.fragment
@@ -129,12 +107,10 @@ def position_section(ctx: PageContext) -> None:
     """Post-norm vs pre-norm: where the norm sits, and two random models with the same seed compared."""
     st.subheader(t("layernorm.position_title"))
     prose(t("layernorm.position_text"))
-    box = {k: t(f"layernorm.box_{k}") for k in ("x", "sublayer", "norm", "add", "out")}
     cols = st.columns(2)
     cols[0].latex(r"\mathrm{LayerNorm}(x + \mathrm{Sublayer}(x))")
     cols[1].latex(r"x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))")
-    titles = {p: t(f"layernorm.norm_{p}") for p in ("post", "pre")}
-    show_figure(sublayer_diagram(box, titles), "ln_diagram")
+    show_figure(sublayer_diagram(norm_diagram_text()), "ln_diagram")
 
     config = ctx.bundle.config
     layers = st.slider(
@@ -151,12 +127,7 @@ def position_section(ctx: PageContext) -> None:
     d, finals = pair.d_model, pair.finals
     series = {t(f"layernorm.norm_{p}"): (stream_labels(stats), stats.stream_norm) for p, stats in pair.stats.items()}
     st.caption(t("layernorm.pair_caption", layers=layers, d=d, seed=seed))
-    show_figure(
-        residual_figure(
-            series, d_model=d, y_title=t("layernorm.stream_norm"), reference_label=t("layernorm.sqrt_d", value=f"{d**0.5:.1f}")
-        ),
-        "ln_pair",
-    )
+    show_figure(residual_figure(series, d_model=d, text=layernorm_text()), "ln_pair")
     cols = st.columns(2)
     cols[0].metric(t("layernorm.last_post"), f"{finals['post']:.1f}")
     cols[1].metric(t("layernorm.last_pre"), f"{finals['pre']:.1f}")
@@ -185,21 +156,14 @@ def batch_section(ctx: PageContext) -> None:
     where = st.selectbox(t("layernorm.batch_site"), options, format_func=labels.get, key="ln_batch_site")
     contrast = get_layernorm_contrast(ctx.model.key, batch.sentences, where)
     c = contrast.contrast
-    n = len(batch.sentences)
     left, right = st.columns(2)
     left.metric(t("layernorm.m_batch_mean"), f"{c.batch_mean_change:.3f}", help=t("layernorm.m_max_help"))
     left.metric(t("layernorm.m_batch_mean_pad"), f"{c.batch_mean_change_pad:.3f}", help=t("layernorm.m_max_help"))
     right.metric(t("layernorm.m_bn_out"), f"{c.bn_output_change:.3f}", help=t("layernorm.m_max_help"))
     right.metric(t("layernorm.m_ln_stats"), f"{c.ln_stats_change:.3f}", help=t("layernorm.m_max_help"))
-    small, large = t("layernorm.batch_small", n=n - 1), t("layernorm.batch_large", n=n)
-    names = [small, large, t("layernorm.with_padding", batch=small), t("layernorm.with_padding", batch=large)]
-    show_figure(
-        batch_mean_figure(c, FEATURES_SHOWN, names, x_title=t("layernorm.feature"), y_title=t("layernorm.batch_mean")),
-        "ln_batch_mean",
-    )
-    feature = contrast.feature
-    titles = [t("layernorm.s1_bn", feature=feature), t("layernorm.s1_ln")]
-    show_figure(sentence_one_figure(c, feature, [small, large], titles, token_title=t("layernorm.token")), "ln_s1")
+    words = contrast_text()
+    show_figure(batch_mean_figure(c, FEATURES_SHOWN, words), "ln_batch_mean")
+    show_figure(sentence_one_figure(c, contrast.feature, words), "ln_s1")
     prose(t("layernorm.batch_conclusion"))
 
 

@@ -12,12 +12,13 @@ import streamlit as st
 from runs.output import MAX_TOP_K, OutputSteps, SamplingSettings
 from ui.caches import get_output_steps
 from ui.charts import show_figure
+from ui.figure_words import distribution_text
 from ui.i18n import labels_of, t
 from ui.page import start_page
 from ui.safe import md_literal
 from ui.url_choice import seed_choice, write_choice
 from ui.url_values import bounded_int
-from viz.output_distribution import DistributionText, distribution_figure, rest_of_vocabulary
+from viz.output_distribution import distribution_figure, rest_of_vocabulary
 from viz.tokens import visible_token
 
 SOFTMAX = r"p_i=\mathrm{softmax}(z/T)_i=\frac{e^{z_i/T}}{\sum_{j=1}^{|V|} e^{z_j/T}}"
@@ -125,11 +126,8 @@ def _position(run: OutputSteps, settings: SamplingSettings, architecture: str) -
     dist = run.distributions[pos]
     chosen_id = run.chosen[pos]
     chosen = dist.top_ids.index(chosen_id) if chosen_id in dist.top_ids else None
-    text = DistributionText(
-        title=t("output.chart_title", pos=pos, reads=visible_token(run.reads[pos]), T=f"{settings.temperature:.2f}"),
-        x_title=t("output.probability"),
-        chosen=t("output.chosen"),
-        hover=t("output.hover"),
+    text = distribution_text(
+        t("output.chart_title", pos=pos, reads=visible_token(run.reads[pos]), T=f"{settings.temperature:.2f}")
     )
     show_figure(distribution_figure(dist.top_tokens, dist.top_probs, chosen, text), "output-distribution", key="out_chart")
     rest = rest_of_vocabulary(dist.top_probs)

@@ -15,6 +15,7 @@ from runs.positional_page import learned_options
 from runs.teaching_arrays import sinusoid_table
 from ui.caches import get_pe_learned, get_pe_relative, get_pe_sinusoids, get_pe_tokens
 from ui.charts import show_figure
+from ui.figure_words import positional_text
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.page import PageContext, start_page
@@ -56,17 +57,15 @@ def table_section(model_d: int, layout: str = "sinusoidal") -> None:
     d_model, max_pos = _table_controls(model_d)
     view = get_pe_sinusoids(d_model, max_pos)
     pe, stride = view.pe, view.stride  # (P, d_model)
-    dim_axis, pos_axis = t("positional.dimension"), t("positional.position")
+    words = positional_text()
 
-    show_figure(pe_heatmap(pe, x_title=dim_axis, y_title=pos_axis, value=t("positional.value"), stride=stride), "pe_table")
+    show_figure(pe_heatmap(pe, words, stride=stride), "pe_table")
     if stride > 1:
         st.caption(t("positional.thinned", k=stride, cells=f"{MAX_HEATMAP_CELLS:,}"))
     if layout == "sinusoidal-split":
         st.info(t("positional.split_layout", half=(d_model + 1) // 2), icon=":material/swap_horiz:")
         split = sinusoid_table(max_pos, d_model, layout)  # (P, d_model)
-        show_figure(
-            pe_heatmap(split, x_title=dim_axis, y_title=pos_axis, value=t("positional.value"), stride=stride), "pe_table_split"
-        )
+        show_figure(pe_heatmap(split, words, stride=stride), "pe_table_split")
     # the table first (the 1280 × 720 first screen shows it), then the formula and what it means
     st.subheader(t("positional.table_title"))
     st.latex(PE_FORMULA)
@@ -86,35 +85,14 @@ def table_section(model_d: int, layout: str = "sinusoidal") -> None:
     )
     cols = st.columns(2)
     with cols[0]:
-        show_figure(pe_curves(pe, dims, x_title=pos_axis, y_title=t("positional.value"), dim_label=dim_axis), "pe_waves")
+        show_figure(pe_curves(pe, dims, words), "pe_waves")
     with cols[1]:
-        show_figure(
-            wavelength_figure(
-                d_model,
-                max_pos,
-                dims,
-                x_title=dim_axis,
-                y_title=t("positional.wavelength"),
-                span_label=t("positional.span", n=max_pos),
-                chosen_label=t("positional.chosen"),
-            ),
-            "pe_wavelengths",
-        )
+        show_figure(wavelength_figure(d_model, max_pos, dims, words), "pe_wavelengths")
     st.caption(t("positional.wavelength_text"))
 
     st.subheader(t("positional.similarity_title"))
     prose(t("positional.similarity_text", half=d_model // 2))
-    show_figure(
-        similarity_figure(
-            view.similarity,
-            x_title=pos_axis,
-            y_title=pos_axis,
-            value=t("positional.dot"),
-            offset_title=t("positional.offset_axis"),
-            stride=view.sim_stride,
-        ),
-        "pe_similarity",
-    )
+    show_figure(similarity_figure(view.similarity, words, stride=view.sim_stride), "pe_similarity")
 
     st.subheader(t("positional.relative_title"))
     prose(t("positional.relative_text"))
@@ -129,18 +107,7 @@ def table_section(model_d: int, layout: str = "sinusoidal") -> None:
     cols[0].metric(t("positional.closed_error"), f"{check.closed_error:.1e}")
     cols[1].metric(t("positional.fitted_error"), f"{check.fitted_error:.1e}")
     cols[2].metric(t("positional.difference"), f"{check.difference:.1e}")
-    show_figure(
-        relative_figure(
-            check,
-            DIMS_SHOWN,
-            closed_title=t("positional.closed_title", k=k),
-            fitted_title=t("positional.fitted_title", k=k),
-            row_title=t("positional.out_dim"),
-            col_title=t("positional.in_dim"),
-            value=t("positional.value"),
-        ),
-        "pe_relative",
-    )
+    show_figure(relative_figure(check, DIMS_SHOWN, words), "pe_relative")
     if d_model > DIMS_SHOWN:
         st.caption(t("positional.cropped", n=DIMS_SHOWN, d=d_model))
 
@@ -162,23 +129,7 @@ def learned_section(ctx: PageContext) -> None:
     if view is None:  # only reachable if a shipped model's config.json and weights disagree
         st.warning(t("positional.no_learned"))
         return
-    titles = [
-        t("positional.learned_table"),
-        t("positional.sinusoid_table"),
-        t("positional.learned_sim"),
-        t("positional.sinusoid_sim"),
-    ]
-    show_figure(
-        learned_figure(
-            view.table,
-            view.sinusoid,
-            titles,
-            x_title=t("positional.dimension"),
-            y_title=t("positional.position"),
-            sim_title=t("positional.cosine"),
-        ),
-        "pe_learned",
-    )
+    show_figure(learned_figure(view.table, view.sinusoid, positional_text()), "pe_learned")
 
 
 def tokens_section(ctx: PageContext) -> None:
@@ -190,33 +141,13 @@ def tokens_section(ctx: PageContext) -> None:
     prose(t("positional.tokens_text", stack=t(f"positional.stack_{view.stack}")))
     if not view.has_positions:
         st.info(t("positional.no_pe"))
-    titles = [t("positional.scaled"), t("positional.pe"), t("positional.sum")]
-    show_figure(
-        before_after_figure(
-            scale,
-            DIMS_SHOWN,
-            titles,
-            x_title=t("positional.dimension"),
-            y_title=t("positional.token"),
-            value=t("positional.value"),
-        ),
-        "pe_tokens",
-    )
+    words = positional_text()
+    show_figure(before_after_figure(scale, DIMS_SHOWN, words), "pe_tokens")
     if d > DIMS_SHOWN:
         st.caption(t("positional.cropped_tokens", n=DIMS_SHOWN, d=d))
     prose(t("positional.scale_text", d=d, sqrt_d=f"{d**0.5:.2f}", pe_norm=f"{(d / 2) ** 0.5:.2f}"))
     st.latex(r"\lVert PE_{pos} \rVert = \sqrt{d_{model}/2}, \qquad x_{pos} = \sqrt{d_{model}}\; E[\text{token}] + PE_{pos}")
-    norm_names = {k: t(f"positional.norm_{k}") for k in ("raw", "scaled", "pe", "total")}
-    show_figure(
-        norms_figure(
-            scale,
-            norm_names,
-            x_title=t("positional.token"),
-            y_title=t("positional.norm"),
-            reference_label=t("positional.pe_reference", value=f"{(d / 2) ** 0.5:.2f}"),
-        ),
-        "pe_norms",
-    )
+    show_figure(norms_figure(scale, words), "pe_norms")
 
 
 ctx = start_page("positional", text="optional")

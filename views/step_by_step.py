@@ -14,6 +14,7 @@ from runs.step_page import StepPage, step_page
 from runs.text_run import attention_kinds
 from ui.caches import get_step_run
 from ui.charts import show_figure
+from ui.figure_words import multihead_text, scaling_text, step_text
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.labels import relabel_when_changed
@@ -37,9 +38,9 @@ MULTIHEAD = (
 
 
 def _steps(page: StepPage, ctx: PageContext) -> None:
-    view, kind = page.steps, page.run.kind
+    view, kind, words = page.steps, page.run.kind, step_text()
     show_figure(
-        qkv_figure(view, {"q": t("step.fig_q"), "k": t("step.fig_k"), "v": t("step.fig_v"), "dim": t("step.axis_dim")}),
+        qkv_figure(view, words),
         "step_qkv",
     )
     st.markdown(f"**{t('step.step_qkv')}**")  # under its figure, as its caption: the figure starts the first screen
@@ -67,25 +68,13 @@ def _steps(page: StepPage, ctx: PageContext) -> None:
     if page.no_rows:
         st.warning(t("step.no_rows"))
     show_figure(
-        scores_figure(
-            view,
-            {
-                "dot": t("step.row_dot"),
-                "scale": t("step.row_scale"),
-                "mask": t("step.row_mask"),
-                "softmax": t("step.row_softmax"),
-                "key": t("step.axis_key"),
-            },
-        ),
+        scores_figure(view, words),
         "step_scores",
     )
     st.subheader(t("step.step_sum"))
     prose(t("step.explain_sum"))
     show_figure(
-        weighted_sum_figure(
-            view,
-            {"other": t("step.row_other"), "z": t("step.row_z"), "captured": t("step.row_captured"), "dim": t("step.axis_dim")},
-        ),
+        weighted_sum_figure(view, words),
         "step_sum",
     )
     check = view.check
@@ -104,20 +93,11 @@ def _scaling(default_d_k: int) -> None:
     cols = st.columns([3, 1])
     d_k = cols[0].select_slider(t("step.scale_dk"), D_K_OPTIONS, value=default_d_k, key="dk", bind="query-params")
     seed = cols[1].number_input(t("step.scale_seed"), 0, 1_000_000, 0, key="dk_seed", bind="query-params")
-    demo = scaling_demo(int(d_k), int(seed))
+    demo, words = scaling_demo(int(d_k), int(seed)), scaling_text()
     left, right = st.columns(2)
     with left:
         show_figure(
-            variance_figure(
-                demo,
-                {
-                    "unscaled": t("step.fig_unscaled"),
-                    "scaled": t("step.fig_scaled"),
-                    "expected": t("step.fig_expected"),
-                    "d_k": "d_k",
-                    "variance": t("step.fig_variance", n=demo.n_samples),
-                },
-            ),
+            variance_figure(demo, words),
             "step_variance",
         )
         st.metric(t("step.variance_metric", d_k=demo.d_k), f"{demo.variance:.2f}")
@@ -125,15 +105,7 @@ def _scaling(default_d_k: int) -> None:
     with right:
         st.markdown(f"**{t('step.softmax_title', k=N_KEYS)}**")
         show_figure(
-            softmax_figure(
-                demo,
-                {
-                    "unscaled": t("step.fig_unscaled"),
-                    "scaled": t("step.fig_scaled"),
-                    "key": t("step.axis_key"),
-                    "weight": t("step.fig_weight"),
-                },
-            ),
+            softmax_figure(demo, words),
             "step_softmax",
         )
         st.table(
@@ -152,18 +124,7 @@ def _multihead(page: StepPage) -> None:
     view = page.multihead
     st.markdown(t("step.shapes", **{name: str(tuple(shape)) for name, shape in view.shapes.items()}))
     show_figure(
-        multihead_figure(
-            view,
-            {
-                "concat": t("step.fig_concat"),
-                "per_head": t("step.fig_per_head"),
-                "out": t("step.fig_out"),
-                "head": t("step.fig_head"),
-                "sum": t("step.fig_sum"),
-                "captured": t("step.fig_model_out"),
-                "dim": t("step.axis_dim"),
-            },
-        ),
+        multihead_figure(view, multihead_text()),
         "step_multihead",
     )
     (st.success if view.error <= 1e-4 else st.warning)(

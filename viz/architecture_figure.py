@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import plotly.graph_objects as go
 
@@ -39,13 +40,34 @@ COLORS = {  # pastel fills after the paper's figure, each with black text
 LINE = {"color": "#333333", "width": 1.5}
 
 
-def _label(box: Box, labels: Mapping[str, str]) -> str:
-    return html.escape(labels.get(box.id) or labels[box.component])
+@dataclass(frozen=True)
+class ArchitectureText:
+    """The translated words of the diagram (pages pass them in; the defaults are the English ones).
+
+    The box names depend on the model (its positional encoding, whether it has an encoder), so they have
+    no default: `names` maps a component, or a box id such as "decoder.tokens" that overrides it, to its name.
+    """
+
+    names: Mapping[str, str]  # component or box id → the name on its box
+    pages: Mapping[str, str]  # page → its title, after `see` in a box's hover
+    details: Mapping[str, str] = field(default_factory=dict)  # component → the name of its second shape
+    encoder: str = "Encoder"  # the stacks' names under them
+    decoder: str = "Decoder"
+    n_layers: str = "N = {n} ×"  # beside the repeated layer's frame; {n}: how many layers
+    probabilities: str = "Output probabilities"  # above the decoder
+    memory: str = "encoder output"  # on the line from the encoder to every cross-attention
+    see: str = "Explained on:"
+
+    def stack(self, stack: str) -> str:
+        """The name under a stack ("encoder" or "decoder")."""
+        return self.encoder if stack == "encoder" else self.decoder
+
+    def name(self, box: Box) -> str:
+        """The name on `box`: its own, else its component's."""
+        return self.names.get(box.id) or self.names[box.component]
 
 
-def _draw_stack(
-    fig: go.Figure, boxes: list[Box], x: float, side: int, labels: Mapping[str, str], n_layers: int, text: Mapping[str, str]
-) -> None:
+def _draw_stack(fig: go.Figure, boxes: list[Box], x: float, side: int, n_layers: int, text: ArchitectureText) -> None:
     """Boxes, arrows between them, residual lines on `side` (−1 left, +1 right) and the N × frame."""
     for i, box in enumerate(boxes):
         y = i * ROW
@@ -65,7 +87,7 @@ def _draw_stack(
             y=y,
             showarrow=False,
             font={"size": LABEL_PX},
-            text=f"<b>{_label(box, labels)}</b><br><span style='font-size:{SHAPE_PX}px'>{format_shape(box.shape)}</span>",
+            text=f"<b>{html.escape(text.name(box))}</b><br><span style='font-size:{SHAPE_PX}px'>{format_shape(box.shape)}</span>",
         )
         if i + 1 < len(boxes):
             arrow(fig, x, y + BOX_H / 2, x, y + ROW - BOX_H / 2)
@@ -95,35 +117,27 @@ def _draw_stack(
         showarrow=False,
         font={"size": 16},
         xanchor="left" if side > 0 else "right",
-        text=html.escape(text["n_layers"].format(n=n_layers)),
+        text=html.escape(text.n_layers.format(n=n_layers)),
     )
 
 
-def architecture_figure(
-    stacks: Mapping[str, list[Box]],
-    labels: Mapping[str, str],
-    text: Mapping[str, str],
-    n_layers: int,
-    page_titles: Mapping[str, str],
-) -> go.Figure:
-    """The whole diagram; hovering a box shows its shapes and the pages that explain it.
-
-    labels: component or box id → label. text keys: "n_layers" ({n}), "encoder", "decoder",
-    "probabilities", "memory", "detail.<component>" (for boxes with a detail shape), "see".
-    """
+def architecture_figure(stacks: Mapping[str, list[Box]], text: ArchitectureText, n_layers: int) -> go.Figure:
+    """The whole diagram; hovering a box shows its shapes and the pages that explain it."""
     fig = go.Figure()
     hover_x, hover_y, hover_text, ids = [], [], [], []
     for stack, boxes in stacks.items():
         x = COLUMN_X[stack] if len(stacks) > 1 else 0.0
         side = -1 if stack == "encoder" else 1
-        _draw_stack(fig, boxes, x, side, labels, n_layers, text)
-        fig.add_annotation(x=x, y=-0.85 * ROW, showarrow=False, font={"size": 18}, text=f"<b>{html.escape(text[stack])}</b>")
+        _draw_stack(fig, boxes, x, side, n_layers, text)
+        fig.add_annotation(
+            x=x, y=-0.85 * ROW, showarrow=False, font={"size": 18}, text=f"<b>{html.escape(text.stack(stack))}</b>"
+        )
         for i, box in enumerate(boxes):
-            lines = [f"<b>{_label(box, labels)}</b>", format_shape(box.shape)]
+            lines = [f"<b>{html.escape(text.name(box))}</b>", format_shape(box.shape)]
             if box.detail_shape is not None:
-                lines.append(f"{html.escape(text['detail.' + box.component])}: {format_shape(box.detail_shape)}")
+                lines.append(f"{html.escape(text.details[box.component])}: {format_shape(box.detail_shape)}")
             if box.pages:
-                lines.append(html.escape(text["see"]) + " " + " · ".join(html.escape(page_titles[p]) for p in box.pages))
+                lines.append(html.escape(text.see) + " " + " · ".join(html.escape(text.pages[p]) for p in box.pages))
             hover_x.append(x), hover_y.append(i * ROW), hover_text.append("<br>".join(lines)), ids.append(box.id)
         if stack == "decoder":
             top = (len(boxes) - 1) * ROW
@@ -134,7 +148,7 @@ def architecture_figure(
                 showarrow=False,
                 yanchor="bottom",
                 font={"size": 15},
-                text=html.escape(text["probabilities"]),
+                text=html.escape(text.probabilities),
             )
     if len(stacks) > 1:
         _draw_memory(fig, stacks, text)
@@ -163,7 +177,7 @@ def architecture_figure(
     return fig
 
 
-def _draw_memory(fig: go.Figure, stacks: Mapping[str, list[Box]], text: Mapping[str, str]) -> None:
+def _draw_memory(fig: go.Figure, stacks: Mapping[str, list[Box]], text: ArchitectureText) -> None:
     """The encoder's output (the "memory") feeding the decoder's cross-attention."""
     enc, dec = stacks["encoder"], stacks["decoder"]
     x_enc, x_dec = COLUMN_X["encoder"], COLUMN_X["decoder"]
@@ -172,4 +186,4 @@ def _draw_memory(fig: go.Figure, stacks: Mapping[str, list[Box]], text: Mapping[
     cross = next(i for i, b in enumerate(dec) if b.component == "cross_attn") * ROW
     fig.add_shape(type="path", path=f"M {x_enc},{top} L {x_enc},{turn} L {mid},{turn} L {mid},{cross}", line=LINE)
     arrow(fig, mid, cross, x_dec - BOX_W / 2, cross)
-    fig.add_annotation(x=mid, y=turn, showarrow=False, yanchor="bottom", font={"size": 14}, text=html.escape(text["memory"]))
+    fig.add_annotation(x=mid, y=turn, showarrow=False, yanchor="bottom", font={"size": 14}, text=html.escape(text.memory))

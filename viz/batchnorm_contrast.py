@@ -10,7 +10,6 @@ x[b, t, j]), so nothing outside that token can change them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,12 +116,28 @@ class Contrast:
         return int(np.abs(self.mean_large - self.mean_small).argmax())
 
 
-def batch_mean_figure(c: Contrast, n_features: int, names: Sequence[str], *, x_title: str, y_title: str) -> go.Figure:
-    """Per-feature batch mean of the first `n_features` features in both batches, with and without padding.
+@dataclass(frozen=True)
+class ContrastText:
+    """The translated words of the BatchNorm contrast (pages pass them in; the defaults are the English ones)."""
 
-    Args:
-        names: legend labels for (small, large, small + padding, large + padding).
-    """
+    small: str = "batch of the first {n}"  # the two batches ({n}: how many sentences),
+    large: str = "batch of all {n}"
+    with_padding: str = "{batch}, padding counted"  # and either with its padding counted
+    feature: str = "feature (dimension)"  # the batch means' axes
+    batch_mean: str = "BatchNorm mean of the feature"
+    sentence_bn: str = "Sentence 1, feature {feature} after BatchNorm"  # sentence 1's two panels
+    sentence_ln: str = "Sentence 1, LayerNorm mean (solid) and std (dotted)"
+    token: str = "token"
+
+    def batches(self, c: Contrast) -> tuple[str, str]:
+        """The names of the small and the large batch of `c`."""
+        return self.small.format(n=len(c.small.lengths)), self.large.format(n=len(c.large.lengths))
+
+
+def batch_mean_figure(c: Contrast, n_features: int, text: ContrastText = ContrastText()) -> go.Figure:
+    """Per-feature batch mean of the first `n_features` features in both batches, with and without padding."""
+    small, large = text.batches(c)
+    names = [small, large, text.with_padding.format(batch=small), text.with_padding.format(batch=large)]
     n = min(n_features, c.mean_small.shape[0])
     x = np.arange(n)
     fig = go.Figure()
@@ -141,28 +156,26 @@ def batch_mean_figure(c: Contrast, n_features: int, names: Sequence[str], *, x_t
                 mode="lines+markers",
                 line={"color": QUALITATIVE[color], "dash": dash, "width": 2},
                 marker={"symbol": symbol, "size": 9},
-                hovertemplate=f"{x_title} %{{x}}<br>{name}: %{{y:.3f}}<extra></extra>",
+                hovertemplate=f"{text.feature} %{{x}}<br>{name}: %{{y:.3f}}<extra></extra>",
             )
         )
     fig.update_layout(**base_layout(height=400, margin=TOP_LEGEND_MARGIN, legend=TOP_LEGEND))
-    fig.update_xaxes(title_text=x_title, dtick=max(1, n // 16), zeroline=False, range=[-0.5, n - 0.5])
-    fig.update_yaxes(title_text=y_title, showgrid=True, gridcolor="#eee", zerolinecolor="#999")
+    fig.update_xaxes(title_text=text.feature, dtick=max(1, n // 16), zeroline=False, range=[-0.5, n - 0.5])
+    fig.update_yaxes(title_text=text.batch_mean, showgrid=True, gridcolor="#eee", zerolinecolor="#999")
     return fig
 
 
-def sentence_one_figure(c: Contrast, feature: int, names: Sequence[str], titles: Sequence[str], *, token_title: str) -> go.Figure:
+def sentence_one_figure(c: Contrast, feature: int, text: ContrastText = ContrastText()) -> go.Figure:
     """Sentence 1's tokens in both batches. Left: one feature after BatchNorm (it moves with the batch).
     Right: each token's LayerNorm mean and std (identical: the markers sit on top of each other).
-
-    Args:
-        names: legend labels for (small batch, large batch).
-        titles: (BatchNorm panel, LayerNorm panel) titles.
     """
+    names = text.batches(c)
+    titles = (text.sentence_bn.format(feature=feature), text.sentence_ln)
     n1 = int(c.large.lengths[0])
     tokens = c.large.tokens[0]
     x = np.arange(n1)
     hover = hover_labels(tokens)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=tuple(titles), horizontal_spacing=0.1)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.1)
     for i, (batch, symbol) in enumerate(((c.small, "circle"), (c.large, "x"))):
         bn = batchnorm(batch, False)[0, :n1, feature]  # (n1,)
         mean, std = token_stats(batch.values[0, :n1])
@@ -197,4 +210,4 @@ def sentence_one_figure(c: Contrast, feature: int, names: Sequence[str], titles:
                 row=1,
                 col=2,
             )
-    return style_token_panels(fig, tokens, token_title, max_labels=30)
+    return style_token_panels(fig, tokens, text.token, max_labels=30)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -91,37 +91,44 @@ def marked_heads(scores: HeadScores, top: int = 2, at_least: float = MARK_AT_LEA
     return {name: [(layer, head) for layer, head, value in scores.top(name, top) if value >= at_least] for name in scores.names}
 
 
+@dataclass(frozen=True)
+class DetectorText:
+    """The translated words of the scores figure (pages pass them in; the defaults are the English ones).
+
+    `names` maps a score to its panel title (a score it lacks keeps its own name)."""
+
+    names: Mapping[str, str] = field(default_factory=dict)
+    layer: str = "Layer"
+    head: str = "Head"
+
+
 def detector_figure(
-    scores: HeadScores,
-    titles: Mapping[str, str],
-    layer_label: str,
-    head_label: str,
-    top: int = 2,
-    width_hint: int = WIDTH_HINT,
+    scores: HeadScores, text: DetectorText = DetectorText(), top: int = 2, width_hint: int = WIDTH_HINT
 ) -> go.Figure:
     """One panel per score (in `scores.names` order), each cell printed as it fits (`cell_text` for a
     `width_hint` px wide figure; the hover always has the number), the top heads outlined and starred."""
     n = len(scores.names)
     n_layers, n_heads = scores.scores.shape[1:]
     shown = cell_text(n, n_heads, width_hint)
+    layer_label, head_label = text.layer, text.head
     fig = make_subplots(
         rows=1,
         cols=n,
         horizontal_spacing=panel_spacing(n),
-        subplot_titles=[html.escape(titles.get(name, name)) for name in scores.names],
+        subplot_titles=[html.escape(text.names.get(name, name)) for name in scores.names],
     )
     marks = marked_heads(scores, top)
     for i, name in enumerate(scores.names, start=1):
         grid = scores.score(name).astype(np.float32)  # (L, H)
         marked = set(marks[name])
         hover = _cell_texts(grid, marked, CELL_TEXTS[0])  # the full number, ★ included
-        text = hover if shown in (None, CELL_TEXTS[0]) else _cell_texts(grid, marked, shown)  # formatted once when alike
+        cells = hover if shown in (None, CELL_TEXTS[0]) else _cell_texts(grid, marked, shown)  # formatted once when alike
         fig.add_trace(
             go.Heatmap(
                 z=np.nan_to_num(grid, nan=0.0),
                 x=[ordinal(h) for h in range(n_heads)],  # layers and heads as readers count them
                 y=[ordinal(layer) for layer in range(n_layers)],
-                text=text,
+                text=cells,
                 customdata=hover,
                 texttemplate="%{text}" if shown else "",
                 textfont={"size": shown.size if shown else CELL_FONTS[-1]},

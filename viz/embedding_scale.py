@@ -17,6 +17,7 @@ from plotly.subplots import make_subplots
 
 from hook_names import embed_module, hook_name, pos_module
 from viz.figure_parts import MARGIN, TOP_LEGEND, TOP_LEGEND_MARGIN, reference_line
+from viz.positional import PositionalText
 from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
 from viz.tokens import axis, hover_labels
 
@@ -55,10 +56,11 @@ class EmbeddingScale:
         }
 
 
-def norms_figure(
-    scale: EmbeddingScale, names: Mapping[str, str], *, x_title: str, y_title: str, reference_label: str
-) -> go.Figure:
+def norms_figure(scale: EmbeddingScale, text: PositionalText = PositionalText()) -> go.Figure:
     """Grouped bars per token: raw, scaled, PE and sum norms; a dashed line at sqrt(d_model/2)."""
+    names = {"raw": text.norm_raw, "scaled": text.norm_scaled, "pe": text.norm_pe, "total": text.norm_total}
+    x_title, y_title = text.token, text.norm
+    reference_label = text.pe_reference.format(value=f"{(scale.d_model / 2) ** 0.5:.2f}")
     norms = scale.norms()
     hover = hover_labels(scale.tokens)
     fig = go.Figure()
@@ -80,10 +82,9 @@ def norms_figure(
     return fig
 
 
-def before_after_figure(
-    scale: EmbeddingScale, n_dims: int, titles: Sequence[str], *, x_title: str, y_title: str, value: str
-) -> go.Figure:
+def before_after_figure(scale: EmbeddingScale, n_dims: int, text: PositionalText = PositionalText()) -> go.Figure:
     """Three heatmaps (token × first `n_dims` dimensions): scaled embedding + PE = what layer 1 reads."""
+    titles, x_title, y_title, value = (text.scaled, text.pe, text.sum), text.dimension, text.token, text.value
     n = min(n_dims, scale.d_model)
     panels = [scale.scaled[:, :n], scale.pe[:, :n], scale.total[:, :n]]  # each (T, n)
     peak = float(max(np.abs(p).max() for p in panels)) or 1.0
@@ -121,16 +122,15 @@ def cosine_similarity(table: np.ndarray) -> np.ndarray:
     return unit @ unit.T
 
 
-def learned_figure(
-    learned: np.ndarray, sinusoid: np.ndarray, titles: Sequence[str], *, x_title: str, y_title: str, sim_title: str
-) -> go.Figure:
+def learned_figure(learned: np.ndarray, sinusoid: np.ndarray, text: PositionalText = PositionalText()) -> go.Figure:
     """Top: the learned table beside the sinusoids (position × dimension), each on its own scale.
     Bottom: their cosine similarity between positions — a smooth band means neighbours look alike.
 
     Args:
         learned, sinusoid: (P, d_model) tables for the same positions.
-        titles: four panel titles (learned, sinusoid, learned similarity, sinusoid similarity).
     """
+    titles = (text.learned_table, text.sinusoid_table, text.learned_sim, text.sinusoid_sim)
+    x_title, y_title, sim_title = text.dimension, text.position, text.cosine
     fig = make_subplots(rows=2, cols=2, subplot_titles=tuple(titles), vertical_spacing=0.2, horizontal_spacing=0.1)
     for col, table in enumerate((learned, sinusoid), start=1):
         peak = float(np.abs(table).max()) or 1.0

@@ -1,13 +1,15 @@
 """Figures of the feed-forward page: the 4× expansion of one token, the ReLU pattern of every token,
 each sublayer's contribution to the residual stream, and where the parameters are.
 
-Pure plotly over `viz.ffn` view-models; labels arrive translated, tokens are escaped here.
+Pure plotly over `viz.ffn` view-models; the words arrive translated in one `FeedForwardText`, tokens are
+escaped here.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -16,15 +18,61 @@ from plotly.subplots import make_subplots
 from hook_names import ordinal
 from viz.ffn import FeedForwardView, ResidualContributions
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, QUALITATIVE, TICK_FONT_SIZE, base_layout
-from viz.tokens import escape_token, text_width_px
+from viz.tokens import escape_token, text_width_px, visible_token
 
 
-def expansion_figure(x: np.ndarray, hidden: np.ndarray, out: np.ndarray, titles: Sequence[str], unit: str) -> go.Figure:
+@dataclass(frozen=True)
+class FeedForwardText:
+    """The translated words of the feed-forward figures (pages pass them in; the defaults are the English ones)."""
+
+    strip_x: str = "x: what the FFN reads ({n} numbers)"  # the expansion's three strips ({n}: their width)
+    strip_hidden: str = "ReLU(x W₁ + b₁): the hidden units ({n}); white = 0, the unit is silent"
+    strip_out: str = "FFN(x): what it adds to the residual stream ({n} numbers)"
+    unit: str = "unit"  # a hidden unit, on the expansion's and the firing figure's axes
+    firing_title: str = "{stack} layer {layer}: hidden units after the ReLU"  # {layer} counts from 1
+    stack_encoder: str = "Encoder"
+    stack_decoder: str = "Decoder"
+    token: str = "Token"
+    share_firing: str = "firing"  # over the column of each token's share of firing units
+    residual_all: str = "Size of each sublayer's output, mean over the tokens"  # the contributions' title,
+    residual_one: str = "Size of each sublayer's output for “{token}”"  # or for one token
+    layer: str = "Layer"
+    size: str = "‖output‖ (L2 norm)"
+    self_attn: str = "self-attention"  # the sublayers' bars
+    cross_attn: str = "cross-attention"
+    feed_forward: str = "feed-forward"  # also a part of the parameters:
+    embeddings: str = "embeddings"
+    attention: str = "attention"
+    layernorm: str = "LayerNorm"
+    generator: str = "output layer"
+    parameters: str = "Where this model's {total} parameters are"
+
+    def stack(self, stack: str) -> str:
+        """The name of a stack ("encoder" or "decoder")."""
+        return self.stack_encoder if stack == "encoder" else self.stack_decoder
+
+    def name(self, part: str) -> str:
+        """A sublayer kind's or a parameter group's name (an unknown one keeps its key)."""
+        names = {
+            "self_attn": self.self_attn,
+            "cross_attn": self.cross_attn,
+            "feed_forward": self.feed_forward,
+            "embeddings": self.embeddings,
+            "attention": self.attention,
+            "layernorm": self.layernorm,
+            "generator": self.generator,
+        }
+        return names.get(part, part)
+
+
+def expansion_figure(x: np.ndarray, hidden: np.ndarray, out: np.ndarray, text: FeedForwardText = FeedForwardText()) -> go.Figure:
     """Three strips, one token: x (d_model) → ReLU(x W1 + b1) (d_ff) → FFN(x) (d_model).
 
     The d_model strips span d_model / d_ff of the width, centred, so the widening is seen at its true ratio.
     """
     x, hidden, out = (np.asarray(a, dtype=np.float32) for a in (x, hidden, out))
+    titles = (text.strip_x.format(n=len(x)), text.strip_hidden.format(n=len(hidden)), text.strip_out.format(n=len(out)))
+    unit = text.unit
     fig = make_subplots(rows=3, cols=1, subplot_titles=[html.escape(x) for x in titles], vertical_spacing=0.3)
     ratio = len(x) / max(len(hidden), 1)
     lo, hi = 0.5 - ratio / 2, 0.5 + ratio / 2
@@ -51,9 +99,11 @@ def expansion_figure(x: np.ndarray, hidden: np.ndarray, out: np.ndarray, titles:
     return fig
 
 
-def firing_figure(view: FeedForwardView, title: str, token_label: str, unit: str, share_label: str) -> go.Figure:
+def firing_figure(view: FeedForwardView, text: FeedForwardText = FeedForwardText()) -> go.Figure:
     """Tokens × hidden units after the ReLU (white = exactly 0, the unit is silent), each row's share of
     firing units printed at its right."""
+    title = text.firing_title.format(stack=text.stack(view.stack), layer=ordinal(view.layer))
+    token_label, unit, share_label = text.token, text.unit, text.share_firing
     hidden = np.asarray(view.hidden, dtype=np.float32)  # (T, d_ff)
     t = hidden.shape[0]
     labels = [escape_token(tok) for tok in view.tokens]
@@ -108,14 +158,12 @@ def contribution_sizes(contributions: ResidualContributions, token: int | None) 
 
 
 def contributions_figure(
-    contributions: ResidualContributions,
-    token: int | None,
-    kind_names: Mapping[str, str],
-    title: str,
-    layer_label: str,
-    size_label: str,
+    contributions: ResidualContributions, token: int | None, text: FeedForwardText = FeedForwardText()
 ) -> go.Figure:
-    """Grouped bars per layer: ‖attention output‖ next to ‖FFN output‖ (and cross-attention's)."""
+    """Grouped bars per layer: ‖attention output‖ next to ‖FFN output‖ (and cross-attention's), for one token
+    or (token None) the mean over the tokens."""
+    title = text.residual_all if token is None else text.residual_one.format(token=visible_token(contributions.tokens[token]))
+    layer_label, size_label = text.layer, text.size
     sizes = contribution_sizes(contributions, token)  # (L, S)
     layers = [ordinal(i) for i in range(sizes.shape[0])]  # as readers count them: the first layer is 1
     fig = go.Figure(
@@ -123,9 +171,9 @@ def contributions_figure(
             go.Bar(
                 x=layers,
                 y=sizes[:, s],
-                name=kind_names.get(kind, kind),
+                name=text.name(kind),
                 marker={"color": QUALITATIVE[s]},
-                hovertemplate=f"{layer_label} %{{x}}: %{{y:.3f}}<extra>{kind_names.get(kind, kind)}</extra>",
+                hovertemplate=f"{layer_label} %{{x}}: %{{y:.3f}}<extra>{text.name(kind)}</extra>",
             )
             for s, kind in enumerate(contributions.kinds)
         ]
@@ -144,8 +192,9 @@ def contributions_figure(
     return fig
 
 
-def parameter_figure(counts: Mapping[str, int], names: Mapping[str, str], title: str) -> go.Figure:
+def parameter_figure(counts: Mapping[str, int], text: FeedForwardText = FeedForwardText()) -> go.Figure:
     """One horizontal stacked bar: each part's share of the parameters, in the order of `counts`."""
+    title = text.parameters.format(total=f"{sum(counts.values()):,}")
     total = max(sum(counts.values()), 1)
     fig = go.Figure(
         [
@@ -153,10 +202,10 @@ def parameter_figure(counts: Mapping[str, int], names: Mapping[str, str], title:
                 x=[n / total],
                 y=[""],
                 orientation="h",
-                name=names.get(part, part),
+                name=text.name(part),
                 text=f"{100 * n / total:.0f}%",
                 marker={"color": QUALITATIVE[i % len(QUALITATIVE)], "line": {"color": "white", "width": 1}},
-                hovertemplate=f"{names.get(part, part)}: {n:,} (%{{x:.1%}})<extra></extra>",
+                hovertemplate=f"{text.name(part)}: {n:,} (%{{x:.1%}})<extra></extra>",
             )
             for i, (part, n) in enumerate(counts.items())
             if n

@@ -193,6 +193,19 @@ def peak_lines(
     ]
 
 
+@dataclass(frozen=True)
+class GridText:
+    """The translated templates a grid shows (pages pass them in; the defaults are the English ones). Hashable:
+    part of the grid figure's cache key."""
+
+    tile_label: str = "L{layer} H{head}"  # over each tile; {layer} and {head} count from 1
+    hover: str = "Layer {layer}, head {head}: click to enlarge"  # the tile's hover, then its extra lines:
+    importance_hover: str = (
+        "Removing it changes {importance:.0%} of outputs"  # the share of outputs that change without the head,
+    )
+    peak_template: str = "{query}: {key}"  # and where each of its first rows looks most
+
+
 def _tile_hovers(names: dict[str, list[int]], hover: str, notes: list[list[str]]) -> list[str]:
     """Each tile's hover: the tile's name, then its extra lines (importance, where rows look)."""
     return [
@@ -203,26 +216,23 @@ def _tile_hovers(names: dict[str, list[int]], hover: str, notes: list[list[str]]
 
 def grid_figure(
     patterns: Layers,
+    text: GridText = GridText(),
     *,
     first_layer: int = 0,
     min_stride: int = 1,
-    tile_label: str = "L{layer} H{head}",
-    hover: str = "L{layer} H{head}",
     width_px: int = 1000,
     stretch: bool = False,
     importance: np.ndarray | None = None,
     marked: np.ndarray | None = None,
-    importance_hover: str = "{importance:.0%}",
     query_axis: Labels | None = None,
     key_axis: Labels | None = None,
-    peak_template: str = "{query}: {key}",
 ) -> go.Figure:
     """Small multiples of (L, H, Tq, Tk) `patterns` whose layer numbers start at `first_layer`.
 
-    `tile_label` and `hover` are (translated) templates with {layer} and {head}; each scatter
-    point's `customdata` is [layer, head], so a click tells the page which head to enlarge.
+    Each tile is labelled and hovered by `text`'s templates; each scatter point's `customdata` is
+    [layer, head], so a click tells the page which head to enlarge.
     `stretch` scales each tile to its own peak. `importance` (L, H) (e.g. the share of outputs
-    that change without the head) goes in the tile hover through `importance_hover`; `marked`
+    that change without the head) goes in the tile hover through `text.importance_hover`; `marked`
     (L, H) bool (default: importance > 0) outlines those tiles and adds ★ to their labels.
     `query_axis` and `key_axis` add where each tile's first rows look most to its hover.
     """
@@ -241,9 +251,9 @@ def grid_figure(
     notes: list[list[str]] = [[] for _ in tiles]
     if importance is not None:
         for note, (row, head) in zip(notes, tiles, strict=True):
-            note.append(html.escape(importance_hover.format(importance=float(importance[row, head]))))
+            note.append(html.escape(text.importance_hover.format(importance=float(importance[row, head]))))
     if query_axis is not None and key_axis is not None:
-        peaks = peak_lines(patterns, query_axis, key_axis, peak_template)
+        peaks = peak_lines(patterns, query_axis, key_axis, text.peak_template)
         for note, (row, head) in zip(notes, tiles, strict=True):
             note.extend(peaks[row][head])
     outline_x, outline_y = _outlines(origins, geo)
@@ -260,7 +270,7 @@ def grid_figure(
         yaxis={**hidden, "autorange": "reversed"},
     )
     labels = [
-        tile_label.format(layer=ordinal(layer), head=ordinal(head)) + (MARK if marked[row, head] else "")
+        text.tile_label.format(layer=ordinal(layer), head=ordinal(head)) + (MARK if marked[row, head] else "")
         for (row, head), layer in zip(tiles, names["layer"], strict=True)
     ]
     traces = [
@@ -285,7 +295,7 @@ def grid_figure(
             showlegend=False,
             hoverlabel={"bgcolor": "white", "bordercolor": FRAME_COLOR, "font": {"color": "#1d0f5e"}},
             customdata=[list(pair) for pair in zip(*names.values(), strict=True)],  # plain lists: a click reports them as is
-            hovertemplate=_tile_hovers(names, hover, notes),
+            hovertemplate=_tile_hovers(names, text.hover, notes),
         ),
     ]
     if marked.any():  # a thick outline around important tiles, drawn over the thin frame

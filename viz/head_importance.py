@@ -62,17 +62,25 @@ class HeadImportance:
         return sorted(rows, key=lambda r: (-r["changed"], -r["logprob_drop"], r["layer"], r["head"]))
 
 
-def importance_figure(
-    importance: HeadImportance, *, titles: tuple[str, str], layer_label: str = "Layer", head_label: str = "Head"
-) -> go.Figure:
+@dataclass(frozen=True)
+class ImportanceText:
+    """The translated words of the importance figure (pages pass them in; the defaults are the English ones)."""
+
+    changed: str = "Outputs that change"  # the two panels
+    drop: str = "Log-probability drop"
+    layer: str = "Layer"
+    head: str = "Head"
+
+
+def importance_figure(importance: HeadImportance, text: ImportanceText = ImportanceText()) -> go.Figure:
     """Two layer × head panels, (changed as a percentage, log-prob drop), every cell printed.
 
     Heads that change any output get an orange outline in both panels (colour plus shape).
     """
     n_layers, n_heads = importance.changed.shape
     layers, heads = [ordinal(i) for i in range(n_layers)], [ordinal(h) for h in range(n_heads)]
-    layer, head = html.escape(layer_label), html.escape(head_label)
-    names = tuple(html.escape(t) for t in titles)
+    layer, head = html.escape(text.layer), html.escape(text.head)
+    names = (html.escape(text.changed), html.escape(text.drop))
     fig = make_subplots(rows=1, cols=2, subplot_titles=names, horizontal_spacing=0.12)
     panels = ((importance.changed, 1.0, ".0%"), (importance.logprob_drop, None, ".2f"))
     for col, ((values, zmax, fmt), name) in enumerate(zip(panels, names, strict=True), start=1):

@@ -8,6 +8,7 @@ only draws them.
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -16,19 +17,22 @@ from hook_names import ordinal
 from viz.style import ATTENTION_SCALE, base_layout
 
 
+@dataclass(frozen=True)
+class MetricText:
+    """The translated words of a metric's figure (pages pass them in; the defaults are the English ones)."""
+
+    title: str = ""  # the metric's name
+    layer: str = "Layer"
+    head: str = "Head"
+
+
 def metric_figure(
-    values: np.ndarray,
-    *,
-    title: str,
-    layer_label: str = "Layer",
-    head_label: str = "Head",
-    zmax: float | None = None,
-    fmt: str = ".2f",
+    values: np.ndarray, text: MetricText = MetricText(), *, zmax: float | None = None, fmt: str = ".2f"
 ) -> go.Figure:
     """A small layer × head heatmap of one metric, each cell printed, so the odd head stands out."""
     n_layers, n_heads = values.shape
     layers, heads = [ordinal(i) for i in range(n_layers)], [ordinal(h) for h in range(n_heads)]  # as readers count
-    layer, head, value = (html.escape(s) for s in (layer_label, head_label, title))
+    layer, head, value = (html.escape(s) for s in (text.layer, text.head, text.title))
     layout = base_layout(
         title={"text": value, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
         template="none",

@@ -33,7 +33,7 @@ class HeatmapText:
     x_title: str = "Key (attended to)"
     y_title: str = "Query (attending)"
     value: str = "Weight"  # hover and colour bar name of the cell value
-    alignment: str = "Gold alignment"  # legend name of the alignment outline
+    alignment: str = "Right alignment"  # legend name of the alignment outline
 
 
 def _hovertemplate(text: HeatmapText, fmt: str) -> str:

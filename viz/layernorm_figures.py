@@ -1,11 +1,12 @@
 """Figures for the LayerNorm page: statistics at every norm, one norm in detail, the residual stream.
 
-All strings arrive translated from the page; token labels are escaped by `viz.tokens`.
+All words arrive translated in one `LayerNormText` from the page; token labels are escaped by `viz.tokens`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -19,14 +20,31 @@ from viz.tokens import axis, hover_labels
 STD_SCALE = "Viridis"  # sequential, colour-blind safe; 0 is dark so "no spread" stands out
 
 
+@dataclass(frozen=True)
+class LayerNormText:
+    """The translated words of the LayerNorm figures (pages pass them in; the defaults are the English ones)."""
+
+    in_mean: str = "input: mean per token"  # the overview's four panel titles
+    in_std: str = "input: std per token"
+    out_mean: str = "output: mean per token"
+    out_std: str = "output: std per token"
+    mean: str = "mean"  # the overview's colour bars and the detail's panel titles
+    std: str = "standard deviation"
+    input: str = "input of LayerNorm"  # the detail's two series
+    output: str = "output of LayerNorm"
+    token: str = "token"  # the detail's token axis
+    gain: str = "gain g"  # the affine figure's panel titles and its axis
+    bias: str = "bias b"
+    feature: str = "feature (dimension)"
+    stream_norm: str = "length of the residual vector"  # the residual stream's y axis, and its reference line:
+    sqrt_d: str = "√d_model = {value} (a token with mean 0, std 1)"  # {value}: √d_model, one decimal
+
+
 def stats_overview_figure(
     stats: StackStats,
     tokens: Sequence[str],
     site_labels: Sequence[str],
-    titles: Sequence[str],
-    *,
-    mean_label: str,
-    std_label: str,
+    text: LayerNormText = LayerNormText(),
 ) -> go.Figure:
     """2×2 heatmaps (norm site × token): input mean, input std / output mean, output std.
 
@@ -34,7 +52,12 @@ def stats_overview_figure(
     so "the output rows are all ≈0 and ≈1 whatever the input" is visible at a glance.
     """
     fig = make_subplots(
-        rows=2, cols=2, subplot_titles=tuple(titles), shared_yaxes=True, vertical_spacing=0.1, horizontal_spacing=0.04
+        rows=2,
+        cols=2,
+        subplot_titles=(text.in_mean, text.in_std, text.out_mean, text.out_std),
+        shared_yaxes=True,
+        vertical_spacing=0.1,
+        horizontal_spacing=0.04,
     )
     # Categorical axes named by unique strings ("3: the", site names): hover text then needs no
     # per-cell customdata arrays, which cost more than the numbers at 250 tokens × 19 norms.
@@ -44,10 +67,10 @@ def stats_overview_figure(
     peak_mean = float(max(np.abs(stats.in_mean).max(), np.abs(stats.out_mean).max())) or 1.0
     peak_std = float(max(stats.in_std.max(), stats.out_std.max())) or 1.0
     cells = [
-        (stats.in_mean, 1, 1, "coloraxis", mean_label),
-        (stats.in_std, 1, 2, "coloraxis2", std_label),
-        (stats.out_mean, 2, 1, "coloraxis", mean_label),
-        (stats.out_std, 2, 2, "coloraxis2", std_label),
+        (stats.in_mean, 1, 1, "coloraxis", text.mean),
+        (stats.in_std, 1, 2, "coloraxis2", text.std),
+        (stats.out_mean, 2, 1, "coloraxis", text.mean),
+        (stats.out_std, 2, 2, "coloraxis2", text.std),
     ]
     for z, row, col, color, label in cells:
         fig.add_trace(
@@ -71,13 +94,13 @@ def stats_overview_figure(
                 "colorscale": DIVERGING_SCALE,
                 "cmin": -peak_mean,
                 "cmax": peak_mean,
-                "colorbar": {"title": {"text": mean_label}, "x": 1.02, "len": 0.45, "y": 0.77, "thickness": 14},
+                "colorbar": {"title": {"text": text.mean}, "x": 1.02, "len": 0.45, "y": 0.77, "thickness": 14},
             },
             coloraxis2={
                 "colorscale": STD_SCALE,
                 "cmin": 0,
                 "cmax": peak_std,
-                "colorbar": {"title": {"text": std_label}, "x": 1.02, "len": 0.45, "y": 0.23, "thickness": 14},
+                "colorbar": {"title": {"text": text.std}, "x": 1.02, "len": 0.45, "y": 0.23, "thickness": 14},
             },
         )
     )
@@ -88,43 +111,39 @@ def site_detail_figure(
     stats: StackStats,
     site: int,
     tokens: Sequence[str],
-    *,
-    names: Mapping[str, str],
-    token_title: str,
-    mean_title: str,
-    std_title: str,
+    text: LayerNormText = LayerNormText(),
 ) -> go.Figure:
     """One norm, per token: mean (left) and std (right) of its input and its output."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(mean_title, std_title), horizontal_spacing=0.08)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(text.mean, text.std), horizontal_spacing=0.08)
     x = np.arange(len(tokens))
     hover = hover_labels(tokens)
     series = [
-        ("in", stats.in_mean[site], stats.in_std[site], QUALITATIVE[0], "circle"),
-        ("out", stats.out_mean[site], stats.out_std[site], QUALITATIVE[1], "diamond"),
+        ("in", text.input, stats.in_mean[site], stats.in_std[site], QUALITATIVE[0], "circle"),
+        ("out", text.output, stats.out_mean[site], stats.out_std[site], QUALITATIVE[1], "diamond"),
     ]
-    for key, mean, std, color, symbol in series:
+    for key, name, mean, std, color, symbol in series:
         for col, values in ((1, mean), (2, std)):
             fig.add_trace(
                 go.Scatter(
                     x=x,
                     y=values.astype(np.float32),
                     mode="lines+markers",
-                    name=names[key],
+                    name=name,
                     legendgroup=key,
                     showlegend=col == 1,
                     line={"color": color, "width": 2},
                     marker={"symbol": symbol, "size": 9},
                     customdata=hover,
-                    hovertemplate=f"%{{customdata}}<br>{names[key]}: %{{y:.3f}}<extra></extra>",
+                    hovertemplate=f"%{{customdata}}<br>{name}: %{{y:.3f}}<extra></extra>",
                 ),
                 row=1,
                 col=col,
             )
-    return style_token_panels(fig, tokens, token_title)
+    return style_token_panels(fig, tokens, text.token)
 
 
 def residual_figure(
-    series: Mapping[str, tuple[Sequence[str], np.ndarray]], *, d_model: int, y_title: str, reference_label: str
+    series: Mapping[str, tuple[Sequence[str], np.ndarray]], *, d_model: int, text: LayerNormText = LayerNormText()
 ) -> go.Figure:
     """Norm of the residual stream along the network: one line per series (mean over tokens) with a
     min–max band over tokens; a dashed line at sqrt(d_model), the norm of a unit-variance token.
@@ -164,18 +183,18 @@ def residual_figure(
             )
         )
     longest = max((list(labels) for labels, _ in series.values()), key=len, default=[])
-    fig.add_trace(reference_line(longest, float(np.sqrt(d_model)), reference_label))
+    fig.add_trace(reference_line(longest, float(np.sqrt(d_model)), text.sqrt_d.format(value=f"{d_model**0.5:.1f}")))
     fig.update_layout(
         **base_layout(height=440, legend=TOP_LEGEND, margin={**TOP_LEGEND_MARGIN, "l": 110, "b": 150})
     )  # rotated labels reach left and down
     fig.update_xaxes(type="category", tickangle=-45)
-    fig.update_yaxes(title_text=y_title, rangemode="tozero", showgrid=True, gridcolor="#eee")
+    fig.update_yaxes(title_text=text.stream_norm, rangemode="tozero", showgrid=True, gridcolor="#eee")
     return fig
 
 
-def gain_bias_figure(gain: np.ndarray, bias: np.ndarray, *, gain_label: str, bias_label: str, x_title: str) -> go.Figure:
+def gain_bias_figure(gain: np.ndarray, bias: np.ndarray, text: LayerNormText = LayerNormText()) -> go.Figure:
     """The learned per-feature gain g (starts at 1) and bias b (starts at 0) of one LayerNorm."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(gain_label, bias_label), horizontal_spacing=0.08)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(text.gain, text.bias), horizontal_spacing=0.08)
     dims = np.arange(gain.shape[0])
     for col, values, base, color in ((1, gain, 1.0, QUALITATIVE[0]), (2, bias, 0.0, QUALITATIVE[1])):
         fig.add_trace(
@@ -185,13 +204,13 @@ def gain_bias_figure(gain: np.ndarray, bias: np.ndarray, *, gain_label: str, bia
                 mode="markers",
                 marker={"color": color, "size": 7},
                 showlegend=False,
-                hovertemplate=f"{x_title} %{{x}}: %{{y:.3f}}<extra></extra>",
+                hovertemplate=f"{text.feature} %{{x}}: %{{y:.3f}}<extra></extra>",
             ),
             row=1,
             col=col,
         )
         fig.add_hline(y=base, line_dash="dash", line_color="#555", row=1, col=col)
-        fig.update_xaxes(title_text=x_title, row=1, col=col)
+        fig.update_xaxes(title_text=text.feature, row=1, col=col)
         fig.update_yaxes(showgrid=True, gridcolor="#eee", row=1, col=col)
     fig.update_layout(**base_layout(height=320, margin=MARGIN))
     return fig

@@ -4,13 +4,14 @@
     probability_figure step 12: the probability of each token the model wrote, with 1 − ε of label smoothing
     head_count_figure  step 13: one cell per attention head, numbered, one row per kind and layer
 
-All text arrives translated; token labels are escaped by `viz.tokens`.
+All words arrive translated in one `LessonText`; token labels are escaped by `viz.tokens`.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -22,12 +23,34 @@ from viz.tokens import axis, hover_labels
 MAX_TOKEN_LABELS = 24  # token ticks past this are thinned: upright labels must not overlap
 
 
-def parameter_figure(groups: Mapping[str, int], labels: Mapping[str, str], y_title: str) -> go.Figure:
+@dataclass(frozen=True)
+class LessonText:
+    """The translated words of the lesson's own figures (the lesson passes them in; the defaults are the English
+    ones)."""
+
+    parameters: str = "Parameters"  # the parameter bars: their axis and the four parts
+    feed_forward: str = "Feed-forward"
+    attention: str = "Attention"
+    embeddings: str = "Embeddings and output"
+    norm: str = "LayerNorm"
+    probability: str = "Probability"  # the probabilities: their axis, the tokens of a trained model,
+    written: str = "Token written"
+    predicted: str = "Token predicted"  # or of an untrained one,
+    smoothing: str = "1 − ε = {cap}"  # and the label-smoothing cap ({cap}: two decimals)
+    heads: str = "Head"  # the head count's axis
+
+    def part(self, part: str) -> str:
+        """The name of a part of the model ("feed_forward", "attention", "embeddings", "norm")."""
+        names = {"feed_forward": self.feed_forward, "attention": self.attention, "embeddings": self.embeddings, "norm": self.norm}
+        return names[part]
+
+
+def parameter_figure(groups: Mapping[str, int], text: LessonText = LessonText()) -> go.Figure:
     """One bar per part of the model (`groups`: part → parameter count), its count printed on it."""
     parts = list(groups)
     fig = go.Figure(
         go.Bar(
-            x=[html.escape(labels[p]) for p in parts],
+            x=[html.escape(text.part(p)) for p in parts],
             y=[groups[p] for p in parts],
             text=[f"{groups[p]:,}" for p in parts],
             textposition="auto",
@@ -36,7 +59,7 @@ def parameter_figure(groups: Mapping[str, int], labels: Mapping[str, str], y_tit
         )
     )
     fig.update_xaxes(tickangle=0)
-    fig.update_yaxes(title={"text": html.escape(y_title)}, showgrid=True, gridcolor="#eee", separatethousands=True)
+    fig.update_yaxes(title={"text": html.escape(text.parameters)}, showgrid=True, gridcolor="#eee", separatethousands=True)
     fig.update_layout(**base_layout(margin=MARGIN, showlegend=False))
     return fig
 
@@ -44,13 +67,15 @@ def parameter_figure(groups: Mapping[str, int], labels: Mapping[str, str], y_tit
 def probability_figure(
     tokens: Sequence[str],
     probabilities: Sequence[float],
+    text: LessonText = LessonText(),
     *,
-    x_title: str,
-    y_title: str,
     cap: float | None = None,
-    cap_label: str = "",
+    written: bool = True,
 ) -> go.Figure:
-    """One bar per written token at its probability (0–1); a dashed line at `cap` (1 − ε) when given."""
+    """One bar per token at its probability (0–1); a dashed line at `cap` (1 − ε) when given.
+
+    `written`: the tokens are what a trained model wrote (else what an untrained one predicts)."""
+    x_title, y_title = text.written if written else text.predicted, text.probability
     x = np.arange(len(tokens))
     p = np.asarray(probabilities, dtype=np.float64)
     fig = go.Figure(
@@ -64,14 +89,14 @@ def probability_figure(
         )
     )
     if cap is not None and len(x):
-        fig.add_trace(reference_line([-0.5, len(x) - 0.5], cap, html.escape(cap_label)))
+        fig.add_trace(reference_line([-0.5, len(x) - 0.5], cap, html.escape(text.smoothing.format(cap=f"{cap:.2f}"))))
     fig.update_xaxes(**axis(tokens, x_title, max_labels=MAX_TOKEN_LABELS), tickangle=0)
     fig.update_yaxes(title={"text": html.escape(y_title)}, range=[0, 1.02], showgrid=True, gridcolor="#eee")
     fig.update_layout(**base_layout(margin={**MARGIN, "t": 60}, legend=TOP_LEGEND))
     return fig
 
 
-def head_count_figure(rows: Sequence[str], n_heads: int, *, x_title: str) -> go.Figure:
+def head_count_figure(rows: Sequence[str], n_heads: int, text: LessonText = LessonText()) -> go.Figure:
     """A grid of every attention head: one row per (kind, layer) in `rows`, `n_heads` cells each, every
     cell printing its running number, so the last cell is the model's head count."""
     n = len(rows)
@@ -91,7 +116,7 @@ def head_count_figure(rows: Sequence[str], n_heads: int, *, x_title: str) -> go.
             hoverinfo="skip",
         )
     )
-    fig.update_xaxes(title={"text": html.escape(x_title)}, tickmode="array", tickvals=list(range(1, n_heads + 1)), side="top")
+    fig.update_xaxes(title={"text": html.escape(text.heads)}, tickmode="array", tickvals=list(range(1, n_heads + 1)), side="top")
     fig.update_yaxes(tickmode="array", tickvals=list(range(n)), ticktext=[html.escape(r) for r in rows], autorange="reversed")
     fig.update_layout(**base_layout(margin={**MARGIN, "l": 10}))
     return fig

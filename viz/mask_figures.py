@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -79,24 +80,38 @@ def hovertemplate(y_title: str, x_title: str, value: str) -> str:
     return f"{y}: %{{y}}<br>{x}: %{{x}}<br>{value}<extra></extra>"
 
 
+@dataclass(frozen=True)
+class MaskText:
+    """The translated words of the mask figures and the score steps (pages pass them in; the defaults are the
+    English ones). `title` names the one matrix drawn, so a page sets it per figure (`dataclasses.replace`)."""
+
+    title: str = ""
+    key: str = "key"  # the matrices' axes
+    query: str = "query"
+    allowed: str = "1 = may attend"  # a mask's legend
+    blocked: str = "0 = blocked"
+    token: str = "token (1)"  # the padded batch's legend,
+    pad: str = "<pad> (0)"
+    position: str = "position"  # its columns
+    sentence: str = "Sentence {n}"  # and its rows ({n} counts from 1)
+    score: str = "score"  # the score steps: what a cell holds,
+    weight: str = "weight"
+    masked: str = "masked"  # a blocked score's note in the hover,
+    scores_title: str = "1 · Scores"  # and the three panels
+    masked_title: str = "2 · After masking (grey = −∞)"
+    pattern_title: str = "3 · After softmax"
+
+
 def binary_heatmap(
-    allowed: np.ndarray,
-    *,
-    row_tokens: Labels,
-    col_tokens: Labels,
-    title: str,
-    x_title: str,
-    y_title: str,
-    legend: tuple[str, str],
-    width_hint: int = 480,
+    allowed: np.ndarray, *, row_tokens: Labels, col_tokens: Labels, text: MaskText = MaskText(), width_hint: int = 480
 ) -> go.Figure:
     """One mask as a matrix: rows are queries, columns are keys.
 
     Args:
         allowed: (Tq, Tk) boolean, True = may attend.
         row_tokens / col_tokens: raw tokens labelling the axes (escaped here), or a `TokenAxis`.
-        legend: translated (allowed, blocked) labels for the colour-bar legend.
     """
+    title, x_title, y_title, legend = text.title, text.key, text.query, (text.allowed, text.blocked)
     allowed = np.asarray(allowed, dtype=bool)
     trace = go.Heatmap(
         z=allowed.astype(np.uint8),  # (Tq, Tk): 1 allowed, 0 blocked; about 1.3 bytes a cell in the JSON
@@ -119,24 +134,18 @@ def binary_heatmap(
 
 
 def batch_heatmap(
-    tokens: Sequence[Sequence[str]],
-    is_real: np.ndarray,
-    *,
-    row_labels: Sequence[str],
-    title: str,
-    x_title: str,
-    legend: tuple[str, str],
-    width_hint: int = 960,
+    tokens: Sequence[Sequence[str]], is_real: np.ndarray, text: MaskText = MaskText(), width_hint: int = 960
 ) -> go.Figure:
     """The padded batch as a table: one row per sentence, each cell its token; <pad> cells grey.
 
     Args:
         tokens: (B, T) padded tokens (raw; escaped here).
         is_real: (B, T) boolean, False where the cell is padding (the padding mask).
-        legend: translated (token, padding) labels.
     """
     is_real = np.asarray(is_real, dtype=bool)
     n_rows, n_cols = is_real.shape
+    title, x_title, legend = text.title, text.position, (text.token, text.pad)
+    row_labels = [text.sentence.format(n=i + 1) for i in range(n_rows)]
     text = [[escape_token(tok) for tok in row] for row in tokens]  # (B, T): a handful of sentences
     left, bottom = label_room(row_labels, ["00"], rotate=False)
     cell = (width_hint - left - 20) / n_cols  # the table stretches: cells may be wide

@@ -20,7 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from hook_names import act_name
-from viz.mask_figures import hovertemplate, matrix_layout, text_px
+from viz.mask_figures import MaskText, hovertemplate, matrix_layout, text_px
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, TICK_FONT_SIZE
 from viz.tokens import Labels, hover_labels
 
@@ -176,23 +176,15 @@ def panel_traces(
 
 
 def steps_figure(
-    steps: ScoreSteps,
-    *,
-    row_tokens: Labels,
-    col_tokens: Labels,
-    titles: tuple[str, str, str],
-    x_title: str,
-    y_title: str,
-    score_label: str,
-    weight_label: str,
-    blocked_label: str,
-    width_hint: int = 960,
+    steps: ScoreSteps, *, row_tokens: Labels, col_tokens: Labels, text: MaskText = MaskText(), width_hint: int = 960
 ) -> go.Figure:
     """Three panels sharing the query axis: scores | masked scores (grey −∞) | softmax weights.
 
     Scores and masked scores share one diverging colour scale centred on 0; weights use 0..1.
     `row_tokens` may be a decoder `TokenAxis` (rows named by the token each position writes).
     """
+    titles, x_title, y_title = (text.scores_title, text.masked_title, text.pattern_title), text.key, text.query
+    score_label, weight_label, blocked_label = text.score, text.weight, text.masked
     x, y = hover_labels(col_tokens), hover_labels(row_tokens)
     fig = go.Figure()
     cell = matrix_layout(fig, "", x_title, y_title, row_tokens, col_tokens, width_hint, n_panels=3, panel_gap=PANEL_GAP, top=50)
@@ -268,17 +260,10 @@ def steps_figure(
 
 
 def pattern_figure(
-    pattern: np.ndarray,
-    *,
-    row_tokens: Labels,
-    col_tokens: Labels,
-    title: str,
-    x_title: str,
-    y_title: str,
-    weight_label: str,
-    width_hint: int = 480,
+    pattern: np.ndarray, *, row_tokens: Labels, col_tokens: Labels, text: MaskText = MaskText(), width_hint: int = 480
 ) -> go.Figure:
     """One head's weights on the 0..1 scale with exact values on hover; zero weights read "0"."""
+    title, x_title, y_title, weight_label = text.title, text.key, text.query, text.weight
     fig = go.Figure()
     cell = matrix_layout(fig, title, x_title, y_title, row_tokens, col_tokens, width_hint, top=60)
     fig.add_traces(

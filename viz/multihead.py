@@ -89,32 +89,40 @@ def build_multihead_view(
     )
 
 
-def multihead_figure(view: MultiHeadView, text: Mapping[str, str]) -> go.Figure:
-    """Three panels: Concat(head_1..h) for the query; each head's share after W^O; their sum vs the model's.
+@dataclass(frozen=True)
+class MultiHeadText:
+    """The translated words of the W^O figure (pages pass them in; the defaults are the English ones)."""
 
-    text keys: "concat", "per_head", "out", "head" (with {h}), "sum", "captured", "dim".
-    """
+    concat: str = "Concat(head₁ … headₕ) for this query"  # the three panel titles
+    per_head: str = "Each head's share of the output: headᵢ · Wᵢᴼ"
+    out: str = "Σ heads + b, next to the model's output"
+    head: str = "head {h}"  # a head's name; {h} counts from 1
+    sum: str = "Σ + b"  # the last panel's rows: the sum and the model's own output
+    captured: str = "model"
+    dim: str = "dimension"
+
+
+def multihead_figure(view: MultiHeadView, text: MultiHeadText = MultiHeadText()) -> go.Figure:
+    """Three panels: Concat(head_1..h) for the query; each head's share after W^O; their sum vs the model's."""
     h, d_k = view.n_heads, view.d_k
     fig = make_subplots(
         rows=3,
         cols=1,
         row_heights=[1.4, h, 2],
         vertical_spacing=0.14,
-        subplot_titles=(text["concat"], text["per_head"], text["out"]),
+        subplot_titles=(text.concat, text.per_head, text.out),
     )
     fig.add_trace(number_heatmap(view.concat, text=np.full((1, h * d_k), "")), row=1, col=1)
     fig.add_trace(number_heatmap(view.per_head, text=np.full(view.per_head.shape, "")), row=2, col=1)
     both = np.stack([view.out, view.captured_out])  # (2, d_model)
     fig.add_trace(number_heatmap(both, text=np.full(both.shape, "")), row=3, col=1)
-    heads = [text["head"].format(h=ordinal(i)) for i in range(h)]  # "head 1" is index 0
+    heads = [text.head.format(h=ordinal(i)) for i in range(h)]  # "head 1" is index 0
     centers = [i * d_k + (d_k - 1) / 2 for i in range(h)]
     fig.update_xaxes(tickmode="array", tickvals=centers, ticktext=heads, tickfont={"size": TICK_FONT_SIZE}, row=1, col=1)
     for i in range(1, h):  # boundaries between heads in the concatenated vector
         fig.add_vline(x=i * d_k - 0.5, line={"color": "black", "width": 2}, row=1, col=1)
     fig.update_yaxes(tickmode="array", tickvals=[0], ticktext=[view.query_label], row=1, col=1)
     fig.update_yaxes(tickmode="array", tickvals=list(range(h)), ticktext=heads, autorange="reversed", row=2, col=1)
-    fig.update_yaxes(
-        tickmode="array", tickvals=[0, 1], ticktext=[text["sum"], text["captured"]], autorange="reversed", row=3, col=1
-    )
-    fig.update_xaxes(title={"text": text["dim"]}, row=3, col=1)
+    fig.update_yaxes(tickmode="array", tickvals=[0, 1], ticktext=[text.sum, text.captured], autorange="reversed", row=3, col=1)
+    fig.update_xaxes(title={"text": text.dim}, row=3, col=1)
     return finish(fig, 260 + 34 * (h + 4), top=40)

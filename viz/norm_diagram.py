@@ -7,7 +7,7 @@ Read bottom to top, like the paper's Figure 1.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
@@ -20,19 +20,35 @@ HALF_W, HALF_H, RADIUS = 0.32, 0.28, 0.2  # box half-width/height and the (+) ci
 ARROW = {"size": 1.4, "width": 2}  # bolder than the architecture figure's: this diagram is drawn larger
 
 
-def sublayer_diagram(labels: Mapping[str, str], titles: Mapping[str, str]) -> go.Figure:
-    """Both placements side by side; the dashed line is the residual connection (x skips the sublayer).
+@dataclass(frozen=True)
+class NormDiagramText:
+    """The translated words of the diagram (pages pass them in; the defaults are the English ones)."""
 
-    Args:
-        labels: translated names for keys "x", "sublayer", "norm", "add", "out".
-        titles: translated titles for keys "post" and "pre".
-    """
+    x: str = "x"  # what enters,
+    sublayer: str = "Sublayer"  # the boxes and the (+),
+    norm: str = "LayerNorm"
+    add: str = "+"
+    out: str = "next"  # what leaves,
+    post: str = "Post-norm (the paper)"  # and the two diagrams' titles
+    pre: str = "Pre-norm"
+
+    def title(self, position: str) -> str:
+        """The title over a placement ("post" or "pre")."""
+        return self.post if position == "post" else self.pre
+
+    def part(self, part: str) -> str:
+        """The name of a part of ORDER ("sublayer", "norm", "add")."""
+        return {"sublayer": self.sublayer, "norm": self.norm, "add": self.add}[part]
+
+
+def sublayer_diagram(text: NormDiagramText = NormDiagramText()) -> go.Figure:
+    """Both placements side by side; the dashed line is the residual connection (x skips the sublayer)."""
     fig = go.Figure()
     for column, position in enumerate(("post", "pre")):
         cx = 1.6 * column  # centre of this diagram
-        fig.add_annotation(x=cx, y=-0.45, text=labels["x"], showarrow=False, font={"size": 20})
-        fig.add_annotation(x=cx, y=4.5, text=labels["out"], showarrow=False, font={"size": 18})
-        fig.add_annotation(x=cx, y=5.15, text=f"<b>{titles[position]}</b>", showarrow=False, font={"size": 18})
+        fig.add_annotation(x=cx, y=-0.45, text=text.x, showarrow=False, font={"size": 20})
+        fig.add_annotation(x=cx, y=4.5, text=text.out, showarrow=False, font={"size": 18})
+        fig.add_annotation(x=cx, y=5.15, text=f"<b>{text.title(position)}</b>", showarrow=False, font={"size": 18})
         previous_top = -0.2
         for level, part in enumerate(ORDER[position], start=1):
             y = 1.1 * level
@@ -58,7 +74,7 @@ def sublayer_diagram(labels: Mapping[str, str], titles: Mapping[str, str]) -> go
                     line={"color": "#333", "width": 2},
                 )
                 half = HALF_H
-            fig.add_annotation(x=cx, y=y, text=labels[part], showarrow=False, font={"size": 20 if part == "add" else 17})
+            fig.add_annotation(x=cx, y=y, text=text.part(part), showarrow=False, font={"size": 20 if part == "add" else 17})
             arrow(fig, cx, previous_top, cx, y - half, **ARROW)
             previous_top = y + half
         arrow(fig, cx, previous_top, cx, 4.25, **ARROW)

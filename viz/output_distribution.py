@@ -20,12 +20,13 @@ from viz.tokens import escape_token, text_width_px
 
 @dataclass(frozen=True)
 class DistributionText:
-    """Labels in the UI language, already filled in (plain text: the title is escaped here, tokens and all)."""
+    """The translated words of the distribution (pages pass them in; the defaults are the English ones). Plain
+    text: the title is escaped here, tokens and all."""
 
-    title: str
-    x_title: str
-    chosen: str
-    hover: str = "%{y}: %{x:.4f}"
+    title: str = ""  # the step shown (the page fills in the position, what it reads and the temperature)
+    x_title: str = "probability"
+    chosen: str = "◀ written"  # beside the chosen token's bar
+    hover: str = "%{y}: p = %{x:.4f}"
 
 
 def distribution_figure(tokens: Sequence[str], probs: Sequence[float], chosen: int | None, text: DistributionText) -> go.Figure:

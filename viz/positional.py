@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -41,13 +42,49 @@ def square_stride(n: int, max_cells: int = MAX_HEATMAP_CELLS) -> int:
     return max(1, math.ceil(n / math.sqrt(max_cells)))
 
 
-def pe_heatmap(pe: np.ndarray, *, x_title: str, y_title: str, value: str, stride: int = 1) -> go.Figure:
+@dataclass(frozen=True)
+class PositionalText:
+    """The translated words of the positional-encoding figures (the sinusoid table, its waves and similarity, the
+    relative-position matrices, the learned table and the user's tokens); pages pass them in, the defaults are
+    the English ones."""
+
+    position: str = "position"  # axis titles
+    dimension: str = "dimension"
+    token: str = "token"
+    value: str = "value"  # an encoding's value, in hovers and colour bars
+    wavelength: str = "wavelength (positions, log scale)"  # the wavelengths figure: its y axis,
+    span: str = "{n} positions shown"  # the line at the positions shown ({n}),
+    chosen: str = "chosen dimensions"  # and the dimensions drawn as waves
+    dot: str = "PE(p)·PE(q)"  # the similarity figure
+    offset: str = "distance k (PE(0)·PE(k))"
+    closed: str = "M_k from the formula (k = {k})"  # the relative-position matrices ({k}: the offset)
+    fitted: str = "M_k fitted from the table (k = {k})"
+    out_dim: str = "output dimension"
+    in_dim: str = "input dimension"
+    learned_table: str = "learned table"  # the learned table's four panels
+    sinusoid_table: str = "sinusoids (same size)"
+    learned_sim: str = "learned: similarity between positions"
+    sinusoid_sim: str = "sinusoids: similarity between positions"
+    cosine: str = "cosine"
+    scaled: str = "√d_model · embedding"  # the user's tokens: the three panels
+    pe: str = "+ PE"
+    sum: str = "= input of layer 1"
+    norm: str = "length (L2 norm)"  # and their lengths: the axis and the four bars
+    norm_raw: str = "raw lookup E[token]"
+    norm_scaled: str = "√d_model · E[token]"
+    norm_pe: str = "PE"
+    norm_total: str = "sum"
+    pe_reference: str = "√(d_model/2) = {value}"  # the line at the length of a PE row ({value}: two decimals)
+
+
+def pe_heatmap(pe: np.ndarray, text: PositionalText = PositionalText(), stride: int = 1) -> go.Figure:
     """The PE table, position down the side, dimension across: fast stripes left, slow ones right.
 
     Args:
         pe: (max_pos, d_model) table.
         stride: show every `stride`-th position (see `position_stride`).
     """
+    x_title, y_title, value = text.dimension, text.position, text.value
     shown = np.ascontiguousarray(pe[::stride], dtype=np.float32)  # (P / stride, d_model)
     positions = np.arange(0, pe.shape[0], stride)
     fig = go.Figure(
@@ -68,8 +105,9 @@ def pe_heatmap(pe: np.ndarray, *, x_title: str, y_title: str, value: str, stride
     return fig
 
 
-def pe_curves(pe: np.ndarray, dims: Sequence[int], *, x_title: str, y_title: str, dim_label: str) -> go.Figure:
+def pe_curves(pe: np.ndarray, dims: Sequence[int], text: PositionalText = PositionalText()) -> go.Figure:
     """PE(pos, dim) against position for the chosen dimensions: even ones are sines, odd ones cosines."""
+    x_title, y_title, dim_label = text.position, text.value, text.dimension
     positions = np.arange(pe.shape[0])
     fig = go.Figure()
     for n, dim in enumerate(dims):
@@ -90,14 +128,13 @@ def pe_curves(pe: np.ndarray, dims: Sequence[int], *, x_title: str, y_title: str
     return fig
 
 
-def wavelength_figure(
-    d_model: int, max_pos: int, dims: Sequence[int], *, x_title: str, y_title: str, span_label: str, chosen_label: str
-) -> go.Figure:
+def wavelength_figure(d_model: int, max_pos: int, dims: Sequence[int], text: PositionalText = PositionalText()) -> go.Figure:
     """Wavelength of each dimension on a log axis (a straight line: a geometric progression).
 
     A dashed line marks the number of positions shown: dimensions far above it barely change over
     the sequence, so they carry coarse position only.
     """
+    x_title, y_title, span_label, chosen_label = text.dimension, text.wavelength, text.span.format(n=max_pos), text.chosen
     lam = wavelengths(d_model)  # (d/2,)
     dim_index = np.arange(d_model)
     per_dim = lam[dim_index // 2]  # (d_model,): a sin/cos pair shares its wavelength
@@ -135,10 +172,10 @@ def similarity(pe: np.ndarray) -> np.ndarray:
     return pe64 @ pe64.T
 
 
-def similarity_figure(
-    sim: np.ndarray, *, x_title: str, y_title: str, value: str, offset_title: str, stride: int = 1
-) -> go.Figure:
+def similarity_figure(sim: np.ndarray, text: PositionalText = PositionalText(), stride: int = 1) -> go.Figure:
     """Left: the (P, P) similarity heatmap (a bright diagonal that fades); right: PE(0)·PE(k) against k."""
+    x_title = y_title = text.position
+    value, offset_title = text.dot, text.offset
     fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.2)
     shown = np.ascontiguousarray(sim[::stride, ::stride], dtype=np.float32)
     ticks = np.arange(0, sim.shape[0], stride)

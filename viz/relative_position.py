@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from viz.figure_parts import MARGIN
+from viz.positional import PositionalText
 from viz.style import DIVERGING_SCALE, base_layout
 
 
@@ -90,10 +91,10 @@ class RelativeCheck:
         )
 
 
-def relative_figure(
-    check: RelativeCheck, n_dims: int, *, closed_title: str, fitted_title: str, row_title: str, col_title: str, value: str
-) -> go.Figure:
+def relative_figure(check: RelativeCheck, n_dims: int, text: PositionalText = PositionalText()) -> go.Figure:
     """The two matrices side by side, cropped to the first `n_dims` dimensions (2×2 blocks stay visible)."""
+    closed_title, fitted_title = text.closed.format(k=check.k), text.fitted.format(k=check.k)
+    row_title, col_title, value = text.out_dim, text.in_dim, text.value
     n = min(n_dims, check.closed.shape[0])
     fig = make_subplots(rows=1, cols=2, subplot_titles=(closed_title, fitted_title), horizontal_spacing=0.08)
     hover = f"{row_title} %{{y}}<br>{col_title} %{{x}}<br>{value} %{{z:.3f}}<extra></extra>"

@@ -9,7 +9,6 @@ Everything here is drawn from a seeded generator, so the numbers are a live samp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +23,19 @@ N_SAMPLES = 2000  # q·k pairs per d_k for the variance estimate
 N_KEYS = 8  # keys one query attends over in the softmax demo
 N_QUERIES = 200  # queries the softmax statistics are averaged over
 LOG_TICKS = [1, 4, 16, 64, 256, 1024, 4096]
+
+
+@dataclass(frozen=True)
+class ScalingText:
+    """The translated words of the √d_k figures (pages pass them in; the defaults are the English ones)."""
+
+    unscaled: str = "q·k (unscaled)"  # both figures: the two series
+    scaled: str = "q·k / √d_k (scaled)"
+    expected: str = "d_k (theory)"  # the variance figure: the line it should follow,
+    d_k: str = "d_k"  # its x axis,
+    variance: str = "variance over {n} random pairs"  # and its y axis ({n}: the sample size)
+    key: str = "key"  # the softmax figure's axes
+    weight: str = "softmax weight"
 
 
 def dot_samples(d_k: int, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -109,19 +121,16 @@ def scaling_demo(d_k: int, seed: int = 0, n_samples: int = N_SAMPLES, d_ks: tupl
     )
 
 
-def variance_figure(demo: ScalingDemo, text: Mapping[str, str]) -> go.Figure:
-    """Var(q·k) grows like d_k (log–log: a line of slope 1); Var(q·k / sqrt(d_k)) stays at 1.
-
-    text keys: "unscaled", "scaled", "expected", "d_k", "variance", "current".
-    """
+def variance_figure(demo: ScalingDemo, text: ScalingText = ScalingText()) -> go.Figure:
+    """Var(q·k) grows like d_k (log–log: a line of slope 1); Var(q·k / sqrt(d_k)) stays at 1."""
     x = np.array(demo.d_ks, dtype=float)
     fig = go.Figure()
-    fig.add_scatter(x=x, y=x, mode="lines", name=text["expected"], line={"color": "#999999", "dash": "dash"})
+    fig.add_scatter(x=x, y=x, mode="lines", name=text.expected, line={"color": "#999999", "dash": "dash"})
     fig.add_scatter(
         x=x,
         y=demo.variances,
         mode="lines+markers",
-        name=text["unscaled"],
+        name=text.unscaled,
         marker={"size": 10, "color": QUALITATIVE[5]},
         line={"color": QUALITATIVE[5]},
     )
@@ -129,7 +138,7 @@ def variance_figure(demo: ScalingDemo, text: Mapping[str, str]) -> go.Figure:
         x=x,
         y=demo.variances / x,
         mode="lines+markers",
-        name=text["scaled"],
+        name=text.scaled,
         marker={"size": 10, "color": QUALITATIVE[0], "symbol": "square"},
         line={"color": QUALITATIVE[0]},
     )
@@ -145,21 +154,16 @@ def variance_figure(demo: ScalingDemo, text: Mapping[str, str]) -> go.Figure:
         font={"size": 16},
     )
     ticks = {"tickmode": "array", "tickvals": LOG_TICKS, "ticktext": [str(v) for v in LOG_TICKS]}
-    fig.update_xaxes(type="log", title={"text": text["d_k"]}, **ticks)
-    fig.update_yaxes(type="log", title={"text": text["variance"]}, **ticks)
+    fig.update_xaxes(type="log", title={"text": text.d_k}, **ticks)
+    fig.update_yaxes(type="log", title={"text": text.variance.format(n=demo.n_samples)}, **ticks)
     legend = {"x": 0.02, "y": 0.98, "bgcolor": "rgba(255,255,255,0.85)", "bordercolor": "#cccccc", "borderwidth": 1}
     return finish(fig, 440, grid=True, legend=legend)
 
 
-def softmax_figure(demo: ScalingDemo, text: Mapping[str, str]) -> go.Figure:
-    """One query's weights over N_KEYS random keys: unscaled (near one-hot at large d_k) vs scaled.
-
-    text keys: "unscaled", "scaled", "key", "weight".
-    """
+def softmax_figure(demo: ScalingDemo, text: ScalingText = ScalingText()) -> go.Figure:
+    """One query's weights over N_KEYS random keys: unscaled (near one-hot at large d_k) vs scaled."""
     keys = [str(j) for j in range(len(demo.scores))]
-    fig = make_subplots(
-        rows=1, cols=2, shared_yaxes=True, subplot_titles=(text["unscaled"], text["scaled"]), horizontal_spacing=0.06
-    )
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, subplot_titles=(text.unscaled, text.scaled), horizontal_spacing=0.06)
     for col, (scores, color) in enumerate(((demo.scores, QUALITATIVE[5]), (demo.scores / np.sqrt(demo.d_k), QUALITATIVE[0])), 1):
         weights = softmax(scores)
         fig.add_bar(
@@ -173,7 +177,7 @@ def softmax_figure(demo: ScalingDemo, text: Mapping[str, str]) -> go.Figure:
             row=1,
             col=col,
         )
-        fig.update_xaxes(title={"text": text["key"]}, row=1, col=col)
+        fig.update_xaxes(title={"text": text.key}, row=1, col=col)
     fig.update_yaxes(range=[0, 1.15], row=1, col=2)
-    fig.update_yaxes(range=[0, 1.15], title={"text": text["weight"]}, row=1, col=1)
+    fig.update_yaxes(range=[0, 1.15], title={"text": text.weight}, row=1, col=1)
     return finish(fig, 400, top=40, grid=True)

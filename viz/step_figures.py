@@ -3,13 +3,14 @@
     MatMul (q·kⱼ) → Scale (÷ sqrt(d_k)) → Mask → SoftMax → MatMul (Σ wⱼ vⱼ)
 
 Every cell prints its number (3 decimals) so a class can check one step by hand; colours only
-help the eye (diverging around 0 for signed values, the attention scale for weights). All text
-arrives translated in `text`; token labels are escaped by `viz.tokens`.
+help the eye (diverging around 0 for signed values, the attention scale for weights). All words
+arrive translated in one `StepText`; token labels are escaped by `viz.tokens`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -21,6 +22,24 @@ from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, MASK_COLORS, TICK_FONT_S
 ROW_PX = 40  # height of one row of numbers
 CELL_FONT = 15
 SMALL_CELL_FONT = 14  # K and V share the width: two panels of up to MAX_DIMS numbers each
+
+
+@dataclass(frozen=True)
+class StepText:
+    """The translated words of the three step figures (pages pass them in; the defaults are the English ones)."""
+
+    q: str = "q (query)"  # panel titles of the Q, K, V figure
+    k: str = "K (one row per key)"
+    v: str = "V (one row per key)"
+    dim: str = "dimension"  # axis title under a row of model dimensions
+    dot: str = "q·k"  # row names of the scores figure
+    scale: str = "÷ √d_k"
+    mask: str = "mask"
+    softmax: str = "softmax"
+    key: str = "key"  # its axis title
+    other: str = "other keys"  # row names of the weighted sum: keys outside the window,
+    z: str = "z = Σ w·v"  # the sum,
+    captured: str = "z (model)"  # and the z the model computed
 
 
 def number_heatmap(
@@ -76,11 +95,8 @@ def _dim_ticks(n: int, title: str) -> dict:
     return _ticks([str(i) for i in range(n)], title)
 
 
-def qkv_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
-    """The query row q, and the rows of K and V for the keys shown (first dimensions only).
-
-    text keys: "q", "k", "v", "dim".
-    """
+def qkv_figure(view: StepView, text: StepText = StepText()) -> go.Figure:
+    """The query row q, and the rows of K and V for the keys shown (first dimensions only)."""
     n = len(view.keys)
     height = 170 + ROW_PX * (n + 1.5)
     fig = make_subplots(
@@ -90,14 +106,14 @@ def qkv_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
         vertical_spacing=70 / height,
         horizontal_spacing=0.03,
         specs=[[{}, None], [{}, {}]],
-        subplot_titles=(text["q"], text["k"], text["v"]),
+        subplot_titles=(text.q, text.k, text.v),
     )
     for matrix, row, col in ((view.q, 1, 1), (view.k, 2, 1), (view.v, 2, 2)):
         fig.add_trace(number_heatmap(matrix, font_size=SMALL_CELL_FONT), row=row, col=col)
     fig.update_yaxes(_ticks([view.query_label]), row=1, col=1)
     for col in (1, 2):
         fig.update_yaxes(_ticks(view.key_labels), autorange="reversed", row=2, col=col)
-        fig.update_xaxes(_dim_ticks(view.dims, text["dim"]), side="bottom", row=2, col=col)
+        fig.update_xaxes(_dim_ticks(view.dims, text.dim), side="bottom", row=2, col=col)
     fig.update_yaxes(showticklabels=False, row=2, col=2)  # V's rows are K's rows: the labels on the left serve both
     fig.update_xaxes(showticklabels=False, ticks="", row=1, col=1)  # same dimensions as K below
     return finish(fig, height, top=40)
@@ -113,42 +129,41 @@ def fitting_decimals(values: np.ndarray, cell_px: float | None, font_px: int = C
     return next((d for d in (3, 2, 1) if len(f"{sign}{peak:.{d}f}") <= chars), 0)
 
 
-def scores_figure(view: StepView, text: Mapping[str, str], width_px: int | None = None, font_px: int = CELL_FONT) -> go.Figure:
+def scores_figure(
+    view: StepView, text: StepText = StepText(), width_px: int | None = None, font_px: int = CELL_FONT
+) -> go.Figure:
     """Four rows over the shown keys: q·kⱼ, ÷ sqrt(d_k), masked (−∞ where blocked), softmax.
 
-    text keys: "dot", "scale", "mask", "softmax", "key". With `width_px` (the figure's width) every number is
-    printed with the decimals that fit its cell at `font_px`; without, with 3.
+    With `width_px` (the figure's width) every number is printed with the decimals that fit its cell at
+    `font_px`; without, with 3.
     """
     cell_px = None if width_px is None else 0.85 * width_px / max(len(view.keys), 1)  # the row labels take the rest
     d, dw = fitting_decimals(view.dot, cell_px, font_px), fitting_decimals(view.weights, cell_px, font_px)
     masked_text = np.array([[f"{s:.{d}f}" if ok else "−∞" for s, ok in zip(view.scaled, view.allowed, strict=True)]])
     mask_scale = [[0.0, MASK_COLORS["blocked"]], [1.0, "#cfe0f3"]]
     rows = [
-        (number_heatmap(view.dot, digits=d), text["dot"]),
-        (number_heatmap(view.scaled, digits=d), text["scale"]),
-        (number_heatmap(view.allowed.astype(float), colorscale=mask_scale, zrange=(0, 1), text=masked_text), text["mask"]),
-        (number_heatmap(view.weights, colorscale=ATTENTION_SCALE, zrange=(0, 1), digits=dw), text["softmax"]),
+        (number_heatmap(view.dot, digits=d), text.dot),
+        (number_heatmap(view.scaled, digits=d), text.scale),
+        (number_heatmap(view.allowed.astype(float), colorscale=mask_scale, zrange=(0, 1), text=masked_text), text.mask),
+        (number_heatmap(view.weights, colorscale=ATTENTION_SCALE, zrange=(0, 1), digits=dw), text.softmax),
     ]
     fig = make_subplots(rows=len(rows), cols=1, shared_xaxes=True, vertical_spacing=0.06)
     for i, (trace, label) in enumerate(rows, start=1):
         fig.add_trace(trace, row=i, col=1)
         fig.update_yaxes(_ticks([label]), row=i, col=1)
     # every key named: a slanted last label ("8: <eos>") reaches past the plot, where plotly would hide it
-    fig.update_xaxes(_ticks(view.key_labels, text["key"]), ticklabeloverflow="allow", row=len(rows), col=1)
+    fig.update_xaxes(_ticks(view.key_labels, text.key), ticklabeloverflow="allow", row=len(rows), col=1)
     return finish(fig, 120 + 1.6 * ROW_PX * len(rows), right=60)
 
 
-def weighted_sum_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
-    """wⱼ · vⱼ for each shown key, then their sum z next to the z the model computed.
-
-    text keys: "other" (keys outside the window), "z", "captured", "dim".
-    """
+def weighted_sum_figure(view: StepView, text: StepText = StepText()) -> go.Figure:
+    """wⱼ · vⱼ for each shown key, then their sum z next to the z the model computed."""
     labels = [f"{w:.3f} × v({lbl})" for w, lbl in zip(view.weights, view.key_labels, strict=True)]
     summary = [view.z, view.captured_z]
-    summary_labels = [text["z"], text["captured"]]
+    summary_labels = [text.z, text.captured]
     if view.keys_clipped:
         summary.insert(0, view.rest)
-        summary_labels.insert(0, text["other"])
+        summary_labels.insert(0, text.other)
     n, m = len(labels), len(summary)
     peak = float(max(np.abs(view.contributions).max(initial=0.0), np.abs(view.z).max(initial=0.0))) or 1.0
     fig = make_subplots(rows=2, cols=1, row_heights=[n, m], vertical_spacing=0.1 if n > 4 else 0.2)
@@ -157,5 +172,5 @@ def weighted_sum_figure(view: StepView, text: Mapping[str, str]) -> go.Figure:
     fig.update_yaxes(_ticks(labels), autorange="reversed", row=1, col=1)
     fig.update_yaxes(_ticks(summary_labels), autorange="reversed", row=2, col=1)
     fig.update_xaxes(_dim_ticks(view.dims, ""), row=1, col=1)
-    fig.update_xaxes(_dim_ticks(view.dims, text["dim"]), row=2, col=1)
+    fig.update_xaxes(_dim_ticks(view.dims, text.dim), row=2, col=1)
     return finish(fig, 140 + ROW_PX * (n + m))

@@ -22,11 +22,11 @@ STAGE_COLOR = "#D55E00"  # a stage boundary: vermilion, apart from every curve (
 
 @dataclass(frozen=True)
 class CurveText:
-    """The translated words of the curves (pages pass them in)."""
+    """The translated words of the curves (pages pass them in; the defaults are the English ones)."""
 
     step: str = "Step"
     loss: str = "Loss"
-    accuracy: str = "Token accuracy (training batch)"
+    accuracy: str = "Token accuracy"
     heldout: str = "Held-out exact match"
     fraction: str = "Fraction right"
     rate: str = "Learning rate"

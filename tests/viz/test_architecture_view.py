@@ -12,7 +12,7 @@ from viz.architecture import (
     format_shape,
     parameter_groups,
 )
-from viz.architecture_figure import architecture_figure
+from viz.architecture_figure import ArchitectureText, architecture_figure
 
 
 def _components(boxes):
@@ -130,24 +130,13 @@ def test_every_component_links_only_to_known_pages():
 
 def test_figure_draws_every_box_with_escaped_labels_and_shapes():
     stacks = architecture_boxes(True, "post", {"src_embed.hook_tokens": (1, 7, 64)})
-    labels = {c: f"<i>{c}</i>" for c in COMPONENT_PAGES}
-    text = {
-        "n_layers": "N={n}",
-        "encoder": "E",
-        "decoder": "D",
-        "probabilities": "P",
-        "memory": "M",
-        "see": "see",
-        **{f"detail.{c}": c for c in COMPONENT_PAGES},
-    }
-    fig = architecture_figure(
-        stacks,
-        labels,
-        text,
-        6,
-        {p: p for p in COMPONENT_PAGES["masked_self_attn"]}
-        | {"positional": "positional", "layernorm": "layernorm", "feed_forward": "feed_forward", "output": "output"},
+    text = ArchitectureText(
+        names={c: f"<i>{c}</i>" for c in COMPONENT_PAGES},
+        pages={p: p for pages in COMPONENT_PAGES.values() for p in pages},
+        details={c: c for c in COMPONENT_PAGES},
+        n_layers="N={n}",
     )
+    fig = architecture_figure(stacks, text, 6)
     n_boxes = sum(len(b) for b in stacks.values())
     rects = [s for s in fig.layout.shapes if s.type == "rect"]
     assert len(rects) == n_boxes + 2  # every box, plus one "N ×" frame per stack

@@ -29,7 +29,7 @@ def _printed(trace) -> list[str]:
 def test_cell_numbers_fit_their_cells_or_are_left_to_the_hover(n_heads):
     scores = _scores(2, n_heads)  # six scores: six panels
     assert len(scores.names) == 6
-    fig = detector_figure(scores, {}, "layer", "head")
+    fig = detector_figure(scores)
     cell = cell_width(6, n_heads, WIDTH_HINT)
     for trace in fig.data:
         size = trace.textfont.size
@@ -42,16 +42,16 @@ def test_cell_numbers_fit_their_cells_or_are_left_to_the_hover(n_heads):
 
 def test_four_heads_by_six_panels_shrink_rather_than_overlap():
     """The case of the issue: the translator's 24 heads at 1280 px printed 12 px "★0.95" in ~29 px cells."""
-    fig = detector_figure(_scores(2, 4), {}, "layer", "head")
+    fig = detector_figure(_scores(2, 4))
     assert cell_width(6, 4) < text_px("★0.00", 12) + 2
     assert all(trace.texttemplate and trace.textfont.size < 12 for trace in fig.data)  # numbers still shown, smaller
 
 
 def test_wide_cells_print_every_number_at_full_size_and_narrow_cells_none():
-    wide = detector_figure(_scores(2, 4, with_tokens=False).only(("previous_token",)), {}, "layer", "head")
+    wide = detector_figure(_scores(2, 4, with_tokens=False).only(("previous_token",)))
     (trace,) = wide.data
     assert trace.textfont.size == 12
     assert _printed(trace) == [str(s) for s in np.asarray(trace.customdata).ravel()] and "★1.00" in _printed(trace)
-    narrow = detector_figure(_scores(2, 16), {}, "layer", "head")
+    narrow = detector_figure(_scores(2, 16))
     assert all(not trace.texttemplate for trace in narrow.data)  # no numbers at all ...
     assert all(np.asarray(trace.customdata).size == 2 * 16 for trace in narrow.data)  # ... but every one in the hover

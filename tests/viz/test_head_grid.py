@@ -5,7 +5,7 @@ import base64
 import numpy as np
 import pytest
 
-from viz.head_grid import LEVELS, grid_figure, grid_geometry, max_pool, mosaic, peak_lines, quantize, stretch_tiles
+from viz.head_grid import LEVELS, GridText, grid_figure, grid_geometry, max_pool, mosaic, peak_lines, quantize, stretch_tiles
 from viz.payload import DEFAULT_BUDGET, plan_layers
 from viz.png import decode_palette_png, encode_palette_png
 from viz.style import MARK_COLOR
@@ -68,7 +68,7 @@ def test_quantization_spans_0_to_255():
 
 
 def test_click_targets_carry_layer_and_head_and_labels_name_tiles():
-    fig = grid_figure(_patterns(5, 2, 3, 4, 4), first_layer=4, tile_label="L{layer} H{head}", hover="{layer}/{head}")
+    fig = grid_figure(_patterns(5, 2, 3, 4, 4), GridText(hover="{layer}/{head}"), first_layer=4)
     labels, targets = fig.data[2], fig.data[3]
     assert list(labels.text) == ["L5 H1", "L5 H2", "L5 H3", "L6 H1", "L6 H2", "L6 H3"]  # shown from 1 (hook_names.ordinal)
     assert [list(c) for c in targets.customdata] == [[4, 0], [4, 1], [4, 2], [5, 0], [5, 1], [5, 2]]
@@ -142,7 +142,8 @@ def test_stretch_scales_each_tile_to_its_own_peak():
 
 def test_important_heads_are_outlined_starred_and_their_importance_hovers():
     importance = np.array([[0.0, 0.35], [0.0, 0.0]])
-    fig = grid_figure(_patterns(6, 2, 2, 4, 4), importance=importance, importance_hover="<i>changes</i> {importance:.0%}")
+    text = GridText(hover="L{layer} H{head}", importance_hover="<i>changes</i> {importance:.0%}")
+    fig = grid_figure(_patterns(6, 2, 2, 4, 4), text, importance=importance)
     labels = next(t for t in fig.data if getattr(t, "mode", None) == "text")
     assert list(labels.text) == ["L1 H1", "L1 H2 ★", "L2 H1", "L2 H2"]
     marks = [t for t in fig.data if getattr(t, "mode", None) == "lines" and t.line.color == MARK_COLOR]

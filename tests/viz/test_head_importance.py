@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from viz.head_importance import HeadImportance, importance_figure
+from viz.head_importance import HeadImportance, ImportanceText, importance_figure
 from viz.style import MARK_COLOR
 
 CHANGED = np.array([[0.0, 0.05, 0.0], [0.35, 0.0, 0.05]])
@@ -27,7 +27,9 @@ def test_shapes_must_agree():
 
 
 def test_figure_prints_both_numbers_and_outlines_important_heads():
-    fig = importance_figure(HeadImportance(CHANGED, DROP), titles=("输出改变", "<b>drop</b>"), layer_label="层", head_label="头")
+    fig = importance_figure(
+        HeadImportance(CHANGED, DROP), ImportanceText(changed="输出改变", drop="<b>drop</b>", layer="层", head="头")
+    )
     spec = json.loads(fig.to_json())
     changed, drop = spec["data"]
     assert changed["texttemplate"] == "%{z:.0%}" and changed["zmax"] == 1.0

@@ -8,10 +8,10 @@ import torch
 from transformer.config import TransformerConfig
 from transformer.hooks import capture
 from transformer.model import Transformer
-from viz.batchnorm_contrast import Contrast, PaddedBatch, batch_mean_figure, batch_stats, sentence_one_figure
+from viz.batchnorm_contrast import Contrast, ContrastText, PaddedBatch, batch_mean_figure, batch_stats, sentence_one_figure
 from viz.layernorm import StackStats, capture_names, norm_sites, remove_affine, stacks, token_stats
 from viz.layernorm_figures import residual_figure, stats_overview_figure
-from viz.norm_diagram import sublayer_diagram
+from viz.norm_diagram import NormDiagramText, sublayer_diagram
 
 PAD, BOS, EOS = 0, 1, 2
 
@@ -134,9 +134,10 @@ def test_a_smaller_batch_is_the_same_as_the_first_rows_of_the_larger_one():
 
 def test_contrast_figures_show_both_batches():
     c = Contrast.compute(_batch(_model(), ROWS, "src_pos.hook_out"))
-    fig = batch_mean_figure(c, 10, ["s", "l", "sp", "lp"], x_title="f", y_title="m")
-    assert [tr.name for tr in fig.data] == ["s", "l", "sp", "lp"]
-    two = sentence_one_figure(c, 3, ["s", "l"], ["bn", "ln"], token_title="tok")
+    text = ContrastText(small="s{n}", large="l{n}", with_padding="{batch}p")
+    fig = batch_mean_figure(c, 10, text)
+    assert [tr.name for tr in fig.data] == ["s2", "l3", "s2p", "l3p"]
+    two = sentence_one_figure(c, 3, text)
     assert len(two.layout.xaxis.ticktext) == len(ROWS[0])
     with pytest.raises(ValueError):
         Contrast.compute(PaddedBatch(c.large.values[:1], c.large.lengths[:1], c.large.tokens[:1]))
@@ -147,15 +148,14 @@ def test_figures_label_sites_and_escape_tokens():
     arrays = _run(model, [[4, 5, EOS]], capture_names(model.hook_names))
     stats = StackStats.compute(arrays, model.hook_names, "encoder")
     labels = [f"site {i}" for i in range(len(stats.sites))]
-    fig = stats_overview_figure(stats, ["<b>", "a", "<eos>"], labels, ["1", "2", "3", "4"], mean_label="m", std_label="s")
+    fig = stats_overview_figure(stats, ["<b>", "a", "<eos>"], labels)
     assert list(fig.data[0].y) == labels and fig.layout.yaxis.type == "category"
     assert list(fig.data[0].x) == ["0: &lt;b&gt;", "1: a", "2: &lt;eos&gt;"]  # unique: repeated tokens stay apart
     assert "&lt;b&gt;" in fig.layout.xaxis3.ticktext and isinstance(fig.to_plotly_json()["layout"]["xaxis3"]["tickvals"], list)
     points = ["input", *labels]
-    res = residual_figure({"pre": (points, stats.stream_norm)}, d_model=32, y_title="n", reference_label="√d")
+    res = residual_figure({"pre": (points, stats.stream_norm)}, d_model=32)
     assert list(res.data[1].x) == points and res.data[-1].y == (np.sqrt(32), np.sqrt(32))
-    labels = {"x": "x", "sublayer": "S", "norm": "N", "add": "+", "out": "o"}
-    diagram = sublayer_diagram(labels, {"post": "POST", "pre": "PRE"})
+    diagram = sublayer_diagram(NormDiagramText(sublayer="S", norm="N", post="POST", pre="PRE"))
     texts = [a.text for a in diagram.layout.annotations if a.text]
     assert texts.count("N") == 2 and texts.count("S") == 2 and "<b>POST</b>" in texts
     post_norm, pre_norm = (a.y for a in diagram.layout.annotations if a.text == "N")

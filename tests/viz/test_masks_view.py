@@ -7,7 +7,7 @@ from hook_names import act_name
 from transformer.config import TransformerConfig  # only to capture a real head for the display tests
 from transformer.hooks import capture
 from transformer.model import Transformer
-from viz.mask_figures import batch_heatmap, binary_heatmap
+from viz.mask_figures import MaskText, batch_heatmap, binary_heatmap
 from viz.masked_scores import (
     MINUS_INF,
     masked_for_display,
@@ -83,17 +83,7 @@ def _z(trace) -> np.ndarray:
 def test_steps_figure_reads_minus_infinity_then_exact_zero():
     steps = _steps_from_model()
     tokens = ["<bos>", "a", "b", "c", "a"]
-    fig = steps_figure(
-        steps,
-        row_tokens=tokens,
-        col_tokens=tokens,
-        titles=("1", "2", "3"),
-        x_title="key",
-        y_title="query",
-        score_label="score",
-        weight_label="weight",
-        blocked_label="masked",
-    )
+    fig = steps_figure(steps, row_tokens=tokens, col_tokens=tokens)
     scores, masked, overlay, pattern = fig.data
     assert overlay.xaxis == "x2" and pattern.xaxis == "x3"
     assert np.abs(_z(scores)).max() < 1e3 and masked.zmin == scores.zmin  # one scale, no -3.4e38 in it
@@ -103,9 +93,7 @@ def test_steps_figure_reads_minus_infinity_then_exact_zero():
     pattern_text = np.array(pattern.text, dtype=object)
     assert (pattern_text[blocked] == "0").all() and (_z(pattern)[blocked] == 0).all()
     assert list(pattern.y)[1::3] == ["1: a", "4: a"]  # unique "position: token" names: repeated "a" stays distinct
-    single = pattern_figure(
-        steps.pattern, row_tokens=tokens, col_tokens=tokens, title="t", x_title="k", y_title="q", weight_label="w"
-    )
+    single = pattern_figure(steps.pattern, row_tokens=tokens, col_tokens=tokens)
     assert (np.array(single.data[0].text, dtype=object)[blocked] == "0").all()
 
 
@@ -115,10 +103,7 @@ def test_binary_heatmap_cells_and_escaped_labels():
         allowed,
         row_tokens=["<b>x</b>", "a"],
         col_tokens=["<b>x</b>", "a"],
-        title="<i>t</i>",
-        x_title="key",
-        y_title="query",
-        legend=("1 = may attend", "0 = blocked"),
+        text=MaskText(title="<i>t</i>"),
     )
     trace = fig.data[0]
     assert np.array_equal(np.asarray(trace.z), allowed.astype(np.uint8))
@@ -134,10 +119,6 @@ def test_long_masks_drop_cell_text_but_keep_values():
         np.tril(np.ones((n, n), bool)),
         row_tokens=["x"] * n,
         col_tokens=["x"] * n,
-        title="",
-        x_title="",
-        y_title="",
-        legend=("1", "0"),
     )
     assert fig.data[0].texttemplate is None
     assert len(fig.to_json()) < 60_000  # uint8 z: about 1.3 bytes a cell, no per-cell strings
@@ -145,9 +126,7 @@ def test_long_masks_drop_cell_text_but_keep_values():
 
 def test_batch_heatmap_greys_out_padding():
     view = _batch()
-    fig = batch_heatmap(
-        view.src_tokens, view.src_padding, row_labels=["1", "2", "3"], title="t", x_title="pos", legend=("token", "<pad>")
-    )
+    fig = batch_heatmap(view.src_tokens, view.src_padding, MaskText(sentence="{n}"))
     trace = fig.data[0]
     assert np.asarray(trace.z).tolist() == view.src_padding.astype(int).tolist()
     assert trace.text[1][3] == "&lt;pad&gt;"
@@ -165,9 +144,5 @@ def test_decoder_rows_of_a_batch_are_named_by_what_they_write():
         named.decoder_self[1],
         row_tokens=axis,
         col_tokens=named.tgt_tokens[1],
-        title="t",
-        x_title="k",
-        y_title="q",
-        legend=("1", "0"),
     )
     assert list(fig.data[0].y) == ["0: &lt;bos&gt; → a", "1: a → b", "2: b → c", "3: c → &lt;eos&gt;"]

@@ -4,9 +4,16 @@ import numpy as np
 
 from hook_names import hook_name, layer_module, sublayer_module
 from transformer.probes.head_scores import head_scores
-from viz.detector_figure import detector_figure, marked_heads
+from viz.detector_figure import DetectorText, detector_figure, marked_heads
 from viz.ffn import feed_forward_view, residual_contributions
-from viz.ffn_figures import contribution_sizes, contributions_figure, expansion_figure, firing_figure, parameter_figure
+from viz.ffn_figures import (
+    FeedForwardText,
+    contribution_sizes,
+    contributions_figure,
+    expansion_figure,
+    firing_figure,
+    parameter_figure,
+)
 from viz.output_distribution import DistributionText, distribution_figure, rest_of_vocabulary
 
 
@@ -35,19 +42,20 @@ def test_ffn_figures_draw_the_view():
     arrays = _arrays()
     tokens = ["<b>", "b", "c", "d"]
     view = feed_forward_view(arrays, "encoder", 1, tokens)
-    fig = firing_figure(view, "t", "token", "unit", "firing")
+    fig = firing_figure(view)
     np.testing.assert_array_equal(np.asarray(fig.data[0].z), view.hidden)
     shares = [a.text for a in fig.layout.annotations if a.text.endswith("%")]
     assert shares == [f"{100 * s:.0f}%" for s in view.fraction_firing]
     assert "&lt;b&gt;" in fig.layout.yaxis.ticktext
-    strips = expansion_figure(np.ones(8), view.hidden[0], view.output[0], ("x", "h", "y"), "unit")
+    strips = expansion_figure(np.ones(8), view.hidden[0], view.output[0])
     assert [np.asarray(tr.z).shape[1] for tr in strips.data] == [8, 32, 8]
     assert strips.layout.xaxis.domain == (0.375, 0.625)  # d_model / d_ff of the width, centred
+    assert strips.layout.annotations[1].text.endswith("(32); white = 0, the unit is silent")  # d_ff, filled in here
 
 
 def test_contribution_bars_are_norms_per_layer():
     contributions = residual_contributions(_arrays(), "encoder", ["a", "b", "c", "d"], "pre")
-    fig = contributions_figure(contributions, None, {"self_attn": "A", "feed_forward": "F"}, "t", "layer", "size")
+    fig = contributions_figure(contributions, None, FeedForwardText(self_attn="A", feed_forward="F"))
     assert [tr.name for tr in fig.data] == ["A", "F"]
     np.testing.assert_allclose(fig.data[1].y, contributions.norms[:, 1].mean(-1), rtol=1e-6)
     one = contribution_sizes(contributions, 2)
@@ -55,8 +63,8 @@ def test_contribution_bars_are_norms_per_layer():
 
 
 def test_parameter_bar_shares_add_to_one():
-    fig = parameter_figure({"a": 30, "b": 70, "c": 0}, {"a": "A", "b": "B"}, "t")
-    assert [tr.name for tr in fig.data] == ["A", "B"]  # an empty part draws no bar
+    fig = parameter_figure({"embeddings": 30, "a": 70, "c": 0}, FeedForwardText(embeddings="E"))
+    assert [tr.name for tr in fig.data] == ["E", "a"]  # an empty part draws no bar; an unknown one keeps its key
     assert sum(tr.x[0] for tr in fig.data) == 1.0
 
 
@@ -67,7 +75,7 @@ def test_detector_grid_marks_only_heads_that_score():
     scores = head_scores(patterns, [1, 2, 3, 4, 5, 1, 2, 3, 4, 5])
     marks = marked_heads(scores)
     assert marks["previous_token"] == [(1, 2)]
-    fig = detector_figure(scores, {"previous_token": "<prev>"}, "L", "H")
+    fig = detector_figure(scores, DetectorText(names={"previous_token": "<prev>"}))
     assert len(fig.data) == len(scores.names)
     assert "★" in np.asarray(fig.data[0].text)[1, 2] and "★" not in "".join(np.asarray(fig.data[0].text)[0])
     assert fig.layout.annotations[0].text == "&lt;prev&gt;"

@@ -16,6 +16,7 @@ from transformer.positional import sinusoidal_encoding
 from viz.embedding_scale import EmbeddingScale, before_after_figure, cosine_similarity, learned_figure, norms_figure
 from viz.positional import (
     MAX_HEATMAP_CELLS,
+    PositionalText,
     pe_curves,
     pe_heatmap,
     position_stride,
@@ -58,25 +59,21 @@ def test_pe_matches_the_formula_through_the_wavelengths(d_model):
 
 def test_heatmap_shows_the_table_and_thins_positions_past_the_budget():
     pe = sinusoidal_encoding(100, 64).numpy()
-    fig = pe_heatmap(pe, x_title="d", y_title="p", value="v")
+    fig = pe_heatmap(pe)
     assert np.array_equal(_decode(fig.to_plotly_json()["data"][0]["z"]), pe)
     assert position_stride(100, 64) == 1
     k = position_stride(1024, 1024)
     assert k > 1 and -(-1024 // k) * 1024 <= MAX_HEATMAP_CELLS
-    z = _decode(
-        pe_heatmap(sinusoidal_encoding(1024, 1024).numpy(), x_title="d", y_title="p", value="v", stride=k).to_plotly_json()[
-            "data"
-        ][0]["z"]
-    )
+    z = _decode(pe_heatmap(sinusoidal_encoding(1024, 1024).numpy(), stride=k).to_plotly_json()["data"][0]["z"])
     assert z.shape[1] == 1024 and z.size <= MAX_HEATMAP_CELLS  # every dimension kept: sines and cosines
 
 
 def test_curves_and_wavelength_figures_show_the_chosen_dimensions():
     pe = sinusoidal_encoding(40, 16).numpy()
-    fig = pe_curves(pe, [0, 3], x_title="p", y_title="v", dim_label="dim")
+    fig = pe_curves(pe, [0, 3], PositionalText(dimension="dim"))
     assert [tr.name for tr in fig.data] == ["dim 0 (sin)", "dim 3 (cos)"]
     assert np.allclose(_decode(fig.to_plotly_json()["data"][1]["y"]), pe[:, 3])
-    wave = wavelength_figure(16, 40, [3], x_title="d", y_title="w", span_label="40", chosen_label="c")
+    wave = wavelength_figure(16, 40, [3])
     assert wave.layout.yaxis.type == "log"
     chosen = wave.to_plotly_json()["data"][1]
     assert list(chosen["x"]) == [3] and np.allclose(_decode(chosen["y"]), wavelengths(16)[1])
@@ -90,7 +87,7 @@ def test_similarity_depends_only_on_the_distance():
         assert sim[p, q] == pytest.approx(sim[0, 7], abs=1e-4)
     omega = angular_frequencies(32)
     assert sim[5, 12] == pytest.approx(np.cos(omega * 7).sum(), abs=1e-4)
-    fig = similarity_figure(sim, x_title="p", y_title="q", value="v", offset_title="k", stride=square_stride(60))
+    fig = similarity_figure(sim, stride=square_stride(60))
     assert _decode(fig.to_plotly_json()["data"][0]["z"]).shape == (60, 60)
     k = square_stride(1024)
     assert k > 1 and (-(-1024 // k)) ** 2 <= MAX_HEATMAP_CELLS < (-(-1024 // (k - 1))) ** 2
@@ -121,11 +118,11 @@ def test_relative_position_check_can_fail():
 
 def test_relative_figure_crops_to_the_requested_dimensions():
     check = RelativeCheck.compute(sinusoidal_encoding(64, 128).numpy(), 3)
-    data = relative_figure(
-        check, 32, closed_title="a", fitted_title="b", row_title="r", col_title="c", value="v"
-    ).to_plotly_json()["data"]
+    fig = relative_figure(check, 32)
+    data = fig.to_plotly_json()["data"]
     assert [_decode(tr["z"]).shape for tr in data] == [(32, 32), (32, 32)]
     assert np.allclose(_decode(data[0]["z"]), check.closed[:32, :32], atol=1e-7)
+    assert fig.layout.annotations[0].text == "M_k from the formula (k = 3)"  # the offset, filled in where it is drawn
 
 
 def _model_arrays(positional: str, architecture: str = "encoder-decoder") -> tuple[dict, int]:
@@ -175,13 +172,12 @@ def test_token_figures_escape_labels_and_crop_dimensions():
     arrays, _ = _model_arrays("learned")
     tokens = ["<b>x</b>", "a", "b", "c", "d", "e"]
     scale = EmbeddingScale.from_arrays(arrays, "encoder", tokens)
-    fig = before_after_figure(scale, 8, ["s", "p", "t"], x_title="d", y_title="tok", value="v")
+    fig = before_after_figure(scale, 8)
     assert [_decode(tr["z"]).shape for tr in fig.to_plotly_json()["data"]] == [(6, 8)] * 3
     assert "&lt;b&gt;x&lt;/b&gt;" in fig.layout.yaxis.ticktext
-    bars = norms_figure(
-        scale, {"raw": "r", "scaled": "s", "pe": "p", "total": "t"}, x_title="tok", y_title="n", reference_label="ref"
-    )
+    bars = norms_figure(scale)
     assert "<b>" not in str(bars.layout.xaxis.ticktext)
+    assert bars.data[-1].name == "√(d_model/2) = 4.00"  # d_model 32
 
 
 def test_learned_figure_puts_both_tables_and_their_similarities_side_by_side():
@@ -189,8 +185,6 @@ def test_learned_figure_puts_both_tables_and_their_similarities_side_by_side():
     learned = rng.normal(0, 0.02, (20, 16)).astype(np.float32)
     sim = cosine_similarity(learned)
     assert np.allclose(np.diag(sim), 1) and np.abs(sim - np.eye(20)).max() < 0.9
-    fig = learned_figure(
-        learned, sinusoidal_encoding(20, 16).numpy(), ["a", "b", "c", "d"], x_title="d", y_title="p", sim_title="cos"
-    )
+    fig = learned_figure(learned, sinusoidal_encoding(20, 16).numpy())
     shapes = [_decode(tr["z"]).shape for tr in fig.to_plotly_json()["data"]]
     assert shapes == [(20, 16), (20, 20), (20, 16), (20, 20)]

@@ -82,31 +82,14 @@ def test_rollout_matrix_takes_a_decoder_axis():
 
 def test_mask_figures_take_a_decoder_axis():
     queries = decoder_query_axis(INPUTS, WRITES)
-    words = {"x_title": "Key", "y_title": "Query"}
-    mask = binary_heatmap(
-        np.tril(np.ones((3, 3), dtype=bool)),
-        row_tokens=queries,
-        col_tokens=INPUTS,
-        title="causal",
-        legend=("allowed", "blocked"),
-        **words,
-    )
+    mask = binary_heatmap(np.tril(np.ones((3, 3), dtype=bool)), row_tokens=queries, col_tokens=INPUTS)
     assert list(mask.data[0].y) == queries.hover_labels()
     assert list(mask.layout.yaxis.ticktext) == queries.long_labels()
     assert list(mask.layout.xaxis.ticktext) == ["&lt;bos&gt;", "我", "今天"]
     allowed = np.tril(np.ones((3, 3), dtype=bool))
     scores = np.arange(9, dtype=np.float32).reshape(3, 3)
     steps = ScoreSteps(scores=scores, allowed=allowed, masked=np.where(allowed, scores, np.nan), pattern=_uniform(3, 3))
-    fig = steps_figure(
-        steps,
-        row_tokens=queries,
-        col_tokens=INPUTS,
-        titles=("a", "b", "c"),
-        score_label="s",
-        weight_label="w",
-        blocked_label="masked",
-        **words,
-    )
+    fig = steps_figure(steps, row_tokens=queries, col_tokens=INPUTS)
     assert all(list(trace.y) == queries.hover_labels() for trace in fig.data)
-    single = pattern_figure(_uniform(3, 3), row_tokens=queries, col_tokens=INPUTS, title="t", weight_label="w", **words)
+    single = pattern_figure(_uniform(3, 3), row_tokens=queries, col_tokens=INPUTS)
     assert list(single.layout.yaxis.ticktext) == queries.long_labels()

@@ -60,8 +60,7 @@ def test_entropy_and_gradient_limits():
 
 def test_figures_carry_the_sample():
     demo = scaling_demo(256, seed=2, n_samples=500)
-    text = {k: k for k in ("unscaled", "scaled", "expected", "d_k", "variance", "current", "key", "weight")}
-    fig = variance_figure(demo, text)
+    fig = variance_figure(demo)
     np.testing.assert_allclose(np.asarray(fig.data[1].y), demo.variances)
-    bars = softmax_figure(demo, text)
+    bars = softmax_figure(demo)
     assert len(bars.data) == 2 and max(bars.data[0].y) > max(bars.data[1].y)

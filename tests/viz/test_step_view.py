@@ -142,8 +142,7 @@ def test_concat_puts_head_zero_first():
 def test_figures_escape_tokens_and_print_numbers(bundle):
     trace = _trace(bundle, "<b>x</b>", "encoder", 0)
     view = build_step_view(trace.arrays, "encoder", 0, 0, 1, trace.src_tokens, trace.src_tokens)
-    text = {k: k for k in ("q", "k", "v", "dim", "dot", "scale", "mask", "softmax", "key", "other", "z", "captured")}
-    figures = [qkv_figure(view, text), scores_figure(view, text), weighted_sum_figure(view, text)]
+    figures = [qkv_figure(view), scores_figure(view), weighted_sum_figure(view)]
     ticks = [
         str(label)
         for f in figures
@@ -156,9 +155,7 @@ def test_figures_escape_tokens_and_print_numbers(bundle):
     assert all(trace_.texttemplate for f in figures for trace_ in f.data)
     w_o, b_o = _w_o(bundle, "encoder", 0)
     mv = build_multihead_view(trace.arrays, "encoder", 0, 0, trace.src_tokens, w_o, b_o)
-    fig = multihead_figure(
-        mv, {"concat": "c", "per_head": "p", "out": "o", "head": "h{h}", "sum": "s", "captured": "m", "dim": "d"}
-    )
+    fig = multihead_figure(mv)
     assert len(fig.data) == 3
 
 
@@ -173,7 +170,7 @@ def test_decoder_query_is_named_by_what_it_reads_and_writes(traces):
     view = build_step_view(trace.arrays, "cross", 1, 0, query, queries, keys)
     assert view.query_label == queries.hover_labels()[query]
     assert "→" in view.query_label and queries.option_label(query).startswith(f"{query}: ")
-    fig = qkv_figure(view, {"q": "q", "k": "k", "v": "v", "dim": "dim"})
+    fig = qkv_figure(view)
     assert list(fig.layout.yaxis.ticktext) == [view.query_label]
 
 

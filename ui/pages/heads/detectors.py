@@ -14,23 +14,22 @@ from hook_names import ordinal
 from transformer.probes.head_scores import DETECTOR_SCORE_NAMES, INDEX_SCORE_NAMES, HeadScores
 from ui.caches import get_bundle, get_detectors
 from ui.charts import show_figure
+from ui.figure_words import detector_text
 from ui.i18n import t
 from ui.kind_tabs import open_kind_tab
 from ui.model_words import alignment_verb
-from viz.detector_figure import detector_figure, marked_heads
+from viz.detector_figure import DetectorText, detector_figure, marked_heads
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _scores_figure(
-    model_key: str, kind: str, titles: tuple[tuple[str, str], ...], layer_label: str, head_label: str
-) -> go.Figure:
+def _scores_figure(model_key: str, kind: str, text: DetectorText) -> go.Figure:
     """The scores figure of one model and kind in one language, built once and shared by every session.
 
     It depends on the model only, yet the page reruns on every sentence a student types: rebuilt each
     time (a subplot per score), it was a third of a 10-student classroom's server CPU (benchmarks §8).
     The figure is only read afterwards (`show_figure` enlarges a copy in projector mode).
     """
-    return detector_figure(get_detectors(model_key).scores[kind], dict(titles), layer_label, head_label)
+    return detector_figure(get_detectors(model_key).scores[kind], text)
 
 
 def _meanings(scores: HeadScores, verb: str) -> None:
@@ -83,15 +82,15 @@ def head_detectors(model_key: str, default: str | None = None) -> None:
     with st.spinner(t("detectors.running")):
         table = get_detectors(model_key)
     st.caption(t("detectors.caption", n=table.half))
-    titles = {name: t(f"detectors.name_{name}") for name in DETECTOR_SCORE_NAMES}
     kind, tab = open_kind_tab(list(table.kinds), "detectors_tab", default=default)
     scores = table.scores[kind]
     with tab:
-        fig = _scores_figure(model_key, kind, tuple(titles.items()), t("heads.layer"), t("heads.head"))
+        fig = _scores_figure(model_key, kind, detector_text(DETECTOR_SCORE_NAMES))
         show_figure(fig, f"head-detectors-{kind}", key=f"detectors_{kind}", html=False)
         _top_heads(scores)
         if kind == "cross":
-            dropped = t("architecture.list_sep").join(t(f"detectors.name_{name}") for name in INDEX_SCORE_NAMES if name in titles)
+            shown = [name for name in INDEX_SCORE_NAMES if name in DETECTOR_SCORE_NAMES]
+            dropped = t("architecture.list_sep").join(t(f"detectors.name_{name}") for name in shown)
             st.caption(t("detectors.cross_scores", names=dropped))
             if table.alignment_examples:
                 st.caption(t("detectors.alignment_measured", n=table.alignment_examples))

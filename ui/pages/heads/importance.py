@@ -16,9 +16,10 @@ from runs.heads import FIRST, Opening
 from transformer.probes.importance import HeadImportance
 from ui.caches import get_bundle, get_stored_importance
 from ui.charts import show_figure
+from ui.figure_words import importance_text
 from ui.i18n import t
 from ui.kind_tabs import open_kind_tab
-from viz.head_importance import importance_figure
+from viz.head_importance import ImportanceText, importance_figure
 
 _MEASURED_KEY = "heads_importance_measured"  # session: model key → HeadImportance measured on demand
 
@@ -29,14 +30,12 @@ def current_table(model_key: str) -> HeadImportance | None:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _stored_figure(
-    model_key: str, kind: str, n_layers: int, n_heads: int, titles: tuple[str, str], layer_label: str, head_label: str
-) -> go.Figure:
+def _stored_figure(model_key: str, kind: str, n_layers: int, n_heads: int, text: ImportanceText) -> go.Figure:
     """A shipped model's importance figure for one kind in one language, built once and shared by every
     session: it does not depend on the sentence, and a classroom reruns the page on every sentence typed
     (benchmarks §8). A table measured in a session is drawn directly: it is the session's own."""
     view = head_importance.kind_importance(get_stored_importance(model_key), kind, n_layers, n_heads)
-    return importance_figure(view, titles=titles, layer_label=layer_label, head_label=head_label)
+    return importance_figure(view, text)
 
 
 def opening_caption(why: Opening, verb: str = "") -> str:
@@ -98,9 +97,9 @@ def importance_section(
     with tab:
         if not view.important.any():
             st.info(t("heads.importance_none"))
-        labels = ((t("heads.importance_changed"), t("heads.importance_drop")), t("heads.layer"), t("heads.head"))
+        words = importance_text()
         if table is get_stored_importance(model_key):
-            fig = _stored_figure(model_key, kind, n_layers, n_heads, *labels)
+            fig = _stored_figure(model_key, kind, n_layers, n_heads, words)
         else:
-            fig = importance_figure(view, titles=labels[0], layer_label=labels[1], head_label=labels[2])
+            fig = importance_figure(view, words)
         show_figure(fig, f"importance-{kind}", key=f"heads_importance_{kind}", html=False)

@@ -9,7 +9,7 @@ this file only puts them into words (the UI language) and figures (`viz/` builde
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import plotly.graph_objects as go
 
@@ -19,6 +19,16 @@ from runs.lesson_numbers import StepNumbers, TaskNumbers
 from runs.model_kind import ModelKind, model_kind
 from transformer.checkpoint import ModelBundle
 from ui.caches import get_bundle, get_lesson_step, get_trace
+from ui.figure_words import (
+    grid_text,
+    heatmap_text,
+    layernorm_text,
+    lesson_text,
+    mask_text,
+    positional_text,
+    scaling_text,
+    step_text,
+)
 from ui.i18n import current_language, t
 from ui.model_words import alignment_verb
 from ui.projector import TICK_PX
@@ -229,13 +239,7 @@ def _embeddings(ls: Lesson) -> StepContent:
 
     numbers = ls.numbers("embeddings")
     scale, d = numbers.scale, numbers.d_model
-    fig = norms_figure(
-        scale,
-        {k: t(f"positional.norm_{k}") for k in ("raw", "scaled", "pe", "total")},
-        x_title=t("positional.token"),
-        y_title=t("positional.norm"),
-        reference_label=t("positional.pe_reference", value=num((d / 2) ** 0.5)),
-    )
+    fig = norms_figure(scale, positional_text())
     return StepContent(
         "embeddings",
         t("lesson.embeddings_title"),
@@ -265,13 +269,7 @@ def positions_named(positions: tuple[int, ...]) -> str:
 def _positional(ls: Lesson) -> StepContent:
     numbers = ls.numbers("positional")
     d, learned = numbers.d_model, numbers.learned
-    fig = pe_curves(
-        numbers.table,  # (P, d_model)
-        numbers.dims,
-        x_title=t("positional.position"),
-        y_title=t("positional.value"),
-        dim_label=t("positional.dimension"),
-    )
+    fig = pe_curves(numbers.table, numbers.dims, positional_text())  # table (P, d_model)
     reply = t(
         "lesson.positional_answer_learned" if learned else "lesson.positional_answer",
         nearest=positions_named(numbers.nearest),
@@ -298,13 +296,7 @@ def _attention(ls: Lesson) -> StepContent:
     numbers = ls.numbers("attention")
     fig = scores_figure(
         numbers.view,
-        {
-            "dot": t("step.row_dot"),
-            "scale": t("step.row_scale"),
-            "mask": t("step.row_mask"),
-            "softmax": t("step.row_softmax"),
-            "key": t("step.axis_key"),
-        },
+        step_text(),
         width_px=FIGURE_WIDTH,
         font_px=TICK_PX,  # the projector's cell size: the decimals that fit there fit everywhere
     )
@@ -340,16 +332,7 @@ def _attention(ls: Lesson) -> StepContent:
 def _scaling(ls: Lesson) -> StepContent:
     numbers = ls.numbers("scaling")
     demo = numbers.demo
-    fig = variance_figure(
-        demo,
-        {
-            "unscaled": t("step.fig_unscaled"),
-            "scaled": t("step.fig_scaled"),
-            "expected": t("step.fig_expected"),
-            "d_k": "d_k",
-            "variance": t("step.fig_variance", n=demo.n_samples),
-        },
-    )
+    fig = variance_figure(demo, scaling_text())
     return StepContent(
         "scaling",
         t("lesson.scaling_title"),
@@ -378,8 +361,7 @@ def _heads(ls: Lesson) -> StepContent:
     fig = grid_figure(
         numbers.patterns,  # (L, H, Tq, Tk)
         marked=numbers.marked,  # (L, H)
-        tile_label=t("heads.tile_label"),
-        hover=t("heads.tile_hover"),
+        text=grid_text(),
         query_axis=query_axis,
         key_axis=key_axis,
     )
@@ -416,10 +398,7 @@ def _layernorm(ls: Lesson) -> StepContent:
         numbers.stats,
         0,
         numbers.tokens,
-        names={"in": t("layernorm.input"), "out": t("layernorm.output")},
-        token_title=t("layernorm.token"),
-        mean_title=t("layernorm.mean"),
-        std_title=t("layernorm.std"),
+        layernorm_text(),
     )
     return StepContent(
         "layernorm",
@@ -446,7 +425,7 @@ def _layernorm(ls: Lesson) -> StepContent:
 def _feed_forward(ls: Lesson) -> StepContent:
     shapes = ls.numbers("feed_forward")
     groups = shapes.groups
-    fig = parameter_figure(groups, {part: t(f"lesson.part_{part}") for part in groups}, t("lesson.fig_parameters"))
+    fig = parameter_figure(groups, lesson_text())
     return StepContent(
         "feed_forward",
         t("lesson.feed_forward_title"),
@@ -492,10 +471,7 @@ def _masks(ls: Lesson) -> StepContent:
         numbers.mask,  # (Tt, Tt)
         row_tokens=query_axis,
         col_tokens=key_axis,
-        title="",
-        x_title=t("masks.key"),
-        y_title=t("masks.query"),
-        legend=(t("masks.allowed"), t("masks.blocked")),
+        text=mask_text(),
     )
     return StepContent(
         "masks",
@@ -532,7 +508,7 @@ def _cross(ls: Lesson) -> StepContent:
         numbers.pattern,  # (Tq, Tk)
         query_axis,
         key_axis,
-        HeatmapText(x_title=t("heads.axis_key"), y_title=t("heads.axis_query"), value=t("step.fig_weight"), alignment=verb),
+        replace(heatmap_text(), value=t("step.fig_weight"), alignment=verb),
         alignment=alignment,
     )
     reply = t(
@@ -571,14 +547,7 @@ def _architecture(ls: Lesson) -> StepContent:
     numbers = ls.numbers("architecture")
     probs, eps = numbers.probabilities, numbers.label_smoothing
     cap = 1 - eps if kind.trained and eps else None
-    fig = probability_figure(
-        [w for w, _ in probs],
-        [p for _, p in probs],
-        x_title=t("lesson.fig_written" if kind.trained else "lesson.fig_predicted"),
-        y_title=t("lesson.fig_probability"),
-        cap=cap,
-        cap_label=t("lesson.fig_smoothing", cap=num(cap)) if cap else "",
-    )
+    fig = probability_figure([w for w, _ in probs], [p for _, p in probs], lesson_text(), cap=cap, written=kind.trained)
     reply = t("lesson.architecture_answer", word=lit(numbers.word), p=probability(numbers.p), mean=probability(numbers.mean))
     if not kind.trained:
         vocab = config.tgt_vocab_size
@@ -608,7 +577,7 @@ def _recap(ls: Lesson) -> StepContent:
         for kind in numbers.kinds
         for layer in range(numbers.n_layers)
     ]
-    fig = head_count_figure(rows, numbers.n_heads, x_title=t("lesson.fig_heads"))
+    fig = head_count_figure(rows, numbers.n_heads, lesson_text())
     return StepContent(
         "recap",
         t("lesson.recap_title"),

@@ -6,6 +6,7 @@ Each function is one block of the page, so the page script reads as the lesson's
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -16,6 +17,7 @@ from hook_names import ordinal
 from runs.causal_view import CausalSummary, CausalTarget
 from transformer.probes.causal import CausalExperiment
 from ui import charts
+from ui.figure_words import mask_text
 from ui.head_picker import kind_name
 from ui.i18n import t
 from ui.model_words import first_row_example
@@ -36,37 +38,17 @@ def show_figure(fig: go.Figure, name: str) -> None:
     charts.show_figure(fig, name, key=name)
 
 
-def _legend() -> tuple[str, str]:
-    return t("masks.allowed"), t("masks.blocked")
-
-
 def show_batch(view: MaskBatch) -> None:
     """The padded batch as tables of tokens (pad cells grey): encoder input, then decoder input."""
-    rows = [t("masks.sentence_n", n=i + 1) for i in range(view.size)]
-    legend = (t("masks.legend_token"), t("masks.legend_pad"))
+    words = mask_text()
     if view.has_source:
-        show_figure(
-            batch_heatmap(
-                view.src_tokens,
-                view.src_padding,
-                row_labels=rows,
-                title=t("masks.batch_src"),
-                x_title=t("masks.position"),
-                legend=legend,
-            ),
-            "batch_source",
-        )
+        show_figure(batch_heatmap(view.src_tokens, view.src_padding, replace(words, title=t("masks.batch_src"))), "batch_source")
         if len(set(view.lengths("src"))) == 1:
             st.info(t("masks.same_length"))
     if not view.has_decoder:
         return
     title = t("masks.batch_tgt" if view.has_source else "masks.batch_tgt_decoder")
-    show_figure(
-        batch_heatmap(
-            view.tgt_tokens, view.tgt_padding, row_labels=rows, title=title, x_title=t("masks.position"), legend=legend
-        ),
-        "batch_target",
-    )
+    show_figure(batch_heatmap(view.tgt_tokens, view.tgt_padding, replace(words, title=title)), "batch_target")
 
 
 def rows_note(view: MaskBatch, row: int) -> None:
@@ -78,7 +60,7 @@ def mask_matrices(view: MaskBatch, row: int) -> None:
     """Sentence `row`'s padding, causal, combined decoder and cross masks, two per line; decoder query
     rows named by the token each position writes (`MaskBatch.query_labels`)."""
     tgt, queries = view.tgt_tokens[row], view.query_labels(row)
-    common = {"x_title": t("masks.key"), "y_title": t("masks.query"), "legend": _legend(), "width_hint": HALF_WIDTH}
+    words, common = mask_text(), {"width_hint": HALF_WIDTH}
     figures = []
     if view.has_source:
         src = view.src_tokens[row]
@@ -86,7 +68,11 @@ def mask_matrices(view: MaskBatch, row: int) -> None:
             (
                 "mask_padding",
                 binary_heatmap(
-                    view.encoder_self[row], row_tokens=src, col_tokens=src, title=t("masks.padding_title_encoder"), **common
+                    view.encoder_self[row],
+                    row_tokens=src,
+                    col_tokens=src,
+                    text=replace(words, title=t("masks.padding_title_encoder")),
+                    **common,
                 ),
             )
         )
@@ -98,7 +84,7 @@ def mask_matrices(view: MaskBatch, row: int) -> None:
                     key_padding_matrix(view.tgt_padding[row]),
                     row_tokens=queries,
                     col_tokens=tgt,
-                    title=t("masks.padding_title_decoder"),
+                    text=replace(words, title=t("masks.padding_title_decoder")),
                     **common,
                 ),
             )
@@ -107,12 +93,23 @@ def mask_matrices(view: MaskBatch, row: int) -> None:
         show_figure(figures[0][1], figures[0][0])
         return
     figures.append(
-        ("mask_causal", binary_heatmap(view.causal, row_tokens=queries, col_tokens=tgt, title=t("masks.causal_title"), **common))
+        (
+            "mask_causal",
+            binary_heatmap(
+                view.causal, row_tokens=queries, col_tokens=tgt, text=replace(words, title=t("masks.causal_title")), **common
+            ),
+        )
     )
     figures.append(
         (
             "mask_decoder",
-            binary_heatmap(view.decoder_self[row], row_tokens=queries, col_tokens=tgt, title=t("masks.combined_title"), **common),
+            binary_heatmap(
+                view.decoder_self[row],
+                row_tokens=queries,
+                col_tokens=tgt,
+                text=replace(words, title=t("masks.combined_title")),
+                **common,
+            ),
         )
     )
     if view.cross is not None:
@@ -120,7 +117,11 @@ def mask_matrices(view: MaskBatch, row: int) -> None:
             (
                 "mask_cross",
                 binary_heatmap(
-                    view.cross[row], row_tokens=queries, col_tokens=view.src_tokens[row], title=t("masks.cross_title"), **common
+                    view.cross[row],
+                    row_tokens=queries,
+                    col_tokens=view.src_tokens[row],
+                    text=replace(words, title=t("masks.cross_title")),
+                    **common,
                 ),
             )
         )
@@ -139,23 +140,14 @@ def axes_of(trace: TraceData, kind: str) -> tuple[Labels, Labels]:
 
 def _labels(trace: TraceData, kind: str) -> dict[str, object]:
     rows, cols = axes_of(trace, kind)
-    return {"row_tokens": rows, "col_tokens": cols, "x_title": t("masks.key"), "y_title": t("masks.query")}
+    return {"row_tokens": rows, "col_tokens": cols}
 
 
 def show_steps(trace: TraceData, kind: str, layer: int, head: int) -> None:
     """Scores before masking, after masking (blocked = grey "−∞") and after softmax, side by side."""
     steps = score_steps(trace.arrays, kind, layer, head)
-    titles = (t("masks.scores_title"), t("masks.masked_title"), t("masks.pattern_title"))
     show_figure(
-        steps_figure(
-            steps,
-            titles=titles,
-            score_label=t("masks.score"),
-            weight_label=t("masks.weight"),
-            blocked_label=t("masks.masked_word"),
-            width_hint=FULL_WIDTH,
-            **_labels(trace, kind),
-        ),
+        steps_figure(steps, text=mask_text(), width_hint=FULL_WIDTH, **_labels(trace, kind)),
         f"score_steps_{kind}_{layer}_{head}",
     )
     if steps.n_blocked == 0:
@@ -182,9 +174,7 @@ def compare_patterns(before: TraceData, after: TraceData, kind: str, layer: int,
         title = t(key, kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head))
         with col:
             show_figure(
-                pattern_figure(
-                    pattern, title=title, weight_label=t("masks.weight"), width_hint=HALF_WIDTH, **_labels(trace, kind)
-                ),
+                pattern_figure(pattern, text=replace(mask_text(), title=title), width_hint=HALF_WIDTH, **_labels(trace, kind)),
                 f"{key.split('.')[1]}_{kind}_{layer}_{head}",
             )
 
@@ -280,10 +270,7 @@ def _causal_patterns(experiment: CausalExperiment, layer: int, head: int) -> Non
                     patterns[index][head],
                     row_tokens=rows,
                     col_tokens=reads,
-                    title=t(key, layer=ordinal(shown), head=ordinal(head)),
-                    x_title=t("masks.key"),
-                    y_title=t("masks.query"),
-                    weight_label=t("masks.weight"),
+                    text=replace(mask_text(), title=t(key, layer=ordinal(shown), head=ordinal(head))),
                     width_hint=HALF_WIDTH,
                 ),
                 f"{key.split('.')[1]}_{shown}_{head}",

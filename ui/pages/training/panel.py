@@ -22,6 +22,7 @@ from runs.training.registry import registry, trained_key
 from ui.caches import get_bundle
 from ui.charts import show_figure
 from ui.figure_memo import memo_figure
+from ui.figure_words import curve_text
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.model_words import rows_write_caption
@@ -30,7 +31,7 @@ from ui.safe import md_literal
 from ui.trained_models import trained_label
 from viz.heatmap import HeatmapText, head_figure
 from viz.tokens import attention_axes
-from viz.training_curves import CurveText, curves_figure, rate_figure
+from viz.training_curves import curves_figure, rate_figure
 
 REFRESH = 1.0  # seconds between redraws while a job trains
 PLAY_EVERY = 0.4  # seconds per frame while a film plays
@@ -38,18 +39,6 @@ FRAME_KEY, FOLLOW_KEY, PLAY_KEY = "tr_frame", "tr_follow", "tr_play"
 KIND_KEY, LAYER_KEY, HEAD_KEY = "tr_kind", "tr_layer", "tr_head"
 OPENED_KEY = "tr_film_opened"  # the film whose opening head was last set
 EOS = "<eos>"
-
-
-def _curve_text() -> CurveText:
-    return CurveText(
-        step=t("training.step"),
-        loss=t("training.loss"),
-        accuracy=t("training.token_accuracy"),
-        heldout=t("training.heldout"),
-        fraction=t("training.fraction"),
-        rate=t("training.rate"),
-        frame=t("training.frame"),
-    )
 
 
 def _clock(seconds: float | None) -> str:
@@ -157,7 +146,7 @@ def film_view(
                 curves["loss"],
                 curves["token_accuracy"],
                 film.checks,
-                _curve_text(),
+                curve_text(),
                 total_steps=total_steps,
                 marker_step=marker,
                 height=270,
@@ -174,7 +163,7 @@ def film_view(
             rate_fig = memo_figure(
                 "tr_rate",
                 (name, n, schedule[0][-1]),
-                lambda: rate_figure(np.asarray(schedule[0]), np.asarray(schedule[1]), _curve_text(), now=now, height=150),
+                lambda: rate_figure(np.asarray(schedule[0]), np.asarray(schedule[1]), curve_text(), now=now, height=150),
             )
             show_figure(rate_fig, f"{name}_rate", key="tr_rate", html=False)
     with cols[0]:

@@ -12,6 +12,7 @@ import streamlit as st
 from runs.training.film_scores import FORMED_AT, FilmScores
 from ui.charts import show_figure
 from ui.figure_memo import memo_figure
+from ui.figure_words import detector_text
 from ui.i18n import t
 from viz.detector_figure import detector_figure
 
@@ -39,11 +40,11 @@ def follow_best_head(scores: FilmScores | None, index: int, keys: tuple[str, str
 
 def score_chart(scores: FilmScores, index: int, name: str) -> None:
     """Every head's task score at frame `index` (outlined: the best two reaching 0.2), with what it means."""
-    titles = {n: t(f"detectors.name_{n}") for n in scores.names}
+    words = detector_text(scores.names)
     fig = memo_figure(
         "tr_scores",
         (name, scores.scores.shape, index),
-        lambda: detector_figure(scores.at(index), titles, t("training.layer"), t("training.head"), width_hint=SCORE_WIDTH),
+        lambda: detector_figure(scores.at(index), words, width_hint=SCORE_WIDTH),
     )
     show_figure(fig, f"{name}_scores", key="tr_scores", html=False)
     layer, head, value = scores.best(index)
@@ -52,7 +53,7 @@ def score_chart(scores: FilmScores, index: int, name: str) -> None:
         t(
             "training.scores_caption",
             kind=t(f"training.kind_{scores.kind}"),
-            score=titles[scores.headline],
+            score=words.names[scores.headline],
             step=f"{int(scores.steps[index]):,}",
             layer=layer,
             head=head,
