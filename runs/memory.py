@@ -1,9 +1,11 @@
-"""Keeping freed heap memory for reuse, so captured runs do not page-fault fresh memory each call."""
+"""Process-wide memory settings of the app: freed heap memory kept for reuse (captured runs do not page-fault
+fresh memory each call), and the imported modules' objects kept out of the garbage collector's way."""
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 
 
 def keep_freed_memory(mmap_threshold: int = 32 << 20, trim_threshold: int = 1 << 30) -> bool:
@@ -22,3 +24,15 @@ def keep_freed_memory(mmap_threshold: int = 32 << 20, trim_threshold: int = 1 <<
         return bool(libc.mallopt(m_mmap_threshold, mmap_threshold)) and bool(libc.mallopt(m_trim_threshold, trim_threshold))
     except (OSError, AttributeError):
         return False
+
+
+def freeze_imported_objects() -> None:
+    """Move every object alive now (the modules imported so far: PyTorch's alone are ~10^6) into the garbage
+    collector's permanent generation, so no later collection walks them again.
+
+    Why: a full collection walks every tracked object, and with PyTorch imported each one took ~0.1 s: the app's
+    own imports after it ran 0.29 s with them, 0.19 s without. Call once per process, after the heavy imports
+    (`ui.caches` does): objects frozen are never collected, so calling it again would keep whatever garbage is
+    alive at that moment.
+    """
+    gc.freeze()

@@ -67,7 +67,7 @@ from runs import (
 from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cache
 from runs.feed_forward import FeedForwardRun
 from runs.head_detectors import DetectorTable
-from runs.memory import keep_freed_memory
+from runs.memory import freeze_imported_objects, keep_freed_memory
 from runs.model_ref import ModelRef, load_bundle
 from runs.output import OutputSteps, SamplingSettings
 from runs.text_run import attention_names, capture_bytes, run_text
@@ -84,6 +84,7 @@ from viz.step_by_step import step_hook_names
 from viz.trace import TraceData
 
 keep_freed_memory()  # captured runs then reuse freed heap memory instead of page-faulting fresh pages
+freeze_imported_objects()  # once per process (this module is imported once): collections skip torch's objects
 
 _MODELS = ByteCache(
     budget=budget_from_env(), name="models", sizeof=lambda bundle: sum(t.nbytes for t in bundle.model.state_dict().values())
