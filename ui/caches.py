@@ -41,6 +41,7 @@ step in both languages for 16 model-and-sentence pairs) and the class store's co
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 
@@ -94,6 +95,7 @@ _MODELS = ByteCache(
 # Enter together otherwise run thirty decoders at once, their Python halves fighting for the GIL: the model
 # run was 64 % of the server's CPU and twice its cost when the same sentences came spread out (benchmarks §8).
 _MODEL_RUNS = threading.BoundedSemaphore(max(1, int(os.environ.get("ATLAS_MODEL_RUNS", "2"))))
+LARGE_RUN_BYTES = 64 << 20  # a run recording this much first collects garbage (`release_for`)
 
 Run = tuple[str, str]  # (model key, text): identifies a cached `get_trace` result in the per-run caches below
 
@@ -102,6 +104,17 @@ Run = tuple[str, str]  # (model key, text): identifies a cached `get_trace` resu
 def get_bundle(model_key: str) -> ModelBundle:
     """A shipped model by name, or a random one by `ModelRef.random(...).key`; loaded once per process."""
     return load_bundle(ModelRef.parse(model_key))
+
+
+def release_for(nbytes: int) -> None:
+    """Make room for a run about to record `nbytes`: in the shared cache (`ByteCache.make_room`) and, for a large
+    run, in the process: a page's previous run can still be reachable only from garbage cycles (the last rerun's
+    script globals, kept by its widgets' callbacks), which no collection may visit for minutes, since NumPy's
+    buffers do not count towards the collector's thresholds; collected now, the old run's arrays are gone before
+    the new one's are allocated (a GPT-2-sized run at 1,024 tokens records 604 MB)."""
+    shared_cache().make_room(nbytes)
+    if nbytes >= LARGE_RUN_BYTES:
+        gc.collect()
 
 
 @byte_cached(shared_cache())
@@ -114,7 +127,7 @@ def get_trace(
     """`runs.text_run.run_text`, cached per arguments; at most `ATLAS_MODEL_RUNS` run at once. Room for what it
     records is made in the cache first (`ByteCache.make_room`): the run and the cache share one budget."""
     bundle = get_bundle(model_key)
-    shared_cache().make_room(capture_bytes(bundle, text, names))
+    release_for(capture_bytes(bundle, text, names))
     with _MODEL_RUNS:
         return run_text(bundle, text, names=names, interventions=interventions)
 

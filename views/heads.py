@@ -163,13 +163,22 @@ def _summary_table(summary: HeadScores) -> None:
     )
 
 
+def _heads_page(run: Run) -> HeadsPage:
+    """The page's numbers for `run`, over the cached run. Fragments, callbacks and the download button take the
+    `run` key and call this, never a `HeadsPage`: Streamlit keeps what they hold until the next run replaces them,
+    and a GPT-2-sized run at 1,024 tokens is 604 MB that the next text's run would otherwise find still alive."""
+    model_key, text = run
+    return get_heads_page(model_key, text, current_table(model_key))
+
+
 @st.fragment
-def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
+def _inspector(run: Run, ctx: PageContext) -> None:
     """Pick one head and see it large, the run's output beside it; only this fragment reruns when the choice changes.
 
     The pickers sit in the right column, beside the head: the head starts right under the header, on the
     first 1280 × 720 screen (above it, a row of pickers pushed it to the fold).
     """
+    page = _heads_page(run)
     trace, kinds, opening, alignment = page.trace, page.kinds, page.opening, page.alignment
     st.header(t("heads.inspect_header"))
     left, right = st.columns([3, 2])
@@ -210,7 +219,8 @@ def _inspector(run: Run, page: HeadsPage, ctx: PageContext) -> None:
 
 
 @st.fragment
-def _rollout(run: Run, page: HeadsPage) -> None:
+def _rollout(run: Run) -> None:
+    page = _heads_page(run)
     self_kinds = page.self_kinds
     st.header(t("heads.rollout_header"))
     prose(t("heads.rollout_intro"))
@@ -230,33 +240,36 @@ def _rollout(run: Run, page: HeadsPage) -> None:
     show_figure(matrix_figure(rolled[upto], queries, keys, text), f"rollout-{kind}-L{upto}", key="rollout_fig", width="content")
 
 
-def _downloads(page: HeadsPage) -> None:
+def _attention_npz(run: Run) -> bytes:
+    """Every attention map of `run` as .npz (built when the button is clicked, from the cached run)."""
+    page = _heads_page(run)
+    trace = page.trace
+    arrays = {name: trace.arrays[name] for name in page.names if name in trace.arrays}
+    tokens = {"src_tokens": trace.src_tokens, "tgt_tokens": trace.tgt_tokens, "next_tokens": trace.next_tokens}
+    return npz_bytes(arrays, **tokens, text=trace.text)
+
+
+def _downloads(run: Run) -> None:
     st.header(t("export.header"))
     st.caption(t("export.caption"))
     image_format_picker()
-    trace = page.trace
-    arrays = {name: trace.arrays[name] for name in page.names if name in trace.arrays}
-    npz_button(
-        lambda: npz_bytes(
-            arrays, src_tokens=trace.src_tokens, tgt_tokens=trace.tgt_tokens, next_tokens=trace.next_tokens, text=trace.text
-        ),
-        "attention",
-        key="heads_npz",
-    )
+    npz_button(partial(_attention_npz, run), "attention", key="heads_npz")
 
 
 ctx = start_page("heads")
+run = (ctx.model.key, ctx.text)
 with st.spinner(t("heads.running")):
-    page = get_heads_page(ctx.model.key, ctx.text, current_table(ctx.model.key))
+    page = _heads_page(run)
 if not page.kinds:
     show_run(page.trace, ctx.bundle)
     st.warning(t("heads.no_attention"))
     st.stop()
-run = (ctx.model.key, ctx.text)
 _open_on(ctx.model.key, page)
-_inspector(run, page, ctx)
+_inspector(run, ctx)
 importance_section(ctx.model.key, page.shapes, untrained=page.untrained, default=page.opening[0])
 _grids(run, page)
-_rollout(run, page)
+_rollout(run)
 head_detectors(ctx.model.key, default=page.opening[0])
-_downloads(page)
+_downloads(run)
+# The grid's click callbacks keep this script's globals until the next run: they must not keep this run's arrays.
+del page

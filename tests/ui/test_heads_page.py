@@ -296,3 +296,21 @@ def test_the_same_sentence_runs_through_the_other_architecture_in_one_click(star
 def test_models_without_a_counterpart_offer_no_switch():
     at = open_page("heads", model="reverse", text="hello")
     assert not [b for b in at.button if b.key == "counterpart"]
+
+
+def test_a_new_text_leaves_nothing_of_the_last_run_alive_outside_the_cache():
+    """The grid's click callbacks, the fragments and the download button keep what they hold until the next run:
+    they hold the run's key, never its arrays, so a cache that drops a run frees it (a GPT-2-sized run is 604 MB)."""
+    import gc
+
+    from runs.byte_cache import shared_cache
+    from viz.trace import TraceData
+
+    first, second = "I read a book in the library.", "She came to see us yesterday."
+    at = open_page("heads", params={"text": first})
+    at.text_input(key="text").set_value(second).run()
+    assert not at.exception
+    shared_cache().clear()
+    gc.collect()
+    alive = {obj.text for obj in gc.get_objects() if isinstance(obj, TraceData)}
+    assert first not in alive, "the first text's run is still reachable from the page"
