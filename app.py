@@ -4,6 +4,7 @@ Sets the page config, the shared sidebar (language first, so page titles are tra
 the navigation; each page in views/ renders itself.
 """
 
+import gc
 import os
 from pathlib import Path
 
@@ -12,12 +13,17 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "2")
 os.environ.setdefault("MKL_NUM_THREADS", "2")
 
-import streamlit as st
+# The first run imports PyTorch and the app (about a million objects): no garbage collection walks them midway
+# (that cost ~0.2 s of the first page); `ui.caches` then freezes them out of every later collection's way.
+gc.disable()
+import streamlit as st  # noqa: E402 (after gc.disable)
 
-from ui.i18n import t
-from ui.pages.lesson.class_mode import class_banner
-from ui.projector import apply_projector_mode, projector_requested, projector_toggle
-from ui.sidebar import language_switch
+from ui.i18n import t  # noqa: E402 (after gc.disable)
+from ui.pages.lesson.class_mode import class_banner  # noqa: E402 (after gc.disable)
+from ui.projector import apply_projector_mode, projector_requested, projector_toggle  # noqa: E402 (after gc.disable)
+from ui.sidebar import language_switch  # noqa: E402 (after gc.disable)
+
+gc.enable()
 
 ROOT = Path(__file__).resolve().parent
 # (page script in views/, icon), in teaching order (the order of the lesson); the first is the home
