@@ -18,7 +18,7 @@ from runs.validation import TextCheck, check_text
 from transformer.batch import batch_masks, pad_batch
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
-from transformer.tasks import Task
+from transformer.tasks import Task, presentable
 from transformer.tokenizer import PAD, Tokenizer
 from viz.masks import MaskBatch, padded_tokens
 from viz.trace import TraceData
@@ -79,7 +79,7 @@ def default_more(example: str, tokenizer: Tokenizer, task: Task | None = None) -
         if task is not None:
             lines = [line for line in lines if task.reference(line) is not None]
     if task is not None and not lines:  # a grammar, or a character task whose prefixes have no answer (induction)
-        pool = [ex.source for ex in task.examples(DEFAULT_SAMPLE, "heldout", seed=0)]
+        pool = [ex.source for ex in task.examples(DEFAULT_SAMPLE, "heldout", seed=0) if presentable(ex)]
         shorter = [s for s in pool if len(tokenizer.tokenize(s)) < len(symbols)] or pool
         lines = _closest_lengths(shorter, wanted or [1], tokenizer, exclude=len(symbols))
     return "\n".join(line for line in lines if line) or example

@@ -90,3 +90,24 @@ def test_dictionary_glosses_match_inflected_english() -> None:
     assert {"friend"} <= covering_glosses("我的朋友喜欢绿茶。", 2)
     assert {"green", "tea"} <= covering_glosses("我的朋友喜欢绿茶。", 7)
     assert not covering_glosses("。", 0)
+
+
+def test_placeholder_pairs_are_never_offered_to_a_class():
+    """The data package stands in "placeholder" (or "placeholder-p13") for some English: the random-sentence button
+    and the masks page's batch never offer one, while the corpus keeps them (the shipped models' commands reproduce)."""
+    from runs.sentence_batch import default_more
+    from transformer.registry import load_model
+    from transformer.tasks import presentable, random_sentence
+    from transformer.tasks.corpus import EN_ZH, ZH_EN, CorpusPair, read_pairs
+
+    junk = [p for p in read_pairs() if p.is_placeholder]
+    assert junk and all("placeholder" in p.en.lower() for p in junk)
+    assert not CorpusPair("我们走吧。", "Let's go.", False).is_placeholder
+    for task, model in ((EN_ZH, "en-zh"), (ZH_EN, "zh-en")):
+        heldout = task.examples(100_000, "heldout", seed=0)
+        assert not all(presentable(e) for e in heldout)  # the corpus still holds them
+        drawn = [random_sentence(task, seed) for seed in range(300)]
+        assert all(presentable(e) for e in drawn) and len({e.source for e in drawn}) > 250
+        bundle = load_model(model)
+        for source in [bundle.card["example"], *(e.source for e in heldout[:40])]:  # the card's: the page's default
+            assert "placeholder" not in default_more(source, bundle.source_tokenizer, task).lower()

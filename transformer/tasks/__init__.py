@@ -39,6 +39,7 @@ from transformer.tasks.describe import (
     input_description,
     length_warning,
     model_input_description,
+    presentable,
     random_sentence,
 )
 from transformer.tasks.diagnosis import Diagnosis, Problem, diagnose
@@ -90,5 +91,6 @@ __all__ = [
     "is_heldout",
     "length_warning",
     "model_input_description",
+    "presentable",
     "random_sentence",
 ]

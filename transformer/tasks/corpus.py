@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import random
+import re
 import string
 import unicodedata
 from dataclasses import dataclass
@@ -41,6 +42,20 @@ class CorpusPair:
     zh: str
     en: str
     heldout: bool
+
+    @property
+    def is_placeholder(self) -> bool:
+        return is_placeholder(self.en) or is_placeholder(self.zh)
+
+
+PLACEHOLDER = re.compile(r"placeholder(-p\d+)?", re.IGNORECASE)
+
+
+def is_placeholder(text: str) -> bool:
+    """Whether `text` is the data package's stand-in for a missing side ("placeholder", "placeholder-p13": the
+    English of 80 pairs), not a sentence. Such pairs stay in the corpus as the shipped models were trained and
+    scored on it (their cards' commands reproduce), but a page never offers one (`describe.presentable`)."""
+    return PLACEHOLDER.fullmatch(text.strip()) is not None
 
 
 def normal(text: str) -> str:
