@@ -4,6 +4,7 @@ Sets the page config, the shared sidebar (language first, so page titles are tra
 the navigation; each page in views/ renders itself.
 """
 
+import base64
 import gc
 import os
 from pathlib import Path
@@ -51,9 +52,12 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
 
 # A local favicon (a causal attention pattern): a ":material/…" page icon is fetched from Google's
 # font server by the browser, and the app must work offline.
+# Passed as a data URI: Streamlit hands that to the browser as it is, where a file path is opened with PIL on every
+# rerun (PIL's import alone is ~20 ms of the first page).
+FAVICON = "data:image/png;base64," + base64.b64encode((ROOT / "assets" / "favicon.png").read_bytes()).decode("ascii")
 st.set_page_config(
     page_title="Attention Atlas",
-    page_icon=str(ROOT / "assets" / "favicon.png"),
+    page_icon=FAVICON,
     layout="wide",
     initial_sidebar_state="collapsed" if projector_requested() else "auto",
 )
