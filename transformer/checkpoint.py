@@ -23,7 +23,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
 from transformer.config import TransformerConfig
-from transformer.model import SkipInit, Transformer
+from transformer.model import Transformer
 from transformer.tokenizer import Tokenizer
 from transformer.untrusted_files import CheckpointError, one_line, read_card, read_json, regular_file, write_json
 
@@ -130,9 +130,8 @@ def load_checkpoint(directory: str | Path) -> ModelBundle:
     if problem:
         raise CheckpointError(f"{folder / CONFIG}: {problem}")
     card, warnings = read_card(folder / CARD_JSON)
-    with SkipInit():  # sizes were bounded by the config's limits before this allocation (left uninitialised)
-        skeleton = Transformer(config)
-    model = Transformer.from_state(config, _read_weights(folder / WEIGHTS, skeleton))
+    model = Transformer.unfilled(config)  # sizes were bounded by the config's limits before this allocation
+    model.assign(_read_weights(folder / WEIGHTS, model))
     model.eval()
     return ModelBundle(model, target, source, card, folder.name, warnings)
 

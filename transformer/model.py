@@ -84,19 +84,18 @@ class Transformer(nn.Module):
         self.hook_names = name_hook_points(self)
 
     @classmethod
-    def from_state(cls, config: TransformerConfig, state: Mapping[str, Tensor]) -> Transformer:
-        """A model of `config` whose weights are `state`'s tensors themselves (`load_state_dict(assign=True)`).
-
-        Built with `torch.nn.init` switched off (`SkipInit`): no random initialisation to overwrite, and the
-        uninitialised storage, never written, is dropped when the state's tensors take its place, so a checkpoint
-        is held once while it loads (a GPT-2-sized one is 0.5 GB). (The meta device would do the same but imports
-        torch._dynamo on its first initialiser: a second of cold start.)
-        """
+    def unfilled(cls, config: TransformerConfig) -> Transformer:
+        """A model of `config` built with `torch.nn.init` switched off (`SkipInit`), for `assign` to fill: no random
+        initialisation to overwrite, and its storage, never written, costs no memory. (The meta device would do the
+        same but imports torch._dynamo on its first initialiser: a second of cold start.)"""
         with SkipInit():
-            model = cls(config)
-        model.load_state_dict(state, assign=True)
-        model.tie_embeddings()
-        return model
+            return cls(config)
+
+    def assign(self, state: Mapping[str, Tensor]) -> None:
+        """Take `state`'s tensors themselves as the weights (`load_state_dict(assign=True)`): a checkpoint is held
+        once while it loads (a GPT-2-sized one is 0.5 GB), not copied into a second set of weights."""
+        self.load_state_dict(state, assign=True)
+        self.tie_embeddings()
 
     def tie_embeddings(self) -> None:
         """With `share_embeddings`, make every embedding and the generator one Parameter (the first's).

@@ -24,7 +24,7 @@ from transformer.hf.errors import PretrainedRefused, UnsupportedModel
 from transformer.hf.families import FAMILIES, FAMILY_NAMES
 from transformer.hf.folder import check_folder, parameter_count
 from transformer.hf.tokenizer import PretrainedTokenizer
-from transformer.model import SkipInit, Transformer
+from transformer.model import Transformer
 from transformer.untrusted_files import one_line
 
 PRETRAINED_TASK = "pretrained"  # card["task"] of a converted model: trained (it generates), with no task of this project's
@@ -53,15 +53,14 @@ def convert(hf_model: Any, hf_tokenizer: Any, family: str, name: str = "pretrain
     vocab = spec.vocab_map(hf_model.config, hf_tokenizer)
     config = spec.config(hf_model.config, vocab, spec.is_tied(hf_model))
     state = spec.state(hf_model, config, vocab)
-    with SkipInit():  # the expected names (storage left uninitialised, dropped at once)
-        expected = Transformer(config).state_dict()
+    model = Transformer.unfilled(config)
+    expected = model.state_dict()
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     if missing or unexpected:
         raise UnsupportedModel(
             f"{FAMILY_NAMES[family]} conversion does not fit: missing {missing[:3]}, unexpected {unexpected[:3]}"
         )
-    # the checkpoint's tensors as they are (views where a family splits or transposes one): held once, not twice
-    model = Transformer.from_state(config, {k: v.float() for k, v in state.items()})
+    model.assign({k: v.float() for k, v in state.items()})  # the checkpoint's tensors (views where a family splits one)
     model.eval()
     tokenizer = PretrainedTokenizer(hf_tokenizer, vocab)
     source = tokenizer if config.has_encoder else None
@@ -79,12 +78,18 @@ def load_pretrained(folder: str | Path) -> ModelBundle:
     checked = check_folder(Path(folder))
     transformers = _transformers()
     spec = FAMILIES[checked.family]
-    options = {"local_files_only": True, "trust_remote_code": False}
     try:
-        tokenizer = transformers.AutoTokenizer.from_pretrained(str(checked.folder), **options)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(
+            str(checked.folder), local_files_only=True, trust_remote_code=False
+        )
         model_class = getattr(transformers, spec.MODEL_CLASS)
         hf_model, info = model_class.from_pretrained(
-            str(checked.folder), use_safetensors=True, dtype=torch.float32, output_loading_info=True, **options
+            str(checked.folder),
+            use_safetensors=True,
+            dtype=torch.float32,
+            output_loading_info=True,
+            local_files_only=True,
+            trust_remote_code=False,
         )
     except PretrainedRefused:
         raise
