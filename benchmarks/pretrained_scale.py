@@ -67,17 +67,21 @@ def _child(model: str, length: int) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def text_of(model: str, n_tokens: int, seed: int) -> tuple[str, int]:
-    """A new text of at most `n_tokens` tokens for `model`'s reader (whole words), and T: its tokens + <eos>/<bos>."""
+def texts_of(model: str, n_tokens: int, seeds: tuple[int, ...]) -> list[tuple[str, int]]:
+    """One new text per seed of at most `n_tokens` tokens for `model`'s reader (whole words), each with T: its
+    tokens + <eos>/<bos>. The model is loaded once, for its reader."""
     bundle = load_model(model)
     reader = bundle.source_tokenizer or bundle.target_tokenizer
-    words, text = random_text(20 * n_tokens, seed).split(), ""
-    for word in words:
-        longer = f"{text} {word}".strip()
-        if len(reader.tokenize(longer)) > n_tokens:
-            break
-        text = longer
-    return text, min(len(reader.tokenize(text)), bundle.config.max_len - 1) + 1
+    texts = []
+    for seed in seeds:
+        text = ""
+        for word in random_text(20 * n_tokens, seed).split():
+            longer = f"{text} {word}".strip()
+            if len(reader.tokenize(longer)) > n_tokens:
+                break
+            text = longer
+        texts.append((text, min(len(reader.tokenize(text)), bundle.config.max_len - 1) + 1))
+    return texts
 
 
 def browser_measure(model: str, texts: tuple[str, str], models_dir: str = "") -> dict[str, float]:
@@ -103,9 +107,9 @@ def browser_main(sizes: dict[str, int], length: int) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = gpt2_folder(Path(tmp) / "gpt2-sized", **sizes)  # type: ignore[arg-type]
-        (warm, _), (toy_text, toy_t) = text_of(DEFAULT_MODEL, 127, seed=1), text_of(DEFAULT_MODEL, 127, seed=2)
+        (warm, _), (toy_text, toy_t) = texts_of(DEFAULT_MODEL, 127, seeds=(1, 2))
         toy = browser_measure(DEFAULT_MODEL, (warm, toy_text))
-        (warm, _), (big_text, big_t) = text_of(str(folder), length - 1, seed=3), text_of(str(folder), length - 1, seed=4)
+        (warm, _), (big_text, big_t) = texts_of(str(folder), length - 1, seeds=(3, 4))
         big = browser_measure(str(folder), (warm, big_text), models_dir=tmp)
     print("## Enter → heads page painted (Chromium), one server per model\n")
     print("| model | T | total s | server s | paint s | received | server peak GB |")
