@@ -5,10 +5,11 @@ produces tokens one at a time, each step reading only its newest token with ever
 keys and values kept (`transformer.kv_cache`); once it is done, a single teacher-forced forward pass
 over the produced output is captured. This pass computes what each decoding step computed for its newest
 position only because of the causal mask: position i never sees a later one, so reading the whole
-output at once changes nothing for it. An intervention on decoder self-attention could let a row
-see tokens that did not exist when its token was chosen (the causal mask lifted); then the rows are
-captured from their own steps instead (`transformer.step_capture`), so the trace still shows what
-generation did.
+output at once changes nothing for it. A large model, whose second pass over a long input is costly,
+records each step's new rows as it goes instead (`transformer.recorded_decoding`). An intervention on
+decoder self-attention could let a row see tokens that did not exist when its token was chosen (the
+causal mask lifted); then the rows are captured from their own steps instead (`transformer.step_capture`),
+so the trace still shows what generation did.
 
 Row i of the decoder (self- and cross-attention) reads token i and writes token i + 1:
 `Trace.next_tokens[i]` is that token, the arg-max of the captured pass's logits at row i.
@@ -29,6 +30,7 @@ from transformer.hooks import ActivationCache, Intervention, capture, intervene
 from transformer.kv_cache import start_decoding
 from transformer.model import Transformer
 from transformer.prompt import text_rows
+from transformer.recorded_decoding import decode_recording, records_while_decoding
 from transformer.rows import decoder_row
 from transformer.step_capture import capture_steps, looks_ahead
 from transformer.tokenizer import EOS_ID
@@ -98,6 +100,42 @@ def new_token_budget(config: TransformerConfig, n_text: int) -> int:
     return 2 * n_text + 16 if config.is_encoder_decoder else 64
 
 
+def _generated(
+    model: Transformer,
+    src: Tensor | None,
+    prefix: Tensor,
+    budget: int,
+    names: Iterable[str] | None,
+    interventions: Mapping[str, Intervention | Iterable[Intervention]] | None,
+    incremental: bool,
+) -> tuple[Tensor, ActivationCache, list[int]]:
+    """Decode greedily and record the run: (1, Tt) what the decoder read, its cache, the token after each row.
+
+    A large model on the key/value cache records the steps' own rows (`transformer.recorded_decoding`). Otherwise
+    decoding is followed by a capture: one teacher-forced pass over the output, exact and cheap for a small model,
+    or each row from its own step where one pass would let rows see later tokens.
+    """
+    if incremental and records_while_decoding(model, prefix.shape[1] + budget):
+        recorded = decode_recording(model, src, prefix, budget, names, interventions)
+        if recorded is not None:
+            return recorded.tgt_in, recorded.cache, recorded.next_ids
+    with intervene(model, interventions):
+        ys = greedy_decode(model, src, prefix, budget, incremental=incremental)  # (1, Tp + n)
+    out = ys[0, prefix.shape[1] :].tolist()
+    if EOS_ID in out:
+        out = out[: out.index(EOS_ID)]
+    tgt_in = torch.tensor([prefix[0].tolist() + out])[:, : model.config.max_len]  # (1, Tt): what the decoder read
+    if looks_ahead(interventions):  # one pass would let rows see what came after them
+        cache, logits = capture_steps(model, src, tgt_in, prefix.shape[1], names, interventions)
+    else:
+        with torch.no_grad(), capture(model, names, interventions) as cache:
+            logits = model(src, tgt_in)  # (1, Tt, vocab)
+    next_ids = logits[0].argmax(dim=-1).tolist()  # (Tt,) the next token predicted after each position
+    given = prefix.shape[1] - 1  # a decoder-only prompt's rows write nothing: the next token is the prompt's own
+    next_ids[:given] = tgt_in[0, 1 : given + 1].tolist()
+    return tgt_in, cache, next_ids
+
+
 def trace_text(
     bundle: ModelBundle,
     text: str,
@@ -108,7 +146,7 @@ def trace_text(
     generate: bool = True,
     incremental: bool = True,
 ) -> Trace:
-    """Run `bundle` on `text`: decode greedily (under `interventions`), then capture one pass.
+    """Run `bundle` on `text`: decode greedily (under `interventions`), recording `names` (None: every hook point).
 
     Encoder-decoder: the source is the text's tokens + <eos>; the decoder starts from <bos>.
     Decoder-only: the decoder starts from <bos> + the text's tokens (+ the prompt suffix of the model's
@@ -138,25 +176,13 @@ def trace_text(
         if max_new_tokens is None:
             max_new_tokens = new_token_budget(config, len(ids))
         budget = min(max_new_tokens, config.max_len - prefix.shape[1])
-        with intervene(model, interventions):
-            ys = greedy_decode(model, src, prefix, budget, incremental=incremental)  # (1, Tp + n)
-        out = ys[0, prefix.shape[1] :].tolist()
-        if EOS_ID in out:
-            out = out[: out.index(EOS_ID)]
-        tgt_in = torch.tensor([prefix[0].tolist() + out])[:, : config.max_len]  # (1, Tt): what the decoder read
+        tgt_in, cache, next_ids = _generated(model, src, prefix, budget, names, interventions, incremental)
+        out = tgt_in[0, prefix.shape[1] :].tolist()
     else:
         tgt_in = torch.tensor([decoder_row(ids)])  # (1, Tt): <bos> + the text
-    if generate and looks_ahead(interventions):  # one pass would let rows see what came after them
-        cache, logits = capture_steps(model, src, tgt_in, prefix.shape[1], names, interventions)
-    else:
         with torch.no_grad(), capture(model, names, interventions) as cache:
             logits = model(src, tgt_in)  # (1, Tt, vocab)
-    next_ids = logits[0].argmax(dim=-1).tolist()  # (Tt,) the next token predicted after each position
-    if not generate:
-        out = next_ids
-    else:  # a decoder-only prompt's rows write nothing: the next token is the prompt's own (given, not chosen)
-        given = prefix.shape[1] - 1
-        next_ids[:given] = tgt_in[0, 1 : given + 1].tolist()
+        next_ids = out = logits[0].argmax(dim=-1).tolist()  # (Tt,) the next token predicted after each position
     target = bundle.target_tokenizer
     return Trace(
         text=text,

@@ -98,10 +98,16 @@ class FullRecompute:
 class KeyValueCache:
     """Decoding with a cache: each step reads only the tokens of `ys` it has not read before."""
 
-    def __init__(self, model: Transformer, src_ids: Tensor | None) -> None:
-        """src_ids: (B, Ts) source ids (encoder-decoder) or None (decoder-only)."""
+    def __init__(self, model: Transformer, src_ids: Tensor | None, *, every_row: bool = False) -> None:
+        """src_ids: (B, Ts) source ids (encoder-decoder) or None (decoder-only).
+
+        `every_row`: the generator reads every new row, not only the last (a trace that records the logits of a
+        prompt's rows); otherwise a 1,000-token prompt would pay for 1,000 rows of the vocabulary's matmul to
+        use one.
+        """
         self.model = model
         self.src_ids = src_ids
+        self.every_row = every_row
         self.memory = model.encode(src_ids) if src_ids is not None else None  # (B, Ts, d_model)
         self.layers = [
             LayerKeysValues(
@@ -124,6 +130,8 @@ class KeyValueCache:
         cross_allowed = cross_mask(self.src_ids, pad, total - start) if self.src_ids is not None else None  # (B, 1, T_new, Ts)
         h = model.decoder(x, allowed, self.memory, cross_allowed, past=self.layers)  # (B, T_new, d_model)
         self.length = total
+        if self.every_row:
+            return model.generator(h)[:, -1]  # (B, vocab), every new row's logits computed (and recorded)
         return model.generator(h[:, -1])  # (B, vocab)
 
 

@@ -24,7 +24,7 @@ from torch import Tensor
 from transformer.hooks import ActivationCache, Intervention, capture
 from transformer.model import Transformer
 
-_ATTENTION_SHAPED = ("hook_scores", "hook_mask", "hook_masked_scores", "hook_pattern")  # (B, H or 1, Tq, Tk)
+ATTENTION_SHAPED = ("hook_scores", "hook_mask", "hook_masked_scores", "hook_pattern")  # (B, H or 1, Tq, Tk)
 
 
 def looks_ahead(interventions: Mapping[str, object] | None) -> bool:
@@ -32,17 +32,17 @@ def looks_ahead(interventions: Mapping[str, object] | None) -> bool:
     return any(name.startswith("decoder.") and ".self_attn." in name for name in interventions or {})
 
 
-def _query_axis(name: str, ndim: int) -> int | None:
+def query_axis(name: str, ndim: int) -> int | None:
     """The axis along which `name` is indexed by decoder position, or None if it is not (encoder side,
     and keys/values, which later steps recompute: they are kept as the last step computed them)."""
     if name.startswith(("encoder.", "src_")) or name.endswith(("attn.hook_k", "attn.hook_v")):
         return None
-    if name.endswith(_ATTENTION_SHAPED) or name.endswith(("attn.hook_q", "attn.hook_z")):
+    if name.endswith(ATTENTION_SHAPED) or name.endswith(("attn.hook_q", "attn.hook_z")):
         return ndim - 2
     return 1  # (B, T, ...) residual stream, embeddings, sublayer outputs, logits
 
 
-def _pad_keys(name: str, rows: Tensor, width: int) -> Tensor:
+def pad_keys(name: str, rows: Tensor, width: int) -> Tensor:
     """Extend a decoder self-attention block to `width` keys: keys that did not exist yet at that step
     are not allowed (False), get no weight (0) and the most negative score, like masked keys."""
     missing = width - rows.shape[-1]
@@ -87,16 +87,16 @@ def capture_steps(
             logits = model(src, tgt_in[:, :length])  # (1, length, vocab)
         logit_rows.append(logits[:, rows])
         for name, x in cache.items():
-            axis = _query_axis(name, x.ndim)
+            axis = query_axis(name, x.ndim)
             if axis is None:
                 last[name] = x
                 continue
             piece = x[(slice(None),) * axis + (rows,)]
-            if ".self_attn." in name and name.startswith("decoder.") and name.endswith(_ATTENTION_SHAPED):
-                piece = _pad_keys(name, piece, total)
+            if ".self_attn." in name and name.startswith("decoder.") and name.endswith(ATTENTION_SHAPED):
+                piece = pad_keys(name, piece, total)
             pieces.setdefault(name, []).append(piece)
     tensors = {  # in the order one pass records them
-        name: last[name] if name in last else torch.cat(pieces[name], dim=_query_axis(name, pieces[name][0].ndim))
+        name: last[name] if name in last else torch.cat(pieces[name], dim=query_axis(name, pieces[name][0].ndim))
         for name in cache
     }
     return ActivationCache(tensors), torch.cat(logit_rows, dim=1)  # (1, Tt, vocab)
