@@ -11,8 +11,9 @@ text and times Enter → every chart painted (`benchmarks.browser_time.submit`):
 ~128 tokens, the GPT-2-sized folder on one the page truncates to 1,024. The server's memory is its peak resident
 set (VmHWM) after that, loading included: one server per model, so each peak is that model's session alone.
 
-The heads page's server work is timed as the page does it on a new text: one teacher-forced run capturing what
-the page records (`runs.text_run.attention_names`: the attention patterns only, not every hook), then the page's
+The heads page's server work is timed as the page does it on a new text: the model's run as the app runs it,
+recording what the page records (`runs.text_run.attention_names`: the attention patterns only, not every hook;
+a trained model decodes, a decoder-only prompt that fills the model writes at most its last token), then the page's
 figures (`benchmarks.heads_rerun.heads_rerun`: grids, the enlarged head, per-head statistics, rollout, each
 serialized as Streamlit sends it). Memory is the process's peak resident set (loading included: transformers reads
 the checkpoint, the conversion copies it into the project's model, the reference is dropped). The checkpoint
@@ -33,7 +34,9 @@ from pathlib import Path
 from benchmarks.browser import chromium_page, rss_peak_kib, streamlit_server, wait_painted
 from benchmarks.browser_time import WS_LOG, submit
 from benchmarks.common import random_text
-from benchmarks.heads_rerun import heads_rerun, square_trace
+from benchmarks.heads_rerun import heads_rerun
+from runs.text_run import attention_names, run_text
+from transformer.checkpoint import ModelBundle
 from transformer.registry import DEFAULT_MODEL, load_model
 
 GPT2_SMALL = {"n_layer": 12, "n_embd": 768, "n_head": 12, "n_positions": 1024, "vocab_size": 50257}
@@ -41,12 +44,14 @@ QUICK = {"n_layer": 2, "n_embd": 64, "n_head": 4, "n_positions": 128}
 
 
 def measure(model: str, length: int) -> dict[str, float]:
-    """Load `model` (a name or a folder), then one heads page on a new text of `length` tokens."""
+    """Load `model` (a name or a folder), then one heads page on a new text of `length` tokens, run as the app runs
+    it (`runs.text_run.run_text`: decoded, recording the attention patterns)."""
     start = time.perf_counter()
     bundle = load_model(model)
     loaded = time.perf_counter() - start
+    ((text, _),) = texts_for(bundle, length - 1, seeds=(4,))
     start = time.perf_counter()
-    trace = square_trace(bundle, length)
+    trace = run_text(bundle, text, names=attention_names(bundle))
     ran = time.perf_counter() - start
     rerun = heads_rerun(bundle, trace)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # bytes (Linux reports KiB)
@@ -68,9 +73,13 @@ def _child(model: str, length: int) -> dict[str, float]:
 
 
 def texts_of(model: str, n_tokens: int, seeds: tuple[int, ...]) -> list[tuple[str, int]]:
-    """One new text per seed of at most `n_tokens` tokens for `model`'s reader (whole words), each with T: its
-    tokens + <eos>/<bos>. The model is loaded once, for its reader."""
-    bundle = load_model(model)
+    """`texts_for` the model `model` names, loaded once, for its reader."""
+    return texts_for(load_model(model), n_tokens, seeds)
+
+
+def texts_for(bundle: ModelBundle, n_tokens: int, seeds: tuple[int, ...]) -> list[tuple[str, int]]:
+    """One new text per seed of at most `n_tokens` tokens for `bundle`'s reader (whole words), each with T: its
+    tokens + <eos>/<bos>."""
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     texts = []
     for seed in seeds:

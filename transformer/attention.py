@@ -15,6 +15,7 @@ from typing import Protocol
 import torch
 from torch import Tensor, nn
 
+from transformer.dropout import Dropout
 from transformer.hooks import HookPoint
 
 
@@ -86,7 +87,7 @@ class MultiHeadAttention(nn.Module):
         self.w_k = nn.Linear(d_model, d_model)
         self.w_v = nn.Linear(d_model, d_model)
         self.w_o = nn.Linear(d_model, d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.hook_q = HookPoint()  # (B, H, Tq, d_k)
         self.hook_k = HookPoint()  # (B, H, Tk, d_k)
         self.hook_v = HookPoint()  # (B, H, Tk, d_k)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from transformer.dropout import Dropout
 from transformer.hooks import HookPoint
 
 ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {
@@ -27,7 +28,7 @@ class PositionwiseFeedForward(nn.Module):
         super().__init__()
         self.w_1 = nn.Linear(d_model, d_ff)
         self.w_2 = nn.Linear(d_ff, d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.activation = ACTIVATIONS[activation]
         self.hook_hidden = HookPoint()  # (B, T, d_ff) after the activation
 

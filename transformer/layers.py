@@ -9,6 +9,7 @@ from torch import Tensor, nn
 
 from transformer.attention import KeyValueStore, MultiHeadAttention
 from transformer.config import TransformerConfig
+from transformer.dropout import Dropout
 from transformer.feedforward import PositionwiseFeedForward
 from transformer.hooks import HookPoint
 from transformer.layernorm import LayerNorm
@@ -26,7 +27,7 @@ class SublayerConnection(nn.Module):
         super().__init__()
         self.norm = LayerNorm(d_model, eps)
         self.norm_position = norm_position
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.hook_sublayer_out = HookPoint()  # (B, T, d_model): what the sublayer adds
         self.hook_resid = HookPoint()  # (B, T, d_model): the residual stream after this sublayer
 

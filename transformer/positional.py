@@ -12,6 +12,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
+from transformer.dropout import Dropout
 from transformer.hooks import HookPoint
 from transformer.layernorm import LayerNorm
 
@@ -90,7 +91,7 @@ class PositionalEncoding(nn.Module):
         elif kind in SINUSOID_TABLES:
             self.register_buffer("sinusoid", SINUSOID_TABLES[kind](max_len, d_model), persistent=False)
         self.norm = LayerNorm(d_model, norm_eps) if norm_eps is not None else None
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.hook_pe = HookPoint()  # (1, T, d_model): the encoding added (zeros for kind="none")
         self.hook_out = HookPoint()  # (B, T, d_model): embeddings + PE, the start of the residual stream
 

@@ -32,12 +32,12 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from hook_names import GENERATOR, parse
+from hook_names import GENERATOR, HookName, hook_name, parse
 from transformer.attention import attention_scores
 from transformer.hooks import ActivationCache, Intervention, active_interventions, capture, intervene
 from transformer.kv_cache import KeyValueCache, cache_honours
 from transformer.model import Transformer
-from transformer.step_capture import ATTENTION_SHAPED, pad_keys, query_axis
+from transformer.step_capture import ATTENTION_SHAPED, query_axis, unseen_key_fill
 from transformer.tokenizer import EOS_ID
 
 _KEYS_VALUES = ("attn.hook_k", "attn.hook_v")
@@ -50,7 +50,7 @@ passes it at 81 tokens."""
 def records_while_decoding(model: Transformer, positions: int) -> bool:
     """Whether a generated run of up to `positions` decoder positions records by its steps rather than by a second,
     teacher-forced pass (see the module's docstring: the pass is exact, the steps' rows are cheaper)."""
-    return model.num_parameters() * positions > SECOND_PASS_WORK
+    return model.config.estimated_parameters() * positions > SECOND_PASS_WORK  # from the sizes: no walk over the model
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,13 @@ class RecordedDecoding:
 
 
 def _is_decoder_self(name: str) -> bool:
-    return name.startswith("decoder.") and ".self_attn." in name
+    return parse(name).kind == "decoder"
+
+
+def _decoder_self_scores(name: str) -> HookName | None:
+    """`name` parsed, if it is a decoder self-attention's raw scores."""
+    hook = parse(name)
+    return hook if hook.kind == "decoder" and hook.hook == "scores" else None
 
 
 def _row_axis(name: str, ndim: int) -> int | None:
@@ -80,9 +86,8 @@ def _score_inputs(names: Iterable[str]) -> set[str]:
     a key that does not exist yet, the full pass does (before the mask), so those entries are computed from them."""
     out = set()
     for name in names:
-        if _is_decoder_self(name) and name.endswith(".hook_scores"):
-            module = parse(name).module
-            out |= {f"{module}.hook_q", f"{module}.hook_k"}
+        if (scores := _decoder_self_scores(name)) is not None:
+            out |= {hook_name(scores.module, "q"), hook_name(scores.module, "k")}
     return out
 
 
@@ -91,35 +96,46 @@ def _honoured(model: Transformer, interventions: Mapping[str, Intervention | Ite
     scores of a decoder self-attention, which `_fill_scores` recomputes from queries and keys)."""
     with intervene(model, interventions):
         active = active_interventions()
-    if any(_is_decoder_self(name) and name.endswith(".hook_scores") for name in active):
+    if any(_decoder_self_scores(name) is not None for name in active):
         return False
     return cache_honours(model, active)
 
 
 def _stitch(steps: list[dict[str, Tensor]], total: int) -> dict[str, Tensor]:
-    """Each name's pieces, one step under the next, decoder self-attention widened to `total` keys."""
-    pieces: dict[str, list[Tensor]] = {}
-    for recorded in steps:
-        for name, x in recorded.items():
-            pieces.setdefault(name, []).append(x)
+    """Each name's pieces, one step under the next, decoder self-attention widened to `total` keys. Each name is
+    written once into its whole tensor and its pieces let go (taken out of `steps`): a GPT-2-sized prompt's
+    patterns are 600 MB, and padding, then concatenating, held three copies of them at once."""
     out = {}
-    for name, xs in pieces.items():
-        axis = _row_axis(name, xs[0].ndim)
-        if axis is None:
-            out[name] = xs[-1]
+    for name in dict.fromkeys(name for recorded in steps for name in recorded):  # in the order they were recorded
+        pieces = [recorded.pop(name) for recorded in steps if name in recorded]
+        axis = _row_axis(name, pieces[0].ndim)
+        widen = _is_decoder_self(name) and name.endswith(ATTENTION_SHAPED)  # (.., Tq, Tk): a step sees keys 0..t-1
+        if axis is None or (len(pieces) == 1 and (not widen or pieces[0].shape[-1] == total)):
+            out[name] = pieces[-1]
             continue
-        if _is_decoder_self(name) and name.endswith(ATTENTION_SHAPED):
-            xs = [pad_keys(name, x, total) for x in xs]
-        out[name] = xs[0] if len(xs) == 1 else torch.cat(xs, dim=axis)
+        first = pieces[0]
+        shape = [*first.shape[:axis], sum(piece.shape[axis] for piece in pieces), *first.shape[axis + 1 :]]
+        if widen:
+            shape[-1] = total
+            whole = torch.full(shape, unseen_key_fill(name, first.dtype), dtype=first.dtype)
+        else:
+            whole = first.new_empty(shape)  # every entry is some step's
+        start = 0
+        for piece in pieces:
+            rows = (slice(None),) * axis + (slice(start, start + piece.shape[axis]),)
+            whole[rows + (slice(None),) * (piece.ndim - axis - 2) + (slice(0, piece.shape[-1]),)] = piece
+            start += piece.shape[axis]
+        out[name] = whole
     return out
 
 
 def _fill_scores(tensors: dict[str, Tensor], wanted: frozenset[str]) -> None:
     """Give each decoder self-attention's raw scores the later keys' q·kᵀ/√d_k (as one pass computes them before
     masking), and drop the queries and keys recorded only for that."""
-    for name in [n for n in tensors if _is_decoder_self(n) and n.endswith(".hook_scores")]:
-        module = parse(name).module
-        q, k = tensors[f"{module}.hook_q"], tensors[f"{module}.hook_k"]  # (1, H, Tt, d_k) each
+    for name in list(tensors):
+        if (scores := _decoder_self_scores(name)) is None:
+            continue
+        q, k = tensors[hook_name(scores.module, "q")], tensors[hook_name(scores.module, "k")]  # (1, H, Tt, d_k) each
         scores = tensors[name]  # (1, H, Tt, Tt), later keys at the dtype's minimum
         later = torch.ones(scores.shape[-2:], dtype=torch.bool).triu(1)  # (Tt, Tt)
         tensors[name] = torch.where(later, attention_scores(q, k), scores)

@@ -42,19 +42,22 @@ def query_axis(name: str, ndim: int) -> int | None:
     return 1  # (B, T, ...) residual stream, embeddings, sublayer outputs, logits
 
 
+def unseen_key_fill(name: str, dtype: torch.dtype) -> bool | float:
+    """What a decoder self-attention hook holds at a key that did not exist yet at a step: not allowed (False),
+    no weight (0), the most negative score, as at a masked key."""
+    if name.endswith("hook_mask"):
+        return False
+    if name.endswith("hook_pattern"):
+        return 0.0
+    return torch.finfo(dtype).min  # scores, masked scores
+
+
 def pad_keys(name: str, rows: Tensor, width: int) -> Tensor:
-    """Extend a decoder self-attention block to `width` keys: keys that did not exist yet at that step
-    are not allowed (False), get no weight (0) and the most negative score, like masked keys."""
+    """Extend a decoder self-attention block to `width` keys (`unseen_key_fill` at the new ones)."""
     missing = width - rows.shape[-1]
     if missing <= 0:
         return rows
-    if name.endswith("hook_mask"):
-        fill: bool | float = False
-    elif name.endswith("hook_pattern"):
-        fill = 0.0
-    else:  # scores, masked scores
-        fill = torch.finfo(rows.dtype).min
-    pad = torch.full((*rows.shape[:-1], missing), fill, dtype=rows.dtype)
+    pad = torch.full((*rows.shape[:-1], missing), unseen_key_fill(name, rows.dtype), dtype=rows.dtype)
     return torch.cat([rows, pad], dim=-1)
 
 
