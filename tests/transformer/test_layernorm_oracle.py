@@ -80,3 +80,12 @@ def test_layernorm_statistics_before_gain_and_bias() -> None:
     x2[:, 1:] *= 5
     with torch.no_grad():
         assert torch.equal(ln(x2)[:, 0], y[:, 0])
+
+
+@pytest.mark.parametrize("offset,scale", [(0.0, 1.0), (-50.0, 30.0), (3.0, 0.5)])
+def test_the_fused_layernorm_computes_the_formula_written_out(offset: float, scale: float) -> None:
+    ours, _ = _pair(2)
+    x = torch.randn(2, 5, D, generator=torch.Generator().manual_seed(3)) * scale + offset
+    with torch.no_grad():
+        torch.testing.assert_close(ours(x), ours.reference(x), atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(ours(x).double(), _float64_layernorm(ours, x), atol=1e-5, rtol=1e-5)
