@@ -143,9 +143,9 @@ def _mean_over_targets(patterns: np.ndarray, targets: np.ndarray) -> np.ndarray:
 def entropy_score(patterns: np.ndarray) -> np.ndarray:
     """(L, H): mean entropy in bits of a query's weights; log2(Tk) for a head that spreads evenly."""
     p = _check(patterns)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        plogp = np.where(p > 0, p * np.log2(p), p.dtype.type(0.0))  # 0 log 0 = 0: masked keys add nothing
-    return -plogp.sum(axis=-1).mean(axis=-1)
+    # 0 log 0 = 0: masked keys add nothing, and their logarithm is never taken (half of a causal head's cells)
+    log_p = np.log2(p, out=np.zeros(p.shape, dtype=p.dtype), where=p > 0)
+    return -(p * log_p).sum(axis=-1).mean(axis=-1)
 
 
 def distance_score(patterns: np.ndarray) -> np.ndarray:
