@@ -12,7 +12,7 @@ from pathlib import Path
 # One BLAS thread pool per process, sized for a small machine, set before torch is imported so
 # that many sessions don't oversubscribe the CPU.
 os.environ.setdefault("OMP_NUM_THREADS", "2")
-os.environ.setdefault("MKL_NUM_THREADS", "2")
+os.environ.setdefault("MKL_NUM_THREADS", os.environ["OMP_NUM_THREADS"])  # one number for both (serve.school says why)
 
 # The first run imports PyTorch and the app (about a million objects): no garbage collection walks them midway
 # (that cost ~0.2 s of the first page); `ui.caches` then freezes them out of every later collection's way.

@@ -8,6 +8,7 @@ is that key parsed, so code asks `ref.is_random` instead of looking at string pr
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -118,12 +119,17 @@ def is_untrained(bundle: ModelBundle) -> bool:
     return bundle.card.get("task") == RANDOM
 
 
-def shipped_models() -> list[str]:
-    """Shipped model names: the natural translators first, then the grammar demos (each group by name)."""
+@functools.lru_cache(maxsize=1)
+def shipped_models() -> tuple[str, ...]:
+    """Shipped model names: the natural translators first, then the grammar demos (each group by name).
+
+    Read once per process: shipped models do not change while serving, and the model picker asks on every rerun,
+    where reading the eight cards was 4 % of a class's burst (each file read lets another session's thread take
+    the interpreter, and waiting to get it back costs more than the read)."""
     infos = list_models()
-    return [info.name for info in infos if not is_grammar_demo(info.card)] + [
+    return tuple(info.name for info in infos if not is_grammar_demo(info.card)) + tuple(
         info.name for info in infos if is_grammar_demo(info.card)
-    ]
+    )
 
 
 def is_grammar_demo(card: dict[str, Any]) -> bool:

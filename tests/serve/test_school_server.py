@@ -93,3 +93,16 @@ def test_two_processes_behind_nginx_serve_a_real_session_each_on_one_process() -
         assert error is None and not leaked
     assert cookie  # a non-empty key
     assert all(app.poll() is not None for app in school.apps) and school.proxy.poll() is not None  # all stopped
+
+
+def test_each_app_process_gets_one_thread_per_library_and_its_share_of_model_runs(monkeypatch) -> None:
+    """One OpenMP and one MKL thread per call (a script thread's MKL team of two spins, and two processes' teams
+    took each other's cores); the cores shared out as concurrent model runs; the caller's own settings win."""
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "ATLAS_MODEL_RUNS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(school_module.os, "cpu_count", lambda: 4)
+    environment = school_module.app_environment("secret", 2)
+    assert (environment["OMP_NUM_THREADS"], environment["MKL_NUM_THREADS"], environment["ATLAS_MODEL_RUNS"]) == ("1", "1", "2")
+    assert environment[school_module.COOKIE_SECRET_ENV] == "secret"
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")
+    assert school_module.app_environment("secret", 2)["MKL_NUM_THREADS"] == "3"
