@@ -237,19 +237,24 @@ def byte_cached(cache: ByteCache) -> Callable[[Callable[..., V]], Callable[..., 
 
     Arguments whose name starts with "_" are left out of the key (like Streamlit's cache), so a
     caller can pass a large unhashable object that the other arguments already identify.
+    `wrapper.is_cached(*args, **kwargs)` says whether a call would be answered from the cache (a page then
+    shows no "working…" spinner: starting one starts a thread, a cost in a class's burst of reruns).
     """
 
     def decorate(fn: Callable[..., V]) -> Callable[..., V]:
         signature = inspect.signature(fn)
 
-        @functools.wraps(fn)
-        def wrapper(*args: object, **kwargs: object) -> V:
+        def key_of(*args: object, **kwargs: object) -> tuple:
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            key = (fn.__qualname__, *((k, v) for k, v in bound.arguments.items() if not k.startswith("_")))
-            return cache.get_or_compute(key, lambda: fn(*args, **kwargs))
+            return (fn.__qualname__, *((k, v) for k, v in bound.arguments.items() if not k.startswith("_")))
+
+        @functools.wraps(fn)
+        def wrapper(*args: object, **kwargs: object) -> V:
+            return cache.get_or_compute(key_of(*args, **kwargs), lambda: fn(*args, **kwargs))
 
         wrapper.cache = cache  # type: ignore[attr-defined]
+        wrapper.is_cached = lambda *args, **kwargs: key_of(*args, **kwargs) in cache  # type: ignore[attr-defined]
         return wrapper
 
     return decorate

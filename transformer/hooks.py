@@ -163,8 +163,10 @@ def capture(
 
 @contextlib.contextmanager
 def intervene(model: nn.Module, interventions: Mapping[str, Intervention | Iterable[Intervention]] | None) -> Iterator[None]:
-    """Apply interventions without recording anything (e.g. during greedy decoding steps)."""
-    token = _ACTIVE.set(_CaptureState(record=None, interventions=_normalize(model, interventions)))
+    """Apply interventions without recording anything (e.g. during greedy decoding steps). With none to apply,
+    hook points see no state at all and return their input at once (a decoding step passes ~40 per layer)."""
+    state = _CaptureState(record=None, interventions=_normalize(model, interventions)) if interventions else None
+    token = _ACTIVE.set(state)
     try:
         yield
     finally:

@@ -18,7 +18,7 @@ from transformer.hf.errors import PretrainedRefused
 from transformer.hf.load import PRETRAINED_TASK
 from transformer.registry import DEFAULT_MODEL, RANDOM, list_models
 from transformer.untrusted_files import one_line
-from ui.caches import get_bundle
+from ui.caches import get_bundle, working
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, catalog, current_language, language_code, t
 from ui.labels import relabel_when_changed
 from ui.pretrained import pretrained_choices, pretrained_summary, refusal_line
@@ -163,7 +163,7 @@ def model_picker() -> ModelChoice | None:
     key = ModelRef.random(**_random_settings()).key if name == RANDOM else name
     key = pretrained_key(name) if name in pretrained else key
     try:
-        with st.spinner(t("sidebar.loading")):
+        with working(t("sidebar.loading"), get_bundle.is_cached(key)):
             bundle = get_bundle(key)
     except (CheckpointError, ValueError) as err:  # config limits and bad files: one translated line + the technical one
         failed = t("sidebar.load_failed", name=md_literal(trained_label(name)))

@@ -144,7 +144,9 @@ def test_decorator_keys_by_arguments_but_not_underscored_ones():
         calls.append((model, text))
         return _array(len(text))
 
+    assert not run.is_cached("m", "abc")
     run("m", "abc", _model=object())
+    assert run.is_cached("m", text="abc", _model=object()) and not run.is_cached("m", "abcd")
     run("m", "abc", _model=object())
     run("m", text="abcd")
     assert calls == [("m", "abc"), ("m", "abcd")]
