@@ -216,14 +216,38 @@ class Student:
             await self.ws.close()
 
 
-def _cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU seconds of the server's processes, summed."""
-    total = 0.0
-    for pid in pids:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime, in clock ticks
-    return total
+def with_children(pids: list[int]) -> list[int]:
+    """The server's processes and every process they started (the model-run worker, `runs.run_worker`, and the
+    resource tracker that spawning it starts): their CPU and memory are the server's too."""
+    found, todo = [], list(pids)
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children", encoding="utf-8") as children:
+                    todo += [int(child) for child in children.read().split()]
+        except FileNotFoundError:  # it exited meanwhile
+            continue
+    return found
+
+
+def _cpu_by_process(pids: list[int]) -> dict[int, float]:
+    """User + system CPU seconds of each of the server's processes (and their children)."""
+    out = {}
+    for pid in with_children(pids):
+        try:
+            with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        out[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime, in clock ticks
+    return out
+
+
+def _cpu_since(before: dict[int, float], pids: list[int]) -> float:
+    """CPU seconds the server's processes spent since `before` (a process started since counts whole)."""
+    return sum(seconds - before.get(pid, 0.0) for pid, seconds in _cpu_by_process(pids).items())
 
 
 def _threads(pids: list[int]) -> int:
@@ -253,7 +277,7 @@ async def classroom(
     for student in students:  # the page opens on the model the sentences were computed on
         student.query = sentences[0].query
     await asyncio.gather(*(s.connect() for s in students))
-    cpu0 = _cpu_seconds(pids)
+    cpu0 = _cpu_by_process(pids)
 
     async def open_page(i: int, student: Student) -> None:
         try:
@@ -266,7 +290,7 @@ async def classroom(
         tally.first_load.append(seconds)
 
     await asyncio.gather(*(open_page(i, s) for i, s in enumerate(students)))
-    wall0, cpu1 = time.perf_counter(), _cpu_seconds(pids)
+    wall0, cpu1 = time.perf_counter(), _cpu_by_process(pids)
     threads = 0
     sampler = profile_split.record(pids[0], 3600, profile) if profile else None  # the typing only, not start-up
 
@@ -294,13 +318,14 @@ async def classroom(
             threads = max(threads, _threads(pids))
             await asyncio.wait([task], timeout=0.2)
         await task
-    wall, cpu = time.perf_counter() - wall0, _cpu_seconds(pids) - cpu1
+    wall, cpu = time.perf_counter() - wall0, _cpu_since(cpu1, pids)
     if sampler is not None:
         sampler.send_signal(signal.SIGINT)  # py-spy writes what it has and exits
         sampler.wait(60)
     await asyncio.gather(*(s.close() for s in students))
     spread = Counter(s.backend for s in students if s.backend)  # students per app process, behind nginx
-    return {"tally": tally, "wall": wall, "cpu": cpu, "open_cpu": cpu1 - cpu0, "threads": threads, "spread": spread}
+    open_cpu = sum(seconds - cpu0.get(pid, 0.0) for pid, seconds in cpu1.items())
+    return {"tally": tally, "wall": wall, "cpu": cpu, "open_cpu": open_cpu, "threads": threads, "spread": spread}
 
 
 @contextlib.contextmanager
@@ -375,7 +400,7 @@ def main() -> None:
                             proxied=processes is not None,
                         )
                     )
-                    memory = [rss_peak_kib(pid) for pid in pids]
+                    memory = [rss_peak_kib(pid) for pid in with_children(pids)]
                     peak, now = sum(m[0] for m in memory), sum(m[1] for m in memory)
                 if raw is not None and raw.is_file():
                     profiles[f"{n} students, {pattern}"] = profile_split.split(raw)

@@ -80,11 +80,14 @@ def app_environment(cookie_secret: str, n_processes: int) -> dict[str, str]:
 
     MKL's threads too: every script run is a thread of its own, and each thread that calls MKL with two threads
     gets a team of its own that spins while it waits for work. Two processes on two cores with app.py's default
-    of two made a 30-student burst cost 730 ms of CPU per sentence instead of 72 (p95 12 s instead of 1.3 s)."""
+    of two made a 30-student burst cost 730 ms of CPU per sentence instead of 72 (p95 12 s instead of 1.3 s). No
+    model-run worker (`runs.run_worker`): with two processes on two cores, a worker each made the burst slower
+    (p95 1.36 s instead of 1.17 s) and added 0.7 GB."""
     cores = os.cpu_count() or 1
     return {
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
+        "ATLAS_RUN_WORKER": "0",  # the processes share the cores out already: a model-run worker each only competes
         "ATLAS_MODEL_RUNS": str(max(1, cores // n_processes)),
         **os.environ,
         COOKIE_SECRET_ENV: cookie_secret,

@@ -45,10 +45,12 @@ import contextlib
 import gc
 import os
 import threading
+from collections.abc import Callable
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from runs import (
     architecture_page,
@@ -62,6 +64,7 @@ from runs import (
     masks_page,
     output,
     positional_page,
+    run_worker,
     sentence_batch,
     step_page,
     teaching_arrays,
@@ -70,7 +73,7 @@ from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cach
 from runs.feed_forward import FeedForwardRun
 from runs.head_detectors import DetectorTable
 from runs.memory import freeze_imported_objects, keep_freed_memory
-from runs.model_ref import ModelRef, load_bundle
+from runs.model_ref import ModelRef, load_bundle, shipped_models
 from runs.output import OutputSteps, SamplingSettings
 from runs.text_run import attention_names, capture_bytes, run_text
 from runs.training.film_scores import FilmScores
@@ -96,6 +99,7 @@ _MODELS = ByteCache(
 # Enter together otherwise run thirty decoders at once, their Python halves fighting for the GIL: the model
 # run was 64 % of the server's CPU and twice its cost when the same sentences came spread out (benchmarks §8).
 _MODEL_RUNS = threading.BoundedSemaphore(max(1, int(os.environ.get("ATLAS_MODEL_RUNS", "2"))))
+_WORKER = run_worker.RunWorker()  # the process's one worker for a class's model runs (`note_session` starts it)
 LARGE_RUN_BYTES = 64 << 20  # a run recording this much first collects garbage (`release_for`)
 
 Run = tuple[str, str]  # (model key, text): identifies a cached `get_trace` result in the per-run caches below
@@ -107,11 +111,21 @@ def get_bundle(model_key: str) -> ModelBundle:
     return load_bundle(ModelRef.parse(model_key))
 
 
-def working(message: str, cached: bool) -> contextlib.AbstractContextManager[object]:
-    """`st.spinner(message)` around a call about to compute, nothing around one a cache answers
-    (`wrapper.is_cached`): a spinner starts a thread, and in a class's burst of reruns each start waited its turn
-    for the interpreter (the model picker's spinner around a loaded model was 1.5 % of the burst)."""
-    return contextlib.nullcontext() if cached else st.spinner(message)
+def note_session() -> None:
+    """Every page's first call (`ui.page.start_page`): tell the model-run worker which session opened a page (a
+    second session starts it: `runs.run_worker`)."""
+    context = get_script_run_ctx()
+    if context is not None:
+        _WORKER.note_session(context.session_id)
+
+
+def working(message: str, fn: Callable[..., object], *args: object) -> contextlib.AbstractContextManager[object]:
+    """`st.spinner(message)` around `fn(*args)` about to compute, nothing around a call its cache answers
+    (`byte_cached`'s `is_cached`; a function without one gets the spinner): a spinner starts a thread, and in a
+    class's burst of reruns each start waited its turn for the interpreter (the model picker's spinner around a
+    loaded model was 1.5 % of the burst)."""
+    is_cached = getattr(fn, "is_cached", None)
+    return contextlib.nullcontext() if is_cached is not None and is_cached(*args) else st.spinner(message)
 
 
 def release_for(nbytes: int) -> None:
@@ -132,10 +146,17 @@ def get_trace(
     names: tuple[str, ...] | None = None,
     interventions: tuple[InterventionSpec, ...] = (),
 ) -> TraceData:
-    """`runs.text_run.run_text`, cached per arguments; at most `ATLAS_MODEL_RUNS` run at once. Room for what it
-    records is made in the cache first (`ByteCache.make_room`): the run and the cache share one budget."""
+    """`runs.text_run.run_text`, cached per arguments; at most `ATLAS_MODEL_RUNS` run at once in this process, and
+    once a class is here the small ones of models loadable by name go to the worker process (`runs.run_worker`,
+    started by `note_session`). Room for what it records is made in the cache first (`ByteCache.make_room`): the
+    run and the cache share one budget."""
     bundle = get_bundle(model_key)
-    release_for(capture_bytes(bundle, text, names))
+    nbytes = capture_bytes(bundle, text, names)
+    release_for(nbytes)
+    if run_worker.takes(ModelRef.parse(model_key), shipped_models(), nbytes):
+        trace = _WORKER.run(model_key, text, names, interventions)
+        if trace is not None:
+            return trace
     with _MODEL_RUNS:
         return run_text(bundle, text, names=names, interventions=interventions)
 

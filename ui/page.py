@@ -12,6 +12,7 @@ from runs.reference import ReferenceCheck, check_reference
 from runs.validation import TextCheck
 from transformer.checkpoint import ModelBundle
 from transformer.tasks import Diagnosis
+from ui.caches import note_session
 from ui.grammar_panel import role_name
 from ui.i18n import t
 from ui.inputs import text_box, use_text
@@ -151,6 +152,7 @@ def start_page(
       is put on the teacher's model and sentence); its result is the context's `before_model`.
     """
     repair = guard_query_params()  # before any widget reads the URL
+    note_session()  # a second session starts the model-run worker (`runs.run_worker`)
     if title:
         st.title(t(f"{section}.title"))
         intro = t(f"{section}.intro")

@@ -163,7 +163,7 @@ def model_picker() -> ModelChoice | None:
     key = ModelRef.random(**_random_settings()).key if name == RANDOM else name
     key = pretrained_key(name) if name in pretrained else key
     try:
-        with working(t("sidebar.loading"), get_bundle.is_cached(key)):
+        with working(t("sidebar.loading"), get_bundle, key):
             bundle = get_bundle(key)
     except (CheckpointError, ValueError) as err:  # config limits and bad files: one translated line + the technical one
         failed = t("sidebar.load_failed", name=md_literal(trained_label(name)))

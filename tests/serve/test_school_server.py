@@ -98,11 +98,12 @@ def test_two_processes_behind_nginx_serve_a_real_session_each_on_one_process() -
 def test_each_app_process_gets_one_thread_per_library_and_its_share_of_model_runs(monkeypatch) -> None:
     """One OpenMP and one MKL thread per call (a script thread's MKL team of two spins, and two processes' teams
     took each other's cores); the cores shared out as concurrent model runs; the caller's own settings win."""
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "ATLAS_MODEL_RUNS"):
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "ATLAS_MODEL_RUNS", "ATLAS_RUN_WORKER"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(school_module.os, "cpu_count", lambda: 4)
     environment = school_module.app_environment("secret", 2)
     assert (environment["OMP_NUM_THREADS"], environment["MKL_NUM_THREADS"], environment["ATLAS_MODEL_RUNS"]) == ("1", "1", "2")
+    assert environment["ATLAS_RUN_WORKER"] == "0"  # the processes are the cores' share: no model-run worker each
     assert environment[school_module.COOKIE_SECRET_ENV] == "secret"
     monkeypatch.setenv("MKL_NUM_THREADS", "3")
     assert school_module.app_environment("secret", 2)["MKL_NUM_THREADS"] == "3"

@@ -79,7 +79,7 @@ def head_detectors(model_key: str, default: str | None = None) -> None:
     """Render the section for the model `model_key` (the page's `ctx.model.key`), one tab per attention
     kind, `default` open at first (only the open tab is built: `ui.kind_tabs`)."""
     st.header(t("detectors.header"))
-    with working(t("detectors.running"), get_detectors.is_cached(model_key)):
+    with working(t("detectors.running"), get_detectors, model_key):
         table = get_detectors(model_key)
     st.caption(t("detectors.caption", n=table.half))
     kind, tab = open_kind_tab(list(table.kinds), "detectors_tab", default=default)
