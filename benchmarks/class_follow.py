@@ -29,7 +29,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from benchmarks.browser import streamlit_server
-from benchmarks.classroom import Student, _cpu_seconds
+from benchmarks.classroom import Student, cpu_seconds
 from benchmarks.common import arguments, header, ms, print_table, quantile
 from runs.classroom_store import CLASS_PARAM, DIR_ENV, ClassStore
 from transformer.registry import DEFAULT_MODEL
@@ -113,19 +113,19 @@ async def follow(port: int, pid: int, store: ClassStore, n: int, idle_s: float, 
     opened = await wait_for(lambda: all(s.fragment and not s.running and 1 in s.steps for s in students), FOLLOW_TIMEOUT_S)
     stop = asyncio.Event()
     pollers = [asyncio.create_task(s.poll(stop)) for s in students]
-    cpu0, wall0 = _cpu_seconds([pid]), time.perf_counter()
+    cpu0, wall0 = cpu_seconds([pid]), time.perf_counter()
     await asyncio.sleep(idle_s)
-    idle_cpu, idle_wall = _cpu_seconds([pid]) - cpu0, time.perf_counter() - wall0
+    idle_cpu, idle_wall = cpu_seconds([pid]) - cpu0, time.perf_counter() - wall0
     idle_polls = [p for s in students for p in s.polls]
     pages = f"{sum(1 for s in students if s.fragment)}/{n} opened" + ("" if opened else " (timeout)")
     polls = f"{ms(statistics.median(idle_polls))} / {ms(quantile(idle_polls, 0.95))}"
     per_poll = f"{ms(idle_cpu / max(len(idle_polls), 1))} a poll"
     rows: list[list[object]] = [[n, "polling, no move", pages, polls, "–", f"{idle_cpu / idle_wall:.2f}", per_poll]]
     for step in range(2, 2 + moves):
-        cpu0, moved = _cpu_seconds([pid]), time.perf_counter()
+        cpu0, moved = cpu_seconds([pid]), time.perf_counter()
         store.move(code, secret, step, DEFAULT_MODEL, TEXT)
         await wait_for(lambda step=step: all(step in s.steps for s in students), FOLLOW_TIMEOUT_S)
-        took, cpu = time.perf_counter() - moved, _cpu_seconds([pid]) - cpu0
+        took, cpu = time.perf_counter() - moved, cpu_seconds([pid]) - cpu0
         delays = [s.steps[step] - moved for s in students if step in s.steps]
         followed = f"{len(delays)}/{n} on step {step}"
         times = f"{statistics.median(delays):.2f} / {quantile(delays, 0.95):.2f} / {max(delays):.2f} s" if delays else "–"

@@ -245,6 +245,11 @@ def _cpu_by_process(pids: list[int]) -> dict[int, float]:
     return out
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of the server's processes (and their children), summed."""
+    return sum(_cpu_by_process(pids).values())
+
+
 def _cpu_since(before: dict[int, float], pids: list[int]) -> float:
     """CPU seconds the server's processes spent since `before` (a process started since counts whole)."""
     return sum(seconds - before.get(pid, 0.0) for pid, seconds in _cpu_by_process(pids).items())

@@ -94,9 +94,11 @@ def browser_rounds(repeats: int, projector: bool) -> dict[str, dict[str, list[fl
                 took = timed_action(page, lambda: page.keyboard.press("ArrowLeft"), charts_after_reveal(step), step_mark(step))
                 if round_:
                     times[step]["prev"].append(took)
-            # a new session (fresh reveals), so the next round asks first again
+            # a new session (fresh reveals), so the next round asks first again; settled as the first was (a second
+            # session also starts the server's model-run worker, whose start competes with this page's first rerun)
             page.goto(server.page_url(step="1", **({"projector": "1"} if projector else {})))
             page.wait_for_selector(IDLE)
+            page.wait_for_timeout(1500)
     return times
 
 

@@ -52,8 +52,8 @@ def test_a_run_in_the_worker_is_the_run_here(outside_apptest) -> None:
             here.next_tokens,
         )
         assert there.arrays.keys() == here.arrays.keys()
-        for name, array in here.arrays.items():
-            np.testing.assert_array_equal(there.arrays[name], array)
+        for name, array in here.arrays.items():  # within rounding: this test process may run another thread count
+            np.testing.assert_allclose(there.arrays[name], array, atol=1e-6, rtol=0)
             assert not there.arrays[name].flags.writeable  # shared by sessions once cached
         with pytest.raises(Exception, match="no model named"):  # the run's own error, as raised in the worker
             worker.run("no-such-model", "hello", names, ())
