@@ -37,7 +37,7 @@ from transformer.attention import attention_scores
 from transformer.hooks import ActivationCache, Intervention, active_interventions, capture, intervene
 from transformer.kv_cache import KeyValueCache, cache_honours
 from transformer.model import Transformer
-from transformer.step_capture import ATTENTION_SHAPED, query_axis, unseen_key_fill
+from transformer.step_capture import is_decoder_self, query_axis, stitch
 from transformer.tokenizer import EOS_ID
 
 _KEYS_VALUES = ("attn.hook_k", "attn.hook_v")
@@ -62,10 +62,6 @@ class RecordedDecoding:
     next_ids: list[int]  # (Tt,) the token after each row: a prompt's own next token, else the step's arg-max
 
 
-def _is_decoder_self(name: str) -> bool:
-    return parse(name).kind == "decoder"
-
-
 def _decoder_self_scores(name: str) -> HookName | None:
     """`name` parsed, if it is a decoder self-attention's raw scores."""
     hook = parse(name)
@@ -76,7 +72,7 @@ def _row_axis(name: str, ndim: int) -> int | None:
     """The axis along which a cached step's `name` holds its new positions, or None where it is computed once
     (the encoder, cross-attention's keys and values). Self-attention's keys and values are new rows too: the
     cache projects only the newest positions' (`SelfAttentionKeysValues`)."""
-    if _is_decoder_self(name) and name.endswith(_KEYS_VALUES):
+    if is_decoder_self(name) and name.endswith(_KEYS_VALUES):
         return ndim - 2
     return query_axis(name, ndim)
 
@@ -99,34 +95,6 @@ def _honoured(model: Transformer, interventions: Mapping[str, Intervention | Ite
     if any(_decoder_self_scores(name) is not None for name in active):
         return False
     return cache_honours(model, active)
-
-
-def _stitch(steps: list[dict[str, Tensor]], total: int) -> dict[str, Tensor]:
-    """Each name's pieces, one step under the next, decoder self-attention widened to `total` keys. Each name is
-    written once into its whole tensor and its pieces let go (taken out of `steps`): a GPT-2-sized prompt's
-    patterns are 600 MB, and padding, then concatenating, held three copies of them at once."""
-    out = {}
-    for name in dict.fromkeys(name for recorded in steps for name in recorded):  # in the order they were recorded
-        pieces = [recorded.pop(name) for recorded in steps if name in recorded]
-        axis = _row_axis(name, pieces[0].ndim)
-        widen = _is_decoder_self(name) and name.endswith(ATTENTION_SHAPED)  # (.., Tq, Tk): a step sees keys 0..t-1
-        if axis is None or (len(pieces) == 1 and (not widen or pieces[0].shape[-1] == total)):
-            out[name] = pieces[-1]
-            continue
-        first = pieces[0]
-        shape = [*first.shape[:axis], sum(piece.shape[axis] for piece in pieces), *first.shape[axis + 1 :]]
-        if widen:
-            shape[-1] = total
-            whole = torch.full(shape, unseen_key_fill(name, first.dtype), dtype=first.dtype)
-        else:
-            whole = first.new_empty(shape)  # every entry is some step's
-        start = 0
-        for piece in pieces:
-            rows = (slice(None),) * axis + (slice(start, start + piece.shape[axis]),)
-            whole[rows + (slice(None),) * (piece.ndim - axis - 2) + (slice(0, piece.shape[-1]),)] = piece
-            start += piece.shape[axis]
-        out[name] = whole
-    return out
 
 
 def _fill_scores(tensors: dict[str, Tensor], wanted: frozenset[str]) -> None:
@@ -187,7 +155,7 @@ def decode_recording(
             break
     if decoder.length < ys.shape[1]:  # the last token written (or a prompt that filled the model) was never read
         step(ys)
-    tensors = _stitch(steps, ys.shape[1])
+    tensors = stitch(steps, ys.shape[1], _row_axis)
     _fill_scores(tensors, wanted)
     given = prefix[0, 1:].tolist()  # a prompt's rows: its own next token
     return RecordedDecoding(ys, ActivationCache(tensors), given + written)  # a step per row from the prompt's last

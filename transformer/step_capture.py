@@ -12,15 +12,19 @@ output, row i would read tokens that did not exist yet when token i+1 was chosen
 taken from its own step instead (the step whose newest position it was), so the picture shows
 what generation did: the newest query of a step has no later key to look at. Such a run's decoding
 reruns the whole prefix at every step (no cache can honour it), and so does this capture.
+
+`stitch` puts steps' rows together, here and for a large model's recording while decoding
+(`transformer.recorded_decoding`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import torch
 from torch import Tensor
 
+from hook_names import parse
 from transformer.hooks import ActivationCache, Intervention, capture
 from transformer.model import Transformer
 
@@ -29,7 +33,12 @@ ATTENTION_SHAPED = ("hook_scores", "hook_mask", "hook_masked_scores", "hook_patt
 
 def looks_ahead(interventions: Mapping[str, object] | None) -> bool:
     """Whether some intervention acts on a decoder self-attention (where a query could see later keys)."""
-    return any(name.startswith("decoder.") and ".self_attn." in name for name in interventions or {})
+    return any(is_decoder_self(name) for name in interventions or {})
+
+
+def is_decoder_self(name: str) -> bool:
+    """Whether hook `name` is in a decoder self-attention (where a query could see later keys)."""
+    return parse(name).kind == "decoder"
 
 
 def query_axis(name: str, ndim: int) -> int | None:
@@ -52,13 +61,33 @@ def unseen_key_fill(name: str, dtype: torch.dtype) -> bool | float:
     return torch.finfo(dtype).min  # scores, masked scores
 
 
-def pad_keys(name: str, rows: Tensor, width: int) -> Tensor:
-    """Extend a decoder self-attention block to `width` keys (`unseen_key_fill` at the new ones)."""
-    missing = width - rows.shape[-1]
-    if missing <= 0:
-        return rows
-    pad = torch.full((*rows.shape[:-1], missing), unseen_key_fill(name, rows.dtype), dtype=rows.dtype)
-    return torch.cat([rows, pad], dim=-1)
+def stitch(steps: list[dict[str, Tensor]], total: int, row_axis: Callable[[str, int], int | None]) -> dict[str, Tensor]:
+    """Each name's pieces, one step under the next along `row_axis(name, ndim)` (None: the name is whole in each
+    step, and the last step's is kept), decoder self-attention widened to `total` keys (`unseen_key_fill`). Each
+    name is written once into its whole tensor and its pieces let go (taken out of `steps`): a GPT-2-sized
+    prompt's patterns are 600 MB, and padding, then concatenating, held three copies of them at once."""
+    out = {}
+    for name in dict.fromkeys(name for recorded in steps for name in recorded):  # in the order they were recorded
+        pieces = [recorded.pop(name) for recorded in steps if name in recorded]
+        axis = row_axis(name, pieces[0].ndim)
+        widen = is_decoder_self(name) and name.endswith(ATTENTION_SHAPED)  # (.., Tq, Tk): a step sees keys 0..t-1
+        if axis is None or (len(pieces) == 1 and (not widen or pieces[0].shape[-1] == total)):
+            out[name] = pieces[-1]
+            continue
+        first = pieces[0]
+        shape = [*first.shape[:axis], sum(piece.shape[axis] for piece in pieces), *first.shape[axis + 1 :]]
+        if widen:
+            shape[-1] = total
+            whole = torch.full(shape, unseen_key_fill(name, first.dtype), dtype=first.dtype)
+        else:
+            whole = first.new_empty(shape)  # every entry is some step's
+        start = 0
+        for piece in pieces:
+            rows = (slice(None),) * axis + (slice(start, start + piece.shape[axis]),)
+            whole[rows + (slice(None),) * (piece.ndim - axis - 2) + (slice(0, piece.shape[-1]),)] = piece
+            start += piece.shape[axis]
+        out[name] = whole
+    return out
 
 
 @torch.no_grad()
@@ -81,25 +110,17 @@ def capture_steps(
         The stitched cache (same names and shapes as one pass over `tgt_in`) and logits (1, Tt, vocab).
     """
     total = tgt_in.shape[1]
-    pieces: dict[str, list[Tensor]] = {}
-    last: dict[str, Tensor] = {}
+    steps: list[dict[str, Tensor]] = []  # each step's own rows (keys and values whole: the last step's are kept)
     logit_rows: list[Tensor] = []
     for length in range(first, total + 1):
         rows = slice(0, length) if length == first else slice(length - 1, length)
         with capture(model, names, interventions) as cache:
             logits = model(src, tgt_in[:, :length])  # (1, length, vocab)
         logit_rows.append(logits[:, rows])
-        for name, x in cache.items():
-            axis = query_axis(name, x.ndim)
-            if axis is None:
-                last[name] = x
-                continue
-            piece = x[(slice(None),) * axis + (rows,)]
-            if ".self_attn." in name and name.startswith("decoder.") and name.endswith(ATTENTION_SHAPED):
-                piece = pad_keys(name, piece, total)
-            pieces.setdefault(name, []).append(piece)
-    tensors = {  # in the order one pass records them
-        name: last[name] if name in last else torch.cat(pieces[name], dim=query_axis(name, pieces[name][0].ndim))
-        for name in cache
-    }
-    return ActivationCache(tensors), torch.cat(logit_rows, dim=1)  # (1, Tt, vocab)
+        steps.append(
+            {
+                name: x if (axis := query_axis(name, x.ndim)) is None else x[(slice(None),) * axis + (rows,)]
+                for name, x in cache.items()
+            }
+        )
+    return ActivationCache(stitch(steps, total, query_axis)), torch.cat(logit_rows, dim=1)  # (1, Tt, vocab)
