@@ -79,18 +79,11 @@ def load_pretrained(folder: str | Path) -> ModelBundle:
     transformers = _transformers()
     spec = FAMILIES[checked.family]
     try:
-        tokenizer = transformers.AutoTokenizer.from_pretrained(
-            str(checked.folder), local_files_only=True, trust_remote_code=False
-        )
+        path = str(checked.folder)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)
         model_class = getattr(transformers, spec.MODEL_CLASS)
-        hf_model, info = model_class.from_pretrained(
-            str(checked.folder),
-            use_safetensors=True,
-            dtype=torch.float32,
-            output_loading_info=True,
-            local_files_only=True,
-            trust_remote_code=False,
-        )
+        weights = {"use_safetensors": True, "dtype": torch.float32, "output_loading_info": True}
+        hf_model, info = model_class.from_pretrained(path, local_files_only=True, trust_remote_code=False, **weights)
     except PretrainedRefused:
         raise
     except Exception as err:  # transformers raises many kinds for a broken file; each becomes one line
