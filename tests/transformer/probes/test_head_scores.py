@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import transformer.probes.head_scores as head_scores_module
 from transformer.probes.head_scores import (
     ALIGNMENT,
     ANTI_DIAGONAL,
@@ -28,7 +29,9 @@ from transformer.probes.head_scores import (
     alignment_matrix,
     anti_diagonal_score,
     diagonal_score,
+    distance_score,
     duplicate_token_score,
+    entropy_score,
     first_token_score,
     head_scores,
     induction_score,
@@ -264,6 +267,54 @@ def test_one_cross_attention_rule_for_both_sections():
         assert not {PREVIOUS_TOKEN, DIAGONAL, ANTI_DIAGONAL, DISTANCE, DUPLICATE_TOKEN, INDUCTION} & set(kept)
         assert names_for(section, "decoder") == names_for(section, "encoder") == tuple(section)
     assert set(SUMMARY_SCORE_NAMES) | set(DETECTOR_SCORE_NAMES) == set(SCORE_NAMES)
+
+
+def softmax_patterns(shape: tuple[int, ...], causal: bool, dtype: type, seed: int = 0) -> np.ndarray:
+    """Random attention weights (rows sum to 1), heads from diffuse to peaked enough that in float32 many weights
+    underflow to 0 and some to subnormals."""
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(size=shape) * 30.0 ** rng.random((*shape[:-2], 1, 1))  # each head its scale, 1 to 30
+    if causal:
+        logits[..., np.triu_indices(shape[-1], 1)[0], np.triu_indices(shape[-1], 1)[1]] = -np.inf
+    weights = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return (weights / weights.sum(axis=-1, keepdims=True)).astype(dtype)
+
+
+def whole_array_row_scores(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Entropy and distance by their whole-array formulas (the scores' code before it went a block of rows at a
+    time): the scores must give these numbers bit for bit."""
+    log_p = np.log2(p, out=np.zeros(p.shape, dtype=p.dtype), where=p > 0)
+    tq, tk = p.shape[-2:]
+    distance = np.abs(np.arange(tq)[:, None] - np.arange(tk)[None, :]).astype(p.dtype)
+    return -(p * log_p).sum(axis=-1).mean(axis=-1), (p * distance).sum(axis=-1).mean(axis=-1)
+
+
+@pytest.mark.parametrize("threaded", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_entropy_and_distance_are_the_whole_array_formulas_bit_for_bit(dtype, threaded, monkeypatch):
+    if threaded:  # layers this small are scored one after the other unless told otherwise
+        monkeypatch.setattr(head_scores_module, "_THREADED_CELLS", 0)
+    # 300 queries: four blocks of rows and a short fifth
+    p = softmax_patterns((2, 3, 300, 300), causal=True, dtype=dtype)
+    p[0, 1, 7] = 0.0  # a row with no weight at all
+    p[1, 2, 40:60, :30] = 0.0  # zero weights below the diagonal
+    entropy, distance = whole_array_row_scores(p)
+    s = head_scores(p, names=(ENTROPY, PREVIOUS_TOKEN, DISTANCE))
+    np.testing.assert_array_equal(s.score(ENTROPY), entropy)
+    np.testing.assert_array_equal(s.score(DISTANCE), distance)
+    np.testing.assert_array_equal(s.score(PREVIOUS_TOKEN), previous_token_score(p))
+    np.testing.assert_array_equal(entropy_score(p), entropy)  # a whole stack at once
+    np.testing.assert_array_equal(distance_score(p[1, 2]), distance[1, 2])  # one pattern: a 0-d score
+
+
+def test_cross_attention_entropy_is_the_whole_array_formula_bit_for_bit():
+    p = softmax_patterns((2, 2, 70, 23), causal=False, dtype=np.float32, seed=1)  # Tq != Tk
+    p[1, 0, 3] = 0.0
+    entropy, distance = whole_array_row_scores(p)
+    s = head_scores(p, names=names_for(SUMMARY_SCORE_NAMES, "cross"))
+    assert s.names == (ENTROPY, FIRST_TOKEN) and s.n_keys == 23
+    np.testing.assert_array_equal(s.score(ENTROPY), entropy)
+    np.testing.assert_array_equal(distance_score(p), distance)
 
 
 CATALOGS = Path(__file__).resolve().parents[3] / "assets" / "i18n"
