@@ -71,7 +71,9 @@ def test_decoder_only_round_trip(tmp_path: Path) -> None:
     loaded = load_checkpoint(save_checkpoint(bundle, tmp_path / "dec"))
     assert loaded.source_tokenizer is None
     assert "source" not in json.loads((tmp_path / "dec" / "vocab.json").read_text(encoding="utf-8"))
-    assert torch.equal(_logits(loaded), _logits(bundle))
+    # Equal weights, equal arithmetic, but not always the same bits: a product's kernel can depend on where its
+    # operands sit in memory (a d_ff of 1, loaded, measured 2.4e-7 apart in the feed-forward's hidden layer).
+    torch.testing.assert_close(_logits(loaded), _logits(bundle), rtol=0, atol=1e-5)
 
 
 # ---- Damage: every failure is a CheckpointError naming the problem ---------------------------------
@@ -232,4 +234,6 @@ def test_config_round_trip_property(config: TransformerConfig, seed: int) -> Non
     original, restored = bundle.model.state_dict(), loaded.model.state_dict()
     assert original.keys() == restored.keys()
     assert all(torch.equal(original[k], restored[k]) for k in original)
-    assert torch.equal(_logits(loaded), _logits(bundle))
+    # Equal weights, equal arithmetic, but not always the same bits: a product's kernel can depend on where its
+    # operands sit in memory (a d_ff of 1, loaded, measured 2.4e-7 apart in the feed-forward's hidden layer).
+    torch.testing.assert_close(_logits(loaded), _logits(bundle), rtol=0, atol=1e-5)
