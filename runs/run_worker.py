@@ -54,11 +54,11 @@ def _serve(connection: Connection) -> None:
     connection.send(("ready", None))
     while True:
         try:
-            model_key, text, names, interventions = connection.recv()
+            model_key, text, names, interventions, exact = connection.recv()
         except (EOFError, OSError):
             return
         try:
-            answer = ("ok", run_text(bundle(model_key), text, names=names, interventions=interventions))
+            answer = ("ok", run_text(bundle(model_key), text, names=names, interventions=interventions, exact=exact))
         except Exception as err:  # the run's own errors go back to the page that asked, as raised here
             answer = ("error", err)
         connection.send(answer)
@@ -116,7 +116,12 @@ class RunWorker:
         return self._ready
 
     def run(
-        self, model_key: str, text: str, names: tuple[str, ...] | None, interventions: Sequence[InterventionSpec]
+        self,
+        model_key: str,
+        text: str,
+        names: tuple[str, ...] | None,
+        interventions: Sequence[InterventionSpec],
+        exact: bool = False,
     ) -> TraceData | None:
         """`run_text` in the worker, or None where it is not ready, busy with another run (the server runs this one
         itself: two lanes, not a queue behind one), or broke (it is let go). Errors of the run itself (bad input, a
@@ -128,7 +133,7 @@ class RunWorker:
             if connection is None:
                 return None
             try:
-                connection.send((model_key, text, names, tuple(interventions)))
+                connection.send((model_key, text, names, tuple(interventions), exact))
                 status, answer = connection.recv()
             except (EOFError, OSError):
                 self._let_go()

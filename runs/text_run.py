@@ -10,6 +10,7 @@ from transformer.checkpoint import ModelBundle
 from transformer.checkpoint import attention_kinds as attention_kinds  # the one rule, for views/ (no transformer import there)
 from transformer.decoding import new_token_budget, trace_text
 from transformer.interventions import InterventionSpec, build_interventions
+from transformer.precision import EXACT, FAST, Precision, large_work, native_bfloat16
 from viz.trace import TraceData
 
 
@@ -18,8 +19,10 @@ def run_text(
     text: str,
     names: Iterable[str] | None = None,
     interventions: Sequence[InterventionSpec] = (),
+    exact: bool = False,
 ) -> TraceData:
-    """Run `bundle` on `text` and record `names` (None: every hook point), under `interventions`.
+    """Run `bundle` on `text` and record `names` (None: every hook point), under `interventions`, in float32, or in
+    bfloat16 where `run_precision` allows it and the reader did not ask for `exact` arithmetic.
 
     A trained model decodes greedily, then one teacher-forced pass over its output is captured. An
     untrained model is teacher-forced on the text instead (`trace_text(generate=False)`): what it
@@ -27,10 +30,44 @@ def run_text(
     (before the key/value cache, every step reran the decoder over the whole prefix), where one teacher-forced pass takes 0.4 s
     and shows the decoder's attention over the user's own words. The result keeps token ids.
     """
+    names = None if names is None else tuple(names)
     trace = trace_text(
-        bundle, text, names=names, interventions=build_interventions(interventions), generate=not is_untrained(bundle)
+        bundle,
+        text,
+        names=names,
+        interventions=build_interventions(interventions),
+        generate=not is_untrained(bundle),
+        precision=EXACT if exact else run_precision(bundle, text, names),
     )
     return TraceData.from_trace(trace)
+
+
+FAST_HOOKS = frozenset({"pattern", "mask"})
+"""What a bfloat16 run may record: attention weights and masks, numbers a page shows. Queries, keys, scores and the
+residual stream are what the lesson and the step-by-step page check against one another (q·kᵀ/√d_k against the
+scores, the weighted sum against z), and those identities hold in float32 only."""
+
+
+def run_precision(bundle: ModelBundle, text: str, names: tuple[str, ...] | None) -> Precision:
+    """bfloat16 for a run that records at most attention weights (`FAST_HOOKS`) of a model whose float32 run on
+    this text is long (`transformer.precision.large_work`: parameters × positions), on a CPU that multiplies
+    bfloat16 natively; float32 otherwise (every shipped model, every short text, every page that checks numbers)."""
+    config = bundle.config
+    parameters = config.estimated_parameters()
+    if not native_bfloat16() or not large_work(parameters, config.max_len) or names is None:
+        return EXACT  # checked before tokenizing: most runs stop here
+    if any(parse(name).hook not in FAST_HOOKS for name in names):
+        return EXACT
+    return FAST if large_work(parameters, _positions(bundle, text)) else EXACT
+
+
+def _positions(bundle: ModelBundle, text: str) -> int:
+    """About the positions a run of `text` computes: its tokens and a special (at most `max_len`), twice for an
+    encoder-decoder model (a translation is about as long as its source; a prompt's continuation is short)."""
+    config = bundle.config
+    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    n = min(config.max_len, len(reader.tokenize(text.strip())) + 1)
+    return n * (2 if config.is_encoder_decoder else 1)
 
 
 SQUARE_HOOKS = frozenset({"scores", "mask", "pattern"})  # attention hooks of one (H, Tq, Tk) array per layer

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -29,6 +30,7 @@ from transformer.encoder_run import encoder_trace_fields
 from transformer.hooks import ActivationCache, Intervention, capture, intervene
 from transformer.kv_cache import start_decoding
 from transformer.model import Transformer
+from transformer.precision import EXACT, Precision, arithmetic
 from transformer.prompt import text_rows
 from transformer.recorded_decoding import decode_recording, records_while_decoding
 from transformer.rows import decoder_row
@@ -61,6 +63,7 @@ class Trace:
     next_tokens: list[str] = field(default_factory=list)  # (Tt,) the arg-max next token of each decoder row
     src_ids: list[int] = field(default_factory=list)  # (Ts,) the encoder's input ids ([] for decoder-only)
     tgt_ids: list[int] = field(default_factory=list)  # (Tt,) the decoder's input ids
+    precision: Precision = EXACT  # the arithmetic of the run (`transformer.precision`)
 
 
 @torch.no_grad()
@@ -145,6 +148,7 @@ def trace_text(
     max_new_tokens: int | None = None,
     generate: bool = True,
     incremental: bool = True,
+    precision: Precision = EXACT,
 ) -> Trace:
     """Run `bundle` on `text`: decode greedily (under `interventions`), recording `names` (None: every hook point).
 
@@ -160,10 +164,29 @@ def trace_text(
     a minute at 512 tokens on the base config).
 
     `incremental=False` decodes without the key/value cache (`greedy_decode`), for comparison.
+
+    `precision="bfloat16"` multiplies in bfloat16 (`transformer.precision`: for a large model's long input,
+    where the caller chose it); the trace says which.
     """
+    with arithmetic(precision):
+        if bundle.config.is_encoder_only:  # nothing to generate: one pass, a prediction per position (BERT)
+            fields = encoder_trace_fields(bundle, text, names=names, interventions=interventions)
+        else:
+            fields = _decoded_fields(bundle, text, names, interventions, max_new_tokens, generate, incremental)
+    return Trace(**fields, precision=precision)
+
+
+def _decoded_fields(
+    bundle: ModelBundle,
+    text: str,
+    names: Iterable[str] | None,
+    interventions: Mapping[str, Intervention | Iterable[Intervention]] | None,
+    max_new_tokens: int | None,
+    generate: bool,
+    incremental: bool,
+) -> dict[str, Any]:
+    """`trace_text`'s fields for a model with a decoder (encoder-decoder or decoder-only)."""
     model, config = bundle.model, bundle.config
-    if config.is_encoder_only:  # nothing to generate: one pass, a prediction per position (BERT)
-        return Trace(**encoder_trace_fields(bundle, text, names=names, interventions=interventions))
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     rows = text_rows(bundle, text)  # a decoder-only prompt carries its card's suffix, e.g. "=" for gpt-translate-en-zh
     symbols, ids, truncated = rows.text
@@ -184,7 +207,7 @@ def trace_text(
             logits = model(src, tgt_in)  # (1, Tt, vocab)
         next_ids = out = logits[0].argmax(dim=-1).tolist()  # (Tt,) the next token predicted after each position
     target = bundle.target_tokenizer
-    return Trace(
+    return dict(
         text=text,
         src_tokens=reader.symbols(src[0].tolist()) if src is not None else [],
         tgt_tokens=target.symbols(tgt_in[0].tolist()),

@@ -42,6 +42,12 @@ class HookPoint(nn.Module):
             return x
         return state.visit(self.name, x)
 
+    def observed(self) -> bool:
+        """Whether the current context records or edits this point: a tensor it is given may then be kept (or
+        replaced), so the model must not overwrite it in place afterwards."""
+        state = _ACTIVE.get()
+        return state is not None and state.observes(self.name)
+
     def __call__(self, x: Tensor) -> Tensor:
         """`forward`, without `nn.Module.__call__`'s search for module hooks, which this project never registers
         (the module docstring says why): a decoding step passes some 40 hook points per layer, and that search
@@ -111,6 +117,9 @@ class _CaptureState:
     record: frozenset[str] | None  # None: record nothing (decoding steps); else the names to keep
     interventions: dict[str, list[Intervention]] = field(default_factory=dict)
     tensors: dict[str, Tensor] = field(default_factory=dict)
+
+    def observes(self, name: str) -> bool:
+        return name in self.interventions or (self.record is not None and name in self.record)
 
     def visit(self, name: str, x: Tensor) -> Tensor:
         for intervene in self.interventions.get(name, ()):

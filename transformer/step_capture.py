@@ -78,13 +78,14 @@ def stitch(steps: list[dict[str, Tensor]], total: int, row_axis: Callable[[str, 
         shape = [*first.shape[:axis], sum(piece.shape[axis] for piece in pieces), *first.shape[axis + 1 :]]
         if widen:
             shape[-1] = total
-            whole = torch.full(shape, unseen_key_fill(name, first.dtype), dtype=first.dtype)
-        else:
-            whole = first.new_empty(shape)  # every entry is some step's
+        whole = first.new_empty(shape)  # every entry is written once: a step's, or the fill right of its keys
         start = 0
         for piece in pieces:
             rows = (slice(None),) * axis + (slice(start, start + piece.shape[axis]),)
-            whole[rows + (slice(None),) * (piece.ndim - axis - 2) + (slice(0, piece.shape[-1]),)] = piece
+            rows += (slice(None),) * (piece.ndim - axis - 2)
+            whole[(*rows, slice(0, piece.shape[-1]))] = piece
+            if widen and piece.shape[-1] < total:  # keys that did not exist yet at this step
+                whole[(*rows, slice(piece.shape[-1], None))] = unseen_key_fill(name, first.dtype)
             start += piece.shape[axis]
         out[name] = whole
     return out

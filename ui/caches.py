@@ -13,8 +13,9 @@ derived from them (`runs.byte_cache.shared_cache`: `ATLAS_CACHE_BYTES`, default 
 first), so one budget bounds them all.
 
 - `get_bundle` → model key; its own byte cache of weights ("models", the same `ATLAS_CACHE_BYTES` budget).
-- `get_trace` → model key, text, hook names, interventions; shared; at most `ATLAS_MODEL_RUNS` (default 2)
-  model runs at once across sessions.
+- `_trace` (what `get_trace` reads) → model key, text, hook names, interventions, and whether the reader asked
+  for exact arithmetic (`ui.precision`); shared; at most `ATLAS_MODEL_RUNS` (default 2) model runs at once across
+  sessions.
 - `get_batch_row`, `get_padded_batch` → model key, sentences (, row), hook names; shared.
 - `get_grid_figure`, `get_head_summary`, `get_rollout` → the run (model key, text), kind and the figure's
   choices and words (the trace itself is left out of the key); shared.
@@ -82,6 +83,7 @@ from transformer.checkpoint import ModelBundle
 from transformer.interventions import InterventionSpec
 from transformer.probes.head_scores import HeadScores
 from transformer.probes.importance import HeadImportance
+from ui.precision import exact_requested
 from viz.batchnorm_contrast import PaddedBatch
 from viz.head_grid import GridText
 from viz.relative_position import RelativeCheck
@@ -139,26 +141,33 @@ def release_for(nbytes: int) -> None:
         gc.collect()
 
 
-@byte_cached(shared_cache())
 def get_trace(
     model_key: str,
     text: str,
     names: tuple[str, ...] | None = None,
     interventions: tuple[InterventionSpec, ...] = (),
 ) -> TraceData:
-    """`runs.text_run.run_text`, cached per arguments; at most `ATLAS_MODEL_RUNS` run at once in this process, and
-    once a class is here the small ones of models loadable by name go to the worker process (`runs.run_worker`,
-    started by `note_session`). Room for what it records is made in the cache first (`ByteCache.make_room`): the
-    run and the cache share one budget."""
+    """`runs.text_run.run_text`, cached per arguments and per the reader's choice of exact arithmetic
+    (`ui.precision`: a large model's long input otherwise multiplies in bfloat16)."""
+    return _trace(model_key, text, names, interventions, exact_requested())
+
+
+@byte_cached(shared_cache())
+def _trace(
+    model_key: str, text: str, names: tuple[str, ...] | None, interventions: tuple[InterventionSpec, ...], exact: bool
+) -> TraceData:
+    """`get_trace`'s run: at most `ATLAS_MODEL_RUNS` at once in this process, and once a class is here the small
+    ones of models loadable by name go to the worker process (`runs.run_worker`, started by `note_session`). Room
+    for what it records is made in the cache first (`ByteCache.make_room`): the run and the cache share one budget."""
     bundle = get_bundle(model_key)
     nbytes = capture_bytes(bundle, text, names)
     release_for(nbytes)
     if run_worker.takes(ModelRef.parse(model_key), shipped_models(), nbytes):
-        trace = _WORKER.run(model_key, text, names, interventions)
+        trace = _WORKER.run(model_key, text, names, interventions, exact)
         if trace is not None:
             return trace
     with _MODEL_RUNS:
-        return run_text(bundle, text, names=names, interventions=interventions)
+        return run_text(bundle, text, names=names, interventions=interventions, exact=exact)
 
 
 @byte_cached(shared_cache())

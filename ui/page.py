@@ -17,6 +17,7 @@ from ui.grammar_panel import role_name
 from ui.i18n import t
 from ui.inputs import text_box, use_text
 from ui.model_parts import missing_parts_note
+from ui.precision import precision_note
 from ui.prose import prose
 from ui.safe import md_literal
 from ui.sidebar import ModelChoice, model_picker
@@ -202,6 +203,7 @@ def show_run(trace: TraceData, bundle: ModelBundle) -> None:
         show_reference(check_reference(bundle, trace))
         if trace.teacher_forced:
             st.caption(t("input.teacher_forced"))
+        precision_note(trace)
     with cols[1]:
         if trace.src_tokens:
             _token_list(t("input.tokens_src"), trace.src_tokens)

@@ -21,6 +21,7 @@ from transformer.untrusted_files import one_line
 from ui.caches import get_bundle, working
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, catalog, current_language, language_code, t
 from ui.labels import relabel_when_changed
+from ui.precision import exact_switch
 from ui.pretrained import pretrained_choices, pretrained_summary, refusal_line
 from ui.safe import md_literal
 from ui.trained_models import trained_label, trained_model_keys
@@ -175,6 +176,7 @@ def model_picker() -> ModelChoice | None:
     if grammar_demos():  # the picker's labels stay the models' names (a link's ?model=); the grouping is said here
         st.sidebar.caption(t("sidebar.grammar_demos", names=", ".join(grammar_demos())))
     _card_summary(bundle)
+    exact_switch(bundle)
     model_warnings(bundle)
     return ModelChoice(key, bundle)
 

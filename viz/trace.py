@@ -30,6 +30,7 @@ class TraceData:
     next_tokens: tuple[str, ...] = ()  # what each decoder row writes (see transformer.decoding.Trace)
     src_ids: tuple[int, ...] = ()  # the ids behind src_tokens: a batch is built from these, never from strings
     tgt_ids: tuple[int, ...] = ()  # the ids behind tgt_tokens
+    precision: str = "float32"  # the arithmetic of the run: "float32", or "bfloat16" (see transformer.precision)
 
     @classmethod
     def from_trace(cls, trace) -> TraceData:  # trace: transformer.decoding.Trace
@@ -49,6 +50,7 @@ class TraceData:
             next_tokens=tuple(trace.next_tokens),
             src_ids=tuple(trace.src_ids),
             tgt_ids=tuple(trace.tgt_ids),
+            precision=trace.precision,
         )
 
     def kinds(self) -> list[str]:

@@ -13,7 +13,7 @@ def test_simultaneous_runs_wait_for_a_free_slot(monkeypatch):
     running, most, changed = 0, 0, threading.Condition()
     cap = models._MODEL_RUNS._initial_value  # BoundedSemaphore keeps its size
 
-    def slow_run(bundle, text, names=None, interventions=()):
+    def slow_run(bundle, text, names=None, interventions=(), exact=False):
         nonlocal running, most
         with changed:
             running += 1

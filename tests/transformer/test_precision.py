@@ -1,0 +1,141 @@
+"""bfloat16 arithmetic for a large model's long input (`transformer.precision`): float32 unless asked, and when
+asked, the products in bfloat16 while the scores, the softmax and the residual stream stay float32, the weights
+within bfloat16's rounding of float32's, every row still summing to 1. And the attention steps that overwrite their
+own tensors (`apply_mask`, `masked_softmax` with `in_place`) give the same bits, and never overwrite one a capture
+keeps."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from hook_names import act_name
+from transformer.attention import apply_mask, masked_softmax
+from transformer.config import TransformerConfig
+from transformer.decoding import trace_text
+from transformer.hooks import capture
+from transformer.precision import arithmetic
+from transformer.registry import random_bundle
+
+BFLOAT16_WEIGHTS = 2e-2  # 8 significant bits in each product; softmax in float32 (the module's docstring)
+
+
+def _random(architecture: str, **options):
+    config = TransformerConfig(architecture=architecture, n_layers=2, d_model=64, n_heads=4, d_ff=128, max_len=64, **options)
+    return random_bundle(config, seed=5, symbols="abcdefghijklmnopqrstuvwxyz ")
+
+
+def _run(bundle, names=None):
+    config = bundle.config
+    src = torch.tensor([[4, 5, 6, 7, 8, 9, 10, 2]]) if config.is_encoder_decoder or config.is_encoder_only else None
+    tgt = None if config.is_encoder_only else torch.tensor([[1, 11, 12, 13, 14, 15]])
+    with torch.no_grad(), capture(bundle.model, names) as cache:
+        logits = bundle.model(src, tgt)
+    return dict(cache), logits
+
+
+def test_float32_arithmetic_changes_nothing():
+    bundle = _random("encoder-decoder")
+    plain, logits = _run(bundle)
+    with arithmetic("float32"):
+        inside, inside_logits = _run(bundle)
+    assert torch.equal(logits, inside_logits)
+    assert all(torch.equal(plain[name], inside[name]) for name in plain)
+
+
+def test_an_unknown_precision_is_refused():
+    with pytest.raises(ValueError, match="float16"), arithmetic("float16"):  # type: ignore[arg-type]
+        pass
+
+
+@pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only", "encoder-only"])
+def test_bfloat16_multiplies_in_bfloat16_and_keeps_scores_softmax_and_residuals_float32(architecture):
+    bundle = _random(architecture)
+    exact, _ = _run(bundle)
+    with arithmetic("bfloat16"):
+        fast, _ = _run(bundle)
+    kind = "encoder" if architecture == "encoder-only" else "decoder"
+    q = fast[act_name(kind, 0, "q")]
+    assert q.dtype == torch.bfloat16  # a linear layer's output: the product ran in bfloat16
+    for hook in ("scores", "masked_scores", "pattern"):
+        assert fast[act_name(kind, 0, hook)].dtype == torch.float32, hook
+    residual = [name for name in fast if name.endswith("hook_resid")]
+    assert residual and all(fast[name].dtype == torch.float32 for name in residual)
+    for name in (n for n in exact if n.endswith("hook_pattern")):
+        got, want = fast[name], exact[name]
+        assert (got - want).abs().max() < BFLOAT16_WEIGHTS, name
+        assert not torch.equal(got, want), name  # it did compute in bfloat16
+        torch.testing.assert_close(got.sum(-1), torch.ones_like(got.sum(-1)), atol=1e-5, rtol=0)
+        assert torch.equal(got == 0, want == 0), name  # masked keys exactly 0, the same ones
+
+
+def test_bfloat16_scores_are_the_rounded_queries_and_keys_multiplied_in_float32():
+    bundle = _random("decoder-only")
+    with arithmetic("bfloat16"):
+        fast, _ = _run(bundle)
+    q, k = fast[act_name("decoder", 1, "q")].float(), fast[act_name("decoder", 1, "k")].float()
+    scores = fast[act_name("decoder", 1, "scores")]
+    torch.testing.assert_close(scores, q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), atol=1e-6, rtol=1e-6)
+
+
+def test_training_autocast_keeps_its_own_scores():
+    """Training's `--bf16` autocast is not `arithmetic`: its scores stay as autocast makes them (bfloat16)."""
+    bundle = _random("decoder-only")
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        cache, _ = _run(bundle, names=[act_name("decoder", 0, "scores")])
+    assert cache[act_name("decoder", 0, "scores")].dtype == torch.bfloat16
+
+
+@pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])
+def test_trace_text_says_which_arithmetic_it_used(architecture):
+    bundle = _random(architecture)
+    assert trace_text(bundle, "a cab", names=()).precision == "float32"
+    fast = trace_text(bundle, "a cab", names=(), precision="bfloat16")
+    assert fast.precision == "bfloat16"
+
+
+def test_masking_and_softmax_in_place_give_the_same_bits():
+    torch.manual_seed(0)
+    scores = torch.randn(2, 3, 7, 7) * 6
+    allowed = torch.ones(7, 7, dtype=torch.bool).tril().expand(2, 1, 7, 7).clone()
+    allowed[1, :, 4] = False  # a fully masked row: all zeros either way
+    want = masked_softmax(apply_mask(scores, allowed), allowed)
+    mine = scores.clone()
+    got = masked_softmax(apply_mask(mine, allowed, in_place=True), allowed, in_place=True)
+    assert got.data_ptr() == mine.data_ptr()  # no new tensor
+    assert torch.equal(got, want)
+    assert torch.equal(got[1, :, 4], torch.zeros(3, 7))
+
+
+def test_in_place_never_overwrites_a_tensor_that_needs_its_gradient():
+    scores = torch.randn(1, 2, 4, 4, requires_grad=True) * 1.0
+    allowed = torch.ones(4, 4, dtype=torch.bool).tril()
+    pattern = masked_softmax(apply_mask(scores, allowed, in_place=True), allowed, in_place=True)
+    pattern.sum().backward()  # raises if softmax's saved output had been overwritten
+
+
+@pytest.mark.parametrize("recorded", ["scores", "masked_scores"])
+def test_a_recorded_score_is_never_overwritten_by_the_steps_after_it(recorded):
+    bundle = _random("decoder-only")
+    name = act_name("decoder", 0, recorded)
+    cache, _ = _run(bundle, names=[name, act_name("decoder", 0, "q"), act_name("decoder", 0, "k")])
+    q, k = cache[act_name("decoder", 0, "q")], cache[act_name("decoder", 0, "k")]
+    raw = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    later = torch.ones(raw.shape[-2:], dtype=torch.bool).triu(1)
+    got = cache[name]
+    if recorded == "scores":
+        torch.testing.assert_close(got, raw)  # before the mask: later keys keep their q·k
+    else:
+        assert bool((got[..., later] == torch.finfo(torch.float32).min).all())  # masked, not a softmax's weights
+        torch.testing.assert_close(got[..., ~later], raw[..., ~later])
+
+
+def test_recording_more_or_less_gives_the_same_weights():
+    """Whether the scores are recorded (kept) or not (overwritten in place), the weights are the same bits."""
+    bundle = _random("encoder-decoder")
+    patterns = [n for n in bundle.model.hook_names if n.endswith("hook_pattern")]
+    alone, _ = _run(bundle, names=patterns)
+    everything, _ = _run(bundle)
+    assert all(torch.equal(alone[name], everything[name]) for name in patterns)
