@@ -13,6 +13,10 @@ from pathlib import Path
 # that many sessions don't oversubscribe the CPU.
 os.environ.setdefault("OMP_NUM_THREADS", "2")
 os.environ.setdefault("MKL_NUM_THREADS", os.environ["OMP_NUM_THREADS"])  # one number for both (serve.school says why)
+# NumPy's own BLAS (OpenBLAS: rollout's products) on one thread: as fast alone on the heads page of a 1,022-token
+# run (0.11 s), and its two threads spin against each other once anything else holds a core (a browser drawing the
+# page on the same machine, another session's run): 0.24-1.5 s.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # The first run imports PyTorch and the app (about a million objects): no garbage collection walks them midway
 # (that cost ~0.2 s of the first page); `ui.caches` then freezes them out of every later collection's way.
