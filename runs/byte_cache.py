@@ -196,6 +196,15 @@ class ByteCache(Generic[K, V]):
         with self._lock:
             self._evict_for(nbytes)
 
+    def drop_large(self, nbytes: int) -> None:
+        """Drop every entry of at least `nbytes`: before a run that large, one large run is kept at a time (the last
+        text's GPT-2-sized run, 302-604 MB, is let go rather than kept beside the new one within the budget)."""
+        with self._lock:
+            for key in [key for key, (_, size) in self._entries.items() if size >= nbytes]:
+                _, size = self._entries.pop(key)
+                self._bytes -= size
+                self._counts["evictions"] += 1
+
     def _evict_for(self, nbytes: int) -> None:
         """`make_room` with the lock held."""
         while self._entries and self._bytes + nbytes > self.budget:

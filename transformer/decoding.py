@@ -27,10 +27,10 @@ from torch import Tensor
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.encoder_run import encoder_trace_fields
-from transformer.hooks import ActivationCache, Intervention, capture, intervene
+from transformer.hooks import ActivationCache, Intervention, capture, intervene, keeping
 from transformer.kv_cache import start_decoding
 from transformer.model import Transformer
-from transformer.precision import EXACT, Precision, arithmetic
+from transformer.precision import EXACT, FAST, Precision, arithmetic
 from transformer.prompt import text_rows
 from transformer.recorded_decoding import decode_recording, records_while_decoding
 from transformer.rows import decoder_row
@@ -166,9 +166,9 @@ def trace_text(
     `incremental=False` decodes without the key/value cache (`greedy_decode`), for comparison.
 
     `precision="bfloat16"` multiplies in bfloat16 (`transformer.precision`: for a large model's long input,
-    where the caller chose it); the trace says which.
+    where the caller chose it) and records floats as float16; the trace says which.
     """
-    with arithmetic(precision):
+    with arithmetic(precision), keeping(torch.float16 if precision == FAST else None):  # `keeping` says why
         if bundle.config.is_encoder_only:  # nothing to generate: one pass, a prediction per position (BERT)
             fields = encoder_trace_fields(bundle, text, names=names, interventions=interventions)
         else:

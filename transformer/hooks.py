@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+import torch
 from torch import Tensor, nn
 
 Intervention = Callable[[Tensor], Tensor]
@@ -117,6 +118,7 @@ class _CaptureState:
     record: frozenset[str] | None  # None: record nothing (decoding steps); else the names to keep
     interventions: dict[str, list[Intervention]] = field(default_factory=dict)
     tensors: dict[str, Tensor] = field(default_factory=dict)
+    keep_as: torch.dtype | None = None  # floating tensors are recorded as this dtype (`keeping`); None: as computed
 
     def observes(self, name: str) -> bool:
         return name in self.interventions or (self.record is not None and name in self.record)
@@ -128,11 +130,27 @@ class _CaptureState:
                 raise ValueError(f"intervention at {name} changed shape {tuple(x.shape)} → {tuple(changed.shape)}")
             x = changed
         if self.record is not None and name in self.record:
-            self.tensors[name] = x.detach()  # a reference, not a copy: capture stays cheap
+            kept = x.detach()  # a reference, not a copy: capture stays cheap
+            self.tensors[name] = kept.to(self.keep_as) if self.keep_as is not None and kept.is_floating_point() else kept
         return x
 
 
 _ACTIVE: contextvars.ContextVar[_CaptureState | None] = contextvars.ContextVar("attention_atlas_capture", default=None)
+_KEEP_AS: contextvars.ContextVar[torch.dtype | None] = contextvars.ContextVar("attention_atlas_keep_as", default=None)
+
+
+@contextlib.contextmanager
+def keeping(dtype: torch.dtype | None) -> Iterator[None]:
+    """Captures started inside record their floating tensors as `dtype` (None: as computed).
+
+    A bfloat16 run (`transformer.precision`) keeps its weights as float16: they hold about three significant
+    digits already, float16 holds them in half of float32's bytes (a GPT-2-sized run at 1,024 tokens records
+    604 MB of weights in float32), and NumPy can hold float16, where it cannot hold bfloat16."""
+    token = _KEEP_AS.set(dtype)
+    try:
+        yield
+    finally:
+        _KEEP_AS.reset(token)
 
 
 def _check_names(model: nn.Module, names: Iterable[str]) -> None:
@@ -162,7 +180,7 @@ def capture(
     wanted = frozenset(_known_names(model) if names is None else names)
     if names is not None:  # all names are known by definition
         _check_names(model, wanted)
-    state = _CaptureState(record=wanted, interventions=_normalize(model, interventions))
+    state = _CaptureState(record=wanted, interventions=_normalize(model, interventions), keep_as=_KEEP_AS.get())
     token = _ACTIVE.set(state)
     try:
         yield ActivationCache(state.tensors)
@@ -199,9 +217,10 @@ def _normalize(
 
 
 def as_numpy(tensor: Tensor) -> np.ndarray:
-    """A captured tensor as float32/bool NumPy (bfloat16 and float16 cannot go straight to NumPy)."""
+    """A captured tensor as NumPy: float16 as it is (recorded so on purpose, `keeping`), other floats as float32
+    (bfloat16 cannot go to NumPy at all), the rest (bool, ids) as they are."""
     t = tensor.detach().cpu()
-    return (t.float() if t.is_floating_point() else t).numpy()
+    return (t.float() if t.is_floating_point() and t.dtype != torch.float16 else t).numpy()
 
 
 __all__ = [
@@ -213,5 +232,6 @@ __all__ = [
     "capture",
     "hook_names",
     "intervene",
+    "keeping",
     "name_hook_points",
 ]

@@ -73,7 +73,7 @@ from runs import (
 from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cache
 from runs.feed_forward import FeedForwardRun
 from runs.head_detectors import DetectorTable
-from runs.memory import freeze_imported_objects, keep_freed_memory
+from runs.memory import freeze_imported_objects, keep_freed_memory, return_freed_memory
 from runs.model_ref import ModelRef, load_bundle, shipped_models
 from runs.output import OutputSteps, SamplingSettings
 from runs.text_run import attention_names, capture_bytes, run_text
@@ -102,7 +102,7 @@ _MODELS = ByteCache(
 # run was 64 % of the server's CPU and twice its cost when the same sentences came spread out (benchmarks §8).
 _MODEL_RUNS = threading.BoundedSemaphore(max(1, int(os.environ.get("ATLAS_MODEL_RUNS", "2"))))
 _WORKER = run_worker.RunWorker()  # the process's one worker for a class's model runs (`note_session` starts it)
-LARGE_RUN_BYTES = 64 << 20  # a run recording this much first collects garbage (`release_for`)
+LARGE_RUN_BYTES = 64 << 20  # a run recording this much first lets the last such run go (`release_for`)
 
 Run = tuple[str, str]  # (model key, text): identifies a cached `get_trace` result in the per-run caches below
 
@@ -132,13 +132,20 @@ def working(message: str, fn: Callable[..., object], *args: object) -> contextli
 
 def release_for(nbytes: int) -> None:
     """Make room for a run about to record `nbytes`: in the shared cache (`ByteCache.make_room`) and, for a large
-    run, in the process: a page's previous run can still be reachable only from garbage cycles (the last rerun's
-    script globals, kept by its widgets' callbacks), which no collection may visit for minutes, since NumPy's
-    buffers do not count towards the collector's thresholds; collected now, the old run's arrays are gone before
-    the new one's are allocated (a GPT-2-sized run at 1,024 tokens records 604 MB)."""
+    run, in the process.
+
+    A large run first lets every other large run go (`ByteCache.drop_large`: one at a time, whatever the budget
+    would allow; the issue's "bound what is cached"). A page's previous run can still be reachable only from
+    garbage cycles (the last rerun's script globals, kept by its widgets' callbacks), which no collection may
+    visit for minutes, since NumPy's buffers do not count towards the collector's thresholds: collected now, the
+    old run's arrays are gone before the new one's are allocated (a GPT-2-sized run at 1,024 tokens records 604 MB,
+    302 MB in float16). The heap's free pages then go back to the kernel (`return_freed_memory`)."""
+    if nbytes >= LARGE_RUN_BYTES:
+        shared_cache().drop_large(LARGE_RUN_BYTES)
     shared_cache().make_room(nbytes)
     if nbytes >= LARGE_RUN_BYTES:
         gc.collect()
+        return_freed_memory()
 
 
 def get_trace(

@@ -164,7 +164,8 @@ def mosaic(patterns: Layers, geometry: GridGeometry, stretch: bool = False) -> n
 
     Pooled layer by layer: the (L, H, Tq, Tk) stack of a long input is never built.
     """
-    pooled = np.stack([max_pool(layer, geometry.stride) for layer in patterns])  # (L, H, tq, tk)
+    # float32 tiles whatever the run kept (a bfloat16 run's float16 weights are quantized as float32's would be)
+    pooled = np.stack([max_pool(layer, geometry.stride).astype(np.float32, copy=False) for layer in patterns])  # (L, H, tq, tk)
     tiles = quantize(stretch_tiles(pooled) if stretch else pooled)  # (L, H, tq, tk)
     tiles = tiles.repeat(geometry.zoom, axis=-2).repeat(geometry.zoom, axis=-1)  # (L, H, tq·zoom, tk·zoom)
     height, width = geometry.tile

@@ -207,3 +207,13 @@ def test_room_is_made_before_a_computation_not_after_it():
     assert held == [100] and cache.keys() == ["a", "d"]  # while it ran, the cache held 100 + its 150 ≤ 300
     cache.make_room(0)
     assert cache.keys() == ["a", "d"]  # nothing to make room for: nothing dropped
+
+
+def test_drop_large_lets_every_large_entry_go_and_keeps_the_small_ones():
+    cache = ByteCache(budget=10_000)
+    for key, size in (("big-1", 3000), ("small", 10), ("big-2", 2000), ("edge", 1000), ("tiny", 1)):
+        cache.get_or_compute(key, lambda size=size: _array(size))
+    cache.drop_large(1000)  # entries of 1,000 bytes and more: one large run is kept at a time
+    assert cache.keys() == ["small", "tiny"]
+    stats = cache.stats()
+    assert (stats.bytes, stats.evictions) == (11, 3)

@@ -139,3 +139,19 @@ def test_recording_more_or_less_gives_the_same_weights():
     alone, _ = _run(bundle, names=patterns)
     everything, _ = _run(bundle)
     assert all(torch.equal(alone[name], everything[name]) for name in patterns)
+
+
+def test_a_bfloat16_trace_keeps_its_floats_as_float16_and_numpy_holds_them():
+    from transformer.hooks import as_numpy, keeping
+
+    bundle = _random("decoder-only")
+    trace = trace_text(bundle, "a cab", names=None, precision="bfloat16")
+    floats = [t for t in trace.cache.values() if t.is_floating_point()]
+    assert floats and all(t.dtype == torch.float16 for t in floats)
+    assert as_numpy(floats[0]).dtype.name == "float16"
+    assert all(t.dtype == torch.float32 for t in trace_text(bundle, "a cab").cache.values() if t.is_floating_point())
+    with keeping(torch.float16):  # what `trace_text` does for a bfloat16 run, on any capture started inside
+        cache, _ = _run(bundle, names=[act_name("decoder", 0, "pattern"), act_name("decoder", 0, "mask")])
+    assert cache[act_name("decoder", 0, "pattern")].dtype == torch.float16
+    assert cache[act_name("decoder", 0, "mask")].dtype == torch.bool
+    assert as_numpy(torch.ones(2, dtype=torch.bfloat16)).dtype.name == "float32"  # NumPy has no bfloat16

@@ -100,10 +100,11 @@ def names_for(names: Sequence[ScoreName], kind: str | None) -> tuple[ScoreName, 
 
 
 def _check(patterns: np.ndarray) -> np.ndarray:
-    """`patterns` as (Tq, Tk), (H, Tq, Tk) or (L, H, Tq, Tk) floats: float32 kept as captured (a long run's
-    patterns are large: the scores that average weights add them up in float64 instead), anything else as float64."""
+    """`patterns` as (Tq, Tk), (H, Tq, Tk) or (L, H, Tq, Tk) floats: float32 and float16 kept as captured (a long
+    run's patterns are large: the scores that average weights add them up in float64 instead, and the row sums
+    widen float16 a block at a time), anything else as float64."""
     p = np.asarray(patterns)
-    p = p if p.dtype in (np.float32, np.float64) else p.astype(np.float64)
+    p = p if p.dtype in (np.float16, np.float32, np.float64) else p.astype(np.float64)
     if p.ndim not in (2, 3, 4):
         raise ValueError(f"patterns must be (Tq, Tk), (heads, Tq, Tk) or (layers, heads, Tq, Tk), got shape {p.shape}")
     return p
@@ -168,12 +169,14 @@ def _row_sums(p: np.ndarray, names: Sequence[ScoreName]) -> dict[ScoreName, np.n
     if not names:
         return {}
     lead, (tq, tk) = p.shape[:-2], p.shape[-2:]
-    sums = {name: np.empty((*lead, tq), dtype=p.dtype) for name in names}
-    products = np.empty((*lead, min(tq, _BLOCK_ROWS), tk), dtype=p.dtype)  # (..., B, Tk)
+    dtype = np.promote_types(p.dtype, np.float32)  # a bfloat16 run's float16 weights are summed in float32
+    sums = {name: np.empty((*lead, tq), dtype=dtype) for name in names}
+    products = np.empty((*lead, min(tq, _BLOCK_ROWS), tk), dtype=dtype)  # (..., B, Tk)
     positive = np.empty(products.shape, dtype=bool)
     for start in range(0, tq, _BLOCK_ROWS):
         rows = slice(start, min(start + _BLOCK_ROWS, tq))
-        block, product, weighted = p[..., rows, :], products[..., : rows.stop - start, :], positive[..., : rows.stop - start, :]
+        block = p[..., rows, :].astype(dtype, copy=False)  # (..., B, Tk): float16 widened a block at a time
+        product, weighted = products[..., : rows.stop - start, :], positive[..., : rows.stop - start, :]
         if ENTROPY in sums:
             # 0 log 0 = 0: masked keys add nothing, and their logarithm is never taken (half of a causal head's
             # cells; log2(0) is also the slow path of the logarithm)
@@ -183,7 +186,7 @@ def _row_sums(p: np.ndarray, names: Sequence[ScoreName]) -> dict[ScoreName, np.n
             np.multiply(block, product, out=product)
             np.sum(product, axis=-1, out=sums[ENTROPY][..., rows])
         if DISTANCE in sums:
-            np.multiply(block, _distances(tq, tk, p.dtype)[rows], out=product)
+            np.multiply(block, _distances(tq, tk, dtype)[rows], out=product)
             np.sum(product, axis=-1, out=sums[DISTANCE][..., rows])
     return sums
 
