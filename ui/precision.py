@@ -2,8 +2,9 @@
 page shows under a run that multiplied in bfloat16 (`transformer.precision` says when and why).
 
 The switch appears only for a model some input of which could run in bfloat16 (a GPT-2-sized checkpoint on a
-CPU with native bfloat16; never a shipped model), is off by default (the heads page of a 1,000-token text paints
-about twice as fast), and is kept in the URL (`?exact=1`) so a copied link computes the same numbers.
+CPU with native bfloat16; never a shipped model), is off by default (the heads page of a 1,000-token text then
+needs 1.9 GB of server memory instead of 2.2 and paints about a tenth sooner: benchmarks/README.md §15), and is kept
+in the URL (`?exact=1`) so a copied link computes the same numbers.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ def _residual_step_into(layer: np.ndarray, out: np.ndarray) -> None:
     for start in range(0, t, _STEP_ROWS):
         stop = min(start + _STEP_ROWS, t)
         mixed = out[start:stop]  # (B, T)
-        np.add.reduce(layer[:, start:stop], axis=0, out=mixed)
+        np.add.reduce(layer[:, start:stop].astype(np.float32, copy=False), axis=0, out=mixed)  # float16 widened here
         mixed /= n_heads
         mixed[np.arange(stop - start), np.arange(start, stop)] += 1.0
         np.divide(mixed, mixed.sum(axis=-1, keepdims=True, dtype=np.float64), out=mixed)

@@ -97,6 +97,22 @@ def test_max_pool_equals_the_maximum_over_each_block(tq, tk, stride):
     np.testing.assert_array_equal(pooled, expected)
 
 
+@pytest.mark.parametrize("stride", [2, 3])
+def test_float16_weights_pool_to_the_same_maxima_as_float32(stride):
+    """A bfloat16 run keeps float16 weights: pooled through their bits (they sort as the numbers do when none is
+    negative or -0), else as numbers; either way the maxima of the same weights in float32."""
+    weights = _patterns(7, 2, 3, 9, 11).astype(np.float16)
+    weights[0, 0, :3, :3] = 0.0  # a block of masked keys (+0)
+    weights[1, 2, 4, 5] = 6e-8  # a subnormal weight
+    want = max_pool(weights.astype(np.float32), stride)
+    got = max_pool(weights, stride)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got.astype(np.float32), want)
+    signed = weights.copy()
+    signed[0, 1, 0, 0], signed[0, 1, 0, 1] = -0.0, -0.5  # not weights, but still pooled as numbers
+    np.testing.assert_array_equal(max_pool(signed, stride).astype(np.float32), max_pool(signed.astype(np.float32), stride))
+
+
 def test_a_grid_of_unstacked_layers_is_the_grid_of_their_stack():
     weights = _patterns(3, 3, 2, 300, 300)
     axis = [str(i) for i in range(300)]
