@@ -121,6 +121,7 @@ class _CaptureState:
     keep_as: torch.dtype | None = None  # floating tensors are recorded as this dtype (`keeping`); None: as computed
 
     def observes(self, name: str) -> bool:
+        """Whether hook `name` is recorded or edited here (`HookPoint.observed`)."""
         return name in self.interventions or (self.record is not None and name in self.record)
 
     def visit(self, name: str, x: Tensor) -> Tensor:

@@ -14,17 +14,17 @@ import streamlit as st
 from transformer.checkpoint import ModelBundle
 from transformer.precision import FAST, large_work, native_bfloat16
 from ui.i18n import t
+from ui.url_values import switched_on
 from viz.trace import TraceData
 
 EXACT_KEY = "exact"  # session-state key of the switch, and the query parameter
-ON_VALUES = ("1", "true", "on", "yes")
 
 
 def exact_requested() -> bool:
     """Whether the reader asked for float32 on every run (the switch, or `?exact=1` before it has rendered)."""
     if EXACT_KEY in st.session_state:
         return bool(st.session_state[EXACT_KEY])
-    return str(st.query_params.get(EXACT_KEY, "")).strip().lower() in ON_VALUES
+    return switched_on(st.query_params.get(EXACT_KEY))
 
 
 def may_run_fast(bundle: ModelBundle) -> bool:

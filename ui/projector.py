@@ -12,9 +12,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui.i18n import t
+from ui.url_values import switched_on
 
 PROJECTOR_KEY = "projector"  # session-state key of the toggle, and the query parameter
-ON_VALUES = ("1", "true", "on", "yes")
 BODY_PX = 22
 TICK_PX = 18
 TITLE_PX = 22
@@ -62,7 +62,7 @@ FIRST_SCREEN_STYLESHEET = f"""<style>
 
 
 def _from_url() -> bool:
-    return str(st.query_params.get(PROJECTOR_KEY, "")).strip().lower() in ON_VALUES
+    return switched_on(st.query_params.get(PROJECTOR_KEY))
 
 
 def projector_requested() -> bool:

@@ -21,6 +21,14 @@ MAX_URL_TEXT_CHARS = 4_000
 _MAX_DIGITS = 30  # far beyond any bound a widget uses; int() of 10,000 digits costs time and then overflows
 
 
+ON_VALUES = ("1", "true", "on", "yes")  # what a link may say for a switch that is on (`?projector=1`, `?exact=1`)
+
+
+def switched_on(raw: object) -> bool:
+    """Whether a URL value turns a switch on (anything else, absent included, leaves it off)."""
+    return str(raw if raw is not None else "").strip().lower() in ON_VALUES
+
+
 def capped_text(raw: str | None, limit: int = MAX_URL_TEXT_CHARS) -> tuple[str | None, int]:
     """(`raw` cut to `limit` characters, its original length): the page says "kept limit of n" when n > limit."""
     if raw is None:

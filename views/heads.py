@@ -246,7 +246,7 @@ def _attention_npz(run: Run) -> bytes:
     trace = page.trace
     arrays = {name: trace.arrays[name] for name in page.names if name in trace.arrays}
     tokens = {"src_tokens": trace.src_tokens, "tgt_tokens": trace.tgt_tokens, "next_tokens": trace.next_tokens}
-    return npz_bytes(arrays, **tokens, text=trace.text)
+    return npz_bytes(arrays, **tokens, text=trace.text, precision=trace.precision)  # float16 arrays from a bfloat16 run
 
 
 def _downloads(run: Run) -> None:

@@ -46,6 +46,7 @@ def test_the_npz_keeps_raw_tokens_and_adds_what_decoder_rows_write(deferred, mod
         assert written[first:-1] == tgt[first + 1 :]  # from there on, row i writes what position i + 1 reads
         assert written[first:] == [*expected.output_tokens, "<eos>"]  # (a decoder-only prompt's rows: its guesses)
         assert saved["src_tokens"].tolist() == list(expected.src_tokens) and str(saved["text"]) == TEXT
+        assert str(saved["precision"]) == "float32"  # the run's arithmetic (a large model's long text: bfloat16)
         pattern = saved[act_name("decoder", 0, "pattern")]  # (B, H, Tq, Tk)
         assert pattern.shape[-2] == len(tgt)
         np.testing.assert_allclose(pattern, expected.arrays[act_name("decoder", 0, "pattern")], atol=1e-6)
