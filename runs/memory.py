@@ -8,6 +8,11 @@ import ctypes.util
 import gc
 
 
+def _libc() -> ctypes.CDLL:
+    """The C library, for glibc's malloc settings (OSError where there is none to load)."""
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+
+
 def keep_freed_memory(mmap_threshold: int = 16 << 20, trim_threshold: int = 1 << 30) -> bool:
     """Ask glibc to keep freed blocks up to `mmap_threshold` bytes in the heap for reuse (Linux only).
 
@@ -21,7 +26,7 @@ def keep_freed_memory(mmap_threshold: int = 16 << 20, trim_threshold: int = 1 <<
     unavailable (not glibc).
     """
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = _libc()
         m_trim_threshold, m_mmap_threshold = -1, -3  # from <malloc.h>
         return bool(libc.mallopt(m_mmap_threshold, mmap_threshold)) and bool(libc.mallopt(m_trim_threshold, trim_threshold))
     except (OSError, AttributeError):
@@ -32,12 +37,11 @@ def return_freed_memory() -> bool:
     """Hand the heap's free pages back to the kernel now (glibc's `malloc_trim`; Linux only).
 
     Why: `keep_freed_memory` keeps freed blocks for reuse, which is right between ordinary runs, but before a run
-    that records hundreds of MB (a GPT-2-sized model at 1,024 tokens: 604 MB, in blocks above the 32 MB a heap can
-    reuse) the last run's figures and JSON, freed but kept, only raise the process's peak: measured 0.4 GB.
+    that records hundreds of MB (a GPT-2-sized model at 1,024 tokens: 302-604 MB, in blocks above the 16 MB the
+    heap keeps) the last run's figures and JSON, freed but kept, only raise the process's peak: measured 0.4 GB.
     Returns False where malloc_trim is unavailable (not glibc)."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim(0)
+        _libc().malloc_trim(0)
         return True
     except (OSError, AttributeError):
         return False

@@ -52,13 +52,17 @@ def run_precision(bundle: ModelBundle, text: str, names: tuple[str, ...] | None)
     """bfloat16 for a run that records at most attention weights (`FAST_HOOKS`) of a model whose float32 run on
     this text is long (`transformer.precision.large_work`: parameters × positions), on a CPU that multiplies
     bfloat16 natively; float32 otherwise (every shipped model, every short text, every page that checks numbers)."""
-    config = bundle.config
-    parameters = config.estimated_parameters()
-    if not native_bfloat16() or not large_work(parameters, config.max_len) or names is None:
+    if names is None or not may_run_fast(bundle):
         return EXACT  # checked before tokenizing: most runs stop here
     if any(parse(name).hook not in FAST_HOOKS for name in names):
         return EXACT
-    return FAST if large_work(parameters, _positions(bundle, text)) else EXACT
+    return FAST if large_work(bundle.config.estimated_parameters(), _positions(bundle, text)) else EXACT
+
+
+def may_run_fast(bundle: ModelBundle) -> bool:
+    """Whether some input of `bundle` could run in bfloat16 here: a model large enough at its longest input, on a
+    CPU that multiplies bfloat16 natively (the sidebar offers the exact-arithmetic switch for such a model)."""
+    return native_bfloat16() and large_work(bundle.config.estimated_parameters(), bundle.config.max_len)
 
 
 def _positions(bundle: ModelBundle, text: str) -> int:

@@ -158,11 +158,10 @@ class MultiHeadAttention(nn.Module):
         if allowed is None:
             allowed = torch.ones(1, 1, 1, 1, dtype=torch.bool, device=query.device)
         allowed = self.hook_mask(allowed.expand(b, 1, tq, tk))  # (B, 1, Tq, Tk)
-        # Each step overwrites the last one's tensor where nothing records or edits it (see `apply_mask`).
-        scores_kept = self.hook_scores.observed()
-        masked = self.hook_masked_scores(apply_mask(scores, allowed, in_place=not scores_kept))  # (B, H, Tq, Tk)
-        masked_own = not self.hook_masked_scores.observed() and (masked is not scores or not scores_kept)
-        pattern = self.hook_pattern(masked_softmax(masked, allowed, in_place=masked_own))  # (B, H, Tq, Tk)
+        # Each step overwrites the last one's tensor where nothing records or edits it (see `apply_mask`): the
+        # masked scores are the scores themselves only when those were not kept (masked in place)
+        masked = self.hook_masked_scores(apply_mask(scores, allowed, in_place=not self.hook_scores.observed()))
+        pattern = self.hook_pattern(masked_softmax(masked, allowed, in_place=not self.hook_masked_scores.observed()))
         z = self.hook_z(self.dropout(pattern) @ v)  # (B, H, Tq, d_k)
         concat = z.transpose(1, 2).reshape(b, tq, -1)  # (B, Tq, H * d_k)
         return self.hook_out(self.w_o(concat))  # (B, Tq, d_model)

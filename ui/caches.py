@@ -140,12 +140,13 @@ def release_for(nbytes: int) -> None:
     visit for minutes, since NumPy's buffers do not count towards the collector's thresholds: collected now, the
     old run's arrays are gone before the new one's are allocated (a GPT-2-sized run at 1,024 tokens records 604 MB,
     302 MB in float16). The heap's free pages then go back to the kernel (`return_freed_memory`)."""
-    if nbytes >= LARGE_RUN_BYTES:
-        shared_cache().drop_large(LARGE_RUN_BYTES)
+    if nbytes < LARGE_RUN_BYTES:
+        shared_cache().make_room(nbytes)
+        return
+    shared_cache().drop_large(LARGE_RUN_BYTES)
     shared_cache().make_room(nbytes)
-    if nbytes >= LARGE_RUN_BYTES:
-        gc.collect()
-        return_freed_memory()
+    gc.collect()
+    return_freed_memory()
 
 
 def get_trace(

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from runs.text_run import may_run_fast
 from transformer.checkpoint import ModelBundle
-from transformer.precision import FAST, large_work, native_bfloat16
+from transformer.precision import FAST
 from ui.i18n import t
-from ui.url_values import switched_on
+from ui.url_choice import switch_requested, url_switch
 from viz.trace import TraceData
 
 EXACT_KEY = "exact"  # session-state key of the switch, and the query parameter
@@ -22,28 +23,13 @@ EXACT_KEY = "exact"  # session-state key of the switch, and the query parameter
 
 def exact_requested() -> bool:
     """Whether the reader asked for float32 on every run (the switch, or `?exact=1` before it has rendered)."""
-    if EXACT_KEY in st.session_state:
-        return bool(st.session_state[EXACT_KEY])
-    return switched_on(st.query_params.get(EXACT_KEY))
-
-
-def may_run_fast(bundle: ModelBundle) -> bool:
-    """Whether some input of `bundle` could run in bfloat16 here: a model large enough at its longest input, on a
-    CPU that multiplies bfloat16 natively."""
-    return native_bfloat16() and large_work(bundle.config.estimated_parameters(), bundle.config.max_len)
+    return switch_requested(EXACT_KEY)
 
 
 def exact_switch(bundle: ModelBundle) -> None:
     """The sidebar switch, for a model that may run in bfloat16; seeded from the URL and kept there."""
-    if not may_run_fast(bundle):
-        return
-    if EXACT_KEY not in st.session_state:
-        st.session_state[EXACT_KEY] = exact_requested()
-    st.sidebar.toggle(t("precision.exact"), key=EXACT_KEY, help=t("precision.exact_help"))
-    if st.session_state[EXACT_KEY]:
-        st.query_params[EXACT_KEY] = "1"
-    elif EXACT_KEY in st.query_params:
-        del st.query_params[EXACT_KEY]
+    if may_run_fast(bundle):
+        url_switch(EXACT_KEY, t("precision.exact"), t("precision.exact_help"))
 
 
 def precision_note(trace: TraceData) -> None:

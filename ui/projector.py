@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui.i18n import t
-from ui.url_values import switched_on
+from ui.url_choice import switch_requested, url_switch
 
 PROJECTOR_KEY = "projector"  # session-state key of the toggle, and the query parameter
 BODY_PX = 22
@@ -61,15 +61,9 @@ FIRST_SCREEN_STYLESHEET = f"""<style>
 </style>"""
 
 
-def _from_url() -> bool:
-    return switched_on(st.query_params.get(PROJECTOR_KEY))
-
-
 def projector_requested() -> bool:
     """Whether projector mode is on (before the toggle renders: app.py collapses the sidebar with it)."""
-    if PROJECTOR_KEY in st.session_state:
-        return bool(st.session_state[PROJECTOR_KEY])
-    return _from_url()
+    return switch_requested(PROJECTOR_KEY)
 
 
 def projector_on() -> bool:
@@ -78,13 +72,7 @@ def projector_on() -> bool:
 
 def projector_toggle() -> None:
     """The sidebar toggle, seeded from `?projector=1`, and kept in the URL so a copied link keeps it."""
-    if PROJECTOR_KEY not in st.session_state:
-        st.session_state[PROJECTOR_KEY] = _from_url()
-    st.sidebar.toggle(t("lesson.projector"), key=PROJECTOR_KEY, help=t("lesson.projector_help"))
-    if projector_on():
-        st.query_params[PROJECTOR_KEY] = "1"
-    elif PROJECTOR_KEY in st.query_params:
-        del st.query_params[PROJECTOR_KEY]
+    url_switch(PROJECTOR_KEY, t("lesson.projector"), t("lesson.projector_help"))
 
 
 def apply_projector_mode() -> None:
