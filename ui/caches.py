@@ -73,7 +73,7 @@ from runs import (
 from runs.byte_cache import ByteCache, budget_from_env, byte_cached, shared_cache
 from runs.feed_forward import FeedForwardRun
 from runs.head_detectors import DetectorTable
-from runs.memory import freeze_imported_objects, keep_freed_memory, return_freed_memory
+from runs.memory import freeze_imported_objects, freezing_new_imports, keep_freed_memory, return_freed_memory
 from runs.model_ref import ModelRef, load_bundle, shipped_models
 from runs.output import OutputSteps, SamplingSettings
 from runs.text_run import attention_names, capture_bytes, run_text
@@ -109,8 +109,11 @@ Run = tuple[str, str]  # (model key, text): identifies a cached `get_trace` resu
 
 @byte_cached(_MODELS)
 def get_bundle(model_key: str) -> ModelBundle:
-    """A shipped model by name, or a random one by `ModelRef.random(...).key`; loaded once per process."""
-    return load_bundle(ModelRef.parse(model_key))
+    """A shipped model by name, or a random one by `ModelRef.random(...).key`; loaded once per process. What a
+    load imports (`transformers`, for a converted checkpoint) is frozen out of later collections' way
+    (`runs.memory.freezing_new_imports`)."""
+    with freezing_new_imports():
+        return load_bundle(ModelRef.parse(model_key))
 
 
 def note_session() -> None:

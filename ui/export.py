@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui.i18n import current_language, t
+from ui.page_style import PIXELATED
 from viz.plotly_locale import PLOTLY_STRINGS, plotly_config
 
 FORMAT_KEY = "img_format"  # session-state key of the PNG/SVG choice
@@ -63,8 +64,10 @@ def image_format_picker() -> str:
 
 
 def html_bytes(fig: go.Figure) -> bytes:
-    """A standalone HTML page of `fig` with plotly.js embedded: works without internet."""
-    return fig.to_html(include_plotlyjs=True, full_html=True, config=chart_config("figure")).encode("utf-8")
+    """A standalone HTML page of `fig` with plotly.js embedded: works without internet. A long matrix's image draws
+    its blocks as squares there too (`ui.page_style.PIXELATED`)."""
+    page = fig.to_html(include_plotlyjs=True, full_html=True, config=chart_config("figure"))
+    return page.replace("<head>", f"<head><style>{PIXELATED}</style>", 1).encode("utf-8")
 
 
 def export_buttons(fig: go.Figure, name: str, *, key: str | None = None) -> None:

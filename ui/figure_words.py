@@ -279,6 +279,7 @@ def heatmap_text(title: str = "") -> HeatmapText:
         y_title=t("heads.axis_query"),
         value=t("heads.weight"),
         alignment=t("heads.alignment_legend"),
+        block=t("heads.block_value"),
     )
 
 

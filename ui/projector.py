@@ -1,9 +1,9 @@
 """Projector mode: type and chart labels a back row can read on a 1280 × 720 projector.
 
 One switch for every page: a sidebar toggle, also `?projector=1` in the link. `apply_projector_mode`
-adds one fixed stylesheet (no user text ever goes into it); `projector_figure` enlarges a figure's
-fonts in one place (`ui.charts.show_figure` calls it), on a copy, because figures may be cached
-and shared between sessions.
+adds one fixed stylesheet, with the rules every page carries (`ui.page_style`; no user text ever goes
+into it); `projector_figure` enlarges a figure's fonts in one place (`ui.charts.show_figure` calls it),
+on a copy, because figures may be cached and shared between sessions.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui.i18n import t
+from ui.page_style import EVERY_PAGE
 from ui.url_choice import switch_requested, url_switch
 
 PROJECTOR_KEY = "projector"  # session-state key of the toggle, and the query parameter
@@ -20,11 +21,6 @@ TICK_PX = 18
 TITLE_PX = 22
 CAPTION_COLOR = "#31333f"  # on white: 12.6:1 (Streamlit's grey captions are about 4:1)
 
-# Every page: a model's output and token lists break only between tokens (spaces, " · "), never inside a
-# Chinese word (今 / 天); a single token wider than its box still wraps rather than overflow.
-KEEP_WORDS = """.stApp [data-testid="stCode"] code, .stApp [data-testid="stMarkdownContainer"] code {
-  word-break: keep-all !important; overflow-wrap: break-word !important;
-}"""
 STYLESHEET = f"""<style>
 .stApp [data-testid="stMarkdownContainer"] p, .stApp [data-testid="stMarkdownContainer"] li,
 .stApp [data-testid="stMarkdownContainer"] td, .stApp [data-testid="stMarkdownContainer"] th,
@@ -48,7 +44,7 @@ STYLESHEET = f"""<style>
 .stApp [data-testid="stText"], .stApp [data-testid="stDataFrame"] {{
   font-size: {BODY_PX}px !important;
 }}
-{KEEP_WORDS}
+{EVERY_PAGE}
 </style>"""
 
 
@@ -57,7 +53,7 @@ STYLESHEET = f"""<style>
 FIRST_SCREEN_STYLESHEET = f"""<style>
 .stApp .stMainBlockContainer, .stApp .block-container {{ padding-top: 4rem !important; }}
 .stApp h1 {{ padding-top: 0.25rem !important; padding-bottom: 0.5rem !important; }}
-{KEEP_WORDS}
+{EVERY_PAGE}
 </style>"""
 
 

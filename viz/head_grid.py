@@ -69,21 +69,23 @@ def _block_max(x: np.ndarray, stride: int, axis: int) -> np.ndarray:
     return blocks if tail is None else np.concatenate([blocks, tail], axis=axis)
 
 
-def max_pool(patterns: np.ndarray, stride: int) -> np.ndarray:
-    """Downsample the last two axes by `stride`, keeping each block's maximum (sharp heads stay visible).
+def max_pool(patterns: np.ndarray, stride: int, key_stride: int | None = None) -> np.ndarray:
+    """Downsample the last two axes by `stride` (keys by `key_stride`, if given), keeping each block's maximum
+    (sharp heads stay visible).
 
-    The last block of an axis whose length `stride` does not divide is shorter (as if padded with zeros:
+    The last block of an axis whose length its stride does not divide is shorter (as if padded with zeros:
     weights are ≥ 0). Rows are pooled first, `stride` contiguous rows at a time, without a padded copy of the
     (possibly 1,024²-cell) input: five times `np.maximum.reduceat`'s speed there.
     """
-    if stride <= 1:
+    key_stride = stride if key_stride is None else key_stride
+    if stride <= 1 and key_stride <= 1:
         return patterns
     if patterns.dtype == np.float16 and _no_sign_bit(patterns):
         # a bfloat16 run's float16 weights: NumPy's float16 maximum is ten times float32's, and widening costs as
         # much again; for numbers ≥ +0 the bit patterns, read as integers, are ordered as the numbers are
-        return max_pool(patterns.view(np.uint16), stride).view(np.float16)
-    rows = _block_max(patterns, stride, axis=-2)  # (..., ⌈Tq/s⌉, Tk)
-    return _block_max(rows, stride, axis=-1)  # (..., ⌈Tq/s⌉, ⌈Tk/s⌉)
+        return max_pool(patterns.view(np.uint16), stride, key_stride).view(np.float16)
+    rows = _block_max(patterns, stride, axis=-2) if stride > 1 else patterns  # (..., ⌈Tq/s⌉, Tk)
+    return _block_max(rows, key_stride, axis=-1) if key_stride > 1 else rows  # (..., ⌈Tq/s⌉, ⌈Tk/s⌉)
 
 
 SIGN_BIT = 0x8000  # a float16's sign: set only on negative numbers and -0, which weights never are
@@ -94,13 +96,19 @@ def _no_sign_bit(weights: np.ndarray) -> bool:
     return not (weights.view(np.uint16) >= SIGN_BIT).any()
 
 
-@functools.cache
-def palette() -> np.ndarray:
-    """(256, 3) uint8: ATTENTION_SCALE sampled at every quantization level (computed once: read-only)."""
-    colours = plotly.colors.sample_colorscale(ATTENTION_SCALE, list(np.linspace(0.0, 1.0, LEVELS + 1)))
+def colour_table(colorscale: str | Sequence[Sequence[object]]) -> np.ndarray:
+    """(256, 3) uint8: a plotly colour scale (a name or [[position, colour], …]) at every quantization level."""
+    scale = plotly.colors.get_colorscale(colorscale) if isinstance(colorscale, str) else colorscale
+    colours = plotly.colors.sample_colorscale(scale, list(np.linspace(0.0, 1.0, LEVELS + 1)), colortype="rgb")
     table = np.array([[round(float(v)) for v in re.findall(r"[\d.]+", c)[:3]] for c in colours], dtype=np.uint8)
     table.setflags(write=False)
     return table
+
+
+@functools.cache
+def palette() -> np.ndarray:
+    """`colour_table(ATTENTION_SCALE)`, computed once (read-only)."""
+    return colour_table(ATTENTION_SCALE)
 
 
 @dataclass(frozen=True)

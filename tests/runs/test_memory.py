@@ -1,16 +1,19 @@
 """The process's memory settings (`runs.memory`): glibc's free pages handed back on request, and the heap keeping
-freed blocks for reuse; both report whether they took effect."""
+freed blocks for reuse; both report whether they took effect. What a model's load imports is frozen out of the
+collector's way, and the model itself is still freed when dropped."""
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import sys
+import weakref
 
 import numpy as np
 import pytest
 
-from runs.memory import keep_freed_memory, return_freed_memory
+from runs.memory import freezing_new_imports, keep_freed_memory, return_freed_memory
 
 
 def _rss_kib() -> int:
@@ -28,3 +31,40 @@ def test_freed_heap_pages_go_back_to_the_kernel():
     assert return_freed_memory()
     assert _rss_kib() < held - 100_000  # at least 100 MB of the 192 back
     assert keep.sum() == 1 << 10
+
+
+@pytest.fixture
+def unfrozen():
+    """Whatever a test freezes goes back to the collector afterwards (the test process keeps running)."""
+    yield
+    gc.unfreeze()
+
+
+def test_a_block_that_imports_modules_freezes_them_and_one_that_does_not_freezes_nothing(tmp_path, monkeypatch, unfrozen):
+    (tmp_path / "freshly_imported_for_the_test.py").write_text("TABLE = {i: [i] for i in range(1000)}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    frozen = gc.get_freeze_count()
+    with freezing_new_imports():
+        pass
+    assert gc.get_freeze_count() == frozen
+    with freezing_new_imports():
+        import freshly_imported_for_the_test  # noqa: F401
+    assert gc.get_freeze_count() > frozen + 1000  # the module's table and lists, and every other live object
+    assert len(gc.get_objects()) < 10_000  # a full collection now walks only what came after
+
+
+def test_a_converted_model_loaded_while_freezing_is_still_freed_when_dropped(tmp_path, unfrozen):
+    """The load's own garbage cycles are collected before the freeze, so the bundle is held only by its owner."""
+    pytest.importorskip("transformers")
+    from transformer.hf.random_folder import gpt2_folder
+    from transformer.registry import load_model
+
+    folder = gpt2_folder(tmp_path / "tiny-gpt2")
+    sys.modules.pop("freshly_imported_marker", None)
+    with freezing_new_imports():
+        bundle = load_model(str(folder))
+        sys.modules["freshly_imported_marker"] = sys  # a new module entry: the block counts as importing
+    model = weakref.ref(bundle.model)
+    del bundle
+    sys.modules.pop("freshly_imported_marker")
+    assert model() is None  # freed by reference counting: no frozen cycle keeps it

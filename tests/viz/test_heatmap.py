@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from viz.heatmap import HeatmapText, head_figure, matrix_figure, size_px
+from viz.head_grid import max_pool
+from viz.heatmap import EXACT_CELLS, HOVER_BLOCKS, PLOT_PX, HeatmapText, head_figure, matrix_figure, position, size_px, strides
 
 
 def _pattern(seed: int, tq: int, tk: int) -> np.ndarray:
@@ -70,3 +71,76 @@ def test_margins_make_room_for_the_widest_label_without_automargin():
     assert hanzi.layout.margin.l > short.layout.margin.l + 45  # 4 wide characters ≈ 56 px
     assert short.layout.xaxis.tickangle == 0 and long.layout.xaxis.tickangle == -90  # upright once wider than a cell
     assert long.layout.margin.b > short.layout.margin.b + 80
+
+
+# A long input's matrix: past EXACT_CELLS the colours go as an image and the hover per block (viz/heatmap.py).
+
+
+def _image_levels(fig) -> np.ndarray:
+    """The palette indices of a long matrix's layout image."""
+    import base64
+
+    from viz.png import decode_palette_png
+
+    (image,) = fig.layout.images
+    return decode_palette_png(base64.b64decode(image.source.split(",", 1)[1]))
+
+
+def test_up_to_exact_cells_the_weights_go_exactly_and_past_it_as_an_image():
+    side = int(EXACT_CELLS**0.5)
+    exact = head_figure(_pattern(4, side, side), [str(i) for i in range(side)], [str(i) for i in range(side)])
+    assert not exact.layout.images and exact.data[0].opacity is None
+    np.testing.assert_array_equal(np.asarray(exact.data[0].z), _pattern(4, side, side))
+    long = head_figure(_pattern(4, side + 1, side), [str(i) for i in range(side + 1)], [str(i) for i in range(side)])
+    assert len(long.layout.images) == 1 and long.data[0].opacity == 0
+
+
+@pytest.mark.parametrize(("tq", "tk"), [(300, 300), (1022, 1022), (700, 120), (97, 1000)])
+def test_a_long_matrix_is_an_image_of_its_cells_and_a_hover_of_its_blocks(tq, tk):
+    pattern = _pattern(5, tq, tk)
+    fig = head_figure(pattern, [f"q{i}" for i in range(tq)], [f"k{i}" for i in range(tk)], HeatmapText(value="Weight"))
+    sq, sk = strides(tq, tk)
+    assert (sq, sk) == (-(-tq // HOVER_BLOCKS), -(-tk // HOVER_BLOCKS))
+    hover = fig.data[0]
+    # the hover: each block's largest weight, named by its first and last positions
+    np.testing.assert_array_equal(np.asarray(hover.z), max_pool(pattern, sq, sk))
+    assert np.asarray(hover.z).shape == (-(-tq // sq), -(-tk // sk))
+    assert list(hover.y)[1] == (f"{sq}–{2 * sq - 1}: q{sq} … q{2 * sq - 1}" if sq > 1 else "1: q1")
+    assert f"largest of these {sq} × {sk}" in hover.hovertemplate
+    # the image: one pixel per cell up to PLOT_PX a side, past it each pixel the largest of the cells it covers
+    levels = _image_levels(fig)
+    pixels = max_pool(pattern, -(-tq // PLOT_PX), -(-tk // PLOT_PX))
+    np.testing.assert_array_equal(levels, np.rint(pixels * 255).astype(np.uint8))
+    (image,) = fig.layout.images
+    assert (image.x, image.y) == (position(-0.5, sk), position(-0.5, sq))  # the first cell's outer corner
+    assert (image.sizex, image.sizey) == pytest.approx((tk / sk, tq / sq))  # the image covers every position
+    # each shown label sits on its own position's centre
+    for tick, label in zip(fig.layout.xaxis.tickvals, fig.layout.xaxis.ticktext, strict=True):
+        assert tick == pytest.approx(position(int(label[1:]), sk))
+
+
+def test_a_long_head_is_sent_in_well_under_a_byte_a_cell():
+    pattern = _pattern(6, 1022, 1022)
+    labels = [str(i) for i in range(1022)]
+    size = len(head_figure(pattern, labels, labels).to_json())
+    assert size / pattern.size < 1.0  # float32 would be 5.6 bytes a cell: 5.8 MB
+
+
+def test_a_long_cross_attention_outlines_its_alignment_on_the_right_cells():
+    tq, tk = 400, 300
+    alignment = (5, None, 299) + (0,) * (tq - 3)
+    fig = head_figure(_pattern(7, tq, tk), [str(i) for i in range(tq)], [str(i) for i in range(tk)], alignment=alignment)
+    sq, sk = strides(tq, tk)
+    first, last = fig.layout.shapes[0], fig.layout.shapes[1]
+    assert (first.x0, first.x1) == pytest.approx((position(4.5, sk), position(5.5, sk)))  # row 0 → key 5
+    assert (first.y0, first.y1) == pytest.approx((position(-0.5, sq), position(0.5, sq)))
+    assert (last.x0, last.y0) == pytest.approx((position(298.5, sk), position(1.5, sq)))  # row 2 → key 299
+
+
+def test_a_long_matrix_keeps_its_colour_scale_and_range():
+    values = np.linspace(-1.0, 1.0, 300 * 300, dtype=np.float32).reshape(300, 300)
+    labels = [str(i) for i in range(300)]
+    fig = matrix_figure(values, labels, labels, HeatmapText(), zmin=-1.0, zmax=1.0, colorscale="RdBu_r")
+    levels = _image_levels(fig)
+    assert levels[0, 0] == 0 and levels[-1, -1] == 255 and levels[150, 0] == 128  # -1 → 0, 1 → 255, 0 → the middle
+    assert fig.data[0].zmin == -1.0 and fig.data[0].zmax == 1.0 and fig.data[0].colorbar.title.text == "Weight"
