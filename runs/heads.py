@@ -14,13 +14,15 @@ import plotly.graph_objects as go
 from hook_names import parse_head_label
 from runs.reference import model_task
 from transformer.checkpoint import ModelBundle
+from transformer.precision import widen_into
 from transformer.probes.head_scores import SUMMARY_SCORE_NAMES, HeadScores, head_scores, names_for
 from transformer.probes.importance import HeadImportance, HeadScore
 from transformer.tasks.base import Example
 from viz import payload
 from viz.alignment import Alignment
 from viz.head_grid import GridText, grid_figure, grid_geometry
-from viz.payload import EXACT_BYTES_PER_CELL, LayerPages, plan_layers
+from viz.heatmap import matrix_bytes
+from viz.payload import LayerPages, plan_layers
 from viz.rollout import rollout
 from viz.tokens import TokenAxis, attention_axes
 from viz.trace import TraceData
@@ -167,7 +169,7 @@ def opening_head(bundle: ModelBundle, kinds: Sequence[str], table: HeadImportanc
 def plan_grids(trace: TraceData, kinds: list[str], budget: float | None = None) -> LayerPages:
     """How many layers of every kind's grid one rerun can show within the figure-bytes budget.
 
-    The enlarged head and the rollout (exact values) are reserved first; the grids share the rest,
+    The enlarged head and the rollout (`viz.heatmap.matrix_bytes`) are reserved first; the grids share the rest,
     but never less than a quarter of the budget. `budget` defaults to `viz.payload.DEFAULT_BUDGET`
     read at call time (a test lowers it to see paging).
     """
@@ -176,7 +178,7 @@ def plan_grids(trace: TraceData, kinds: list[str], budget: float | None = None) 
     geometries = {kind: grid_geometry(1, *shape) for kind, shape in shapes.items()}
     cells = sum(shapes[k][0] * g.tq * g.tk for k, g in geometries.items())
     longest = max(max(shape[1:]) for shape in shapes.values())
-    reserve = 2 * longest**2 * EXACT_BYTES_PER_CELL  # the enlarged head and the rollout
+    reserve = 2 * matrix_bytes(longest, longest)  # the enlarged head and the rollout
     return plan_layers(max(trace.n_layers(k) for k in kinds), cells, max(budget - reserve, budget / 4))
 
 
@@ -234,4 +236,5 @@ def self_attention_kinds(kinds: list[str]) -> list[str]:
 
 def rollout_of(trace: TraceData, kind: str) -> np.ndarray:
     """(L, T, T) attention rollout of self-attention `kind`: what each position has read after each layer."""
-    return rollout([trace.pattern(kind, layer) for layer in range(trace.n_layers(kind))])  # views, averaged layer by layer
+    layers = [trace.pattern(kind, layer) for layer in range(trace.n_layers(kind))]  # views, averaged layer by layer
+    return rollout(layers, widen=widen_into)  # a bfloat16 run's float16 weights widened through PyTorch

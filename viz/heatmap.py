@@ -30,6 +30,7 @@ import plotly.graph_objects as go
 
 from viz.alignment import Alignment, aligned_cells
 from viz.head_grid import LEVELS, colour_table, max_pool, palette
+from viz.payload import EXACT_BYTES_PER_CELL, GRID_BYTES_PER_CELL
 from viz.png import data_uri, encode_palette_png
 from viz.style import ALIGNMENT_COLOR, ATTENTION_SCALE, BASE_FONT_SIZE, TICK_FONT_SIZE, base_layout
 from viz.tokens import Labels, TokenAxis, as_axis, axis, text_width_px
@@ -73,6 +74,21 @@ def strides(tq: int, tk: int) -> tuple[int, int]:
     if tq * tk <= EXACT_CELLS:
         return 1, 1
     return -(-tq // HOVER_BLOCKS), -(-tk // HOVER_BLOCKS)
+
+
+def image_side(n: int) -> int:
+    """Pixels of a long matrix's image along an axis of `n` positions: at most `PLOT_PX`."""
+    return -(-n // -(-n // PLOT_PX))
+
+
+def matrix_bytes(tq: int, tk: int) -> float:
+    """An upper estimate of `matrix_figure`'s payload for a (Tq, Tk) matrix: its float32 cells up to `EXACT_CELLS`;
+    past it, the hover blocks' float32 and the image's pixels (counted as `viz.payload` counts a grid's)."""
+    sq, sk = strides(tq, tk)
+    if (sq, sk) == (1, 1):
+        return tq * tk * EXACT_BYTES_PER_CELL
+    blocks = -(-tq // sq) * -(-tk // sk)
+    return blocks * EXACT_BYTES_PER_CELL + image_side(tq) * image_side(tk) * GRID_BYTES_PER_CELL
 
 
 def position(i: int | float, stride: int) -> float:

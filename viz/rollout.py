@@ -9,7 +9,7 @@ Only self-attention composes this way (queries and keys index the same sequence)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -35,19 +35,34 @@ def _residual_step(layer: np.ndarray) -> np.ndarray:
     return mixed / mixed.sum(axis=-1, keepdims=True)
 
 
-def _residual_step_into(layer: np.ndarray, out: np.ndarray) -> None:
+Widen = Callable[[np.ndarray, np.ndarray], object]
+"""How float16 weights are written into a float32 buffer: `widen(src, out)`. NumPy's by default; the run layer
+passes PyTorch's (`transformer.precision.widen_into`, six times faster; this package does not import torch)."""
+
+
+def _numpy_widen(src: np.ndarray, out: np.ndarray) -> None:
+    np.copyto(out, src)
+
+
+def _residual_step_into(layer: np.ndarray, out: np.ndarray, widen: Widen = _numpy_widen) -> None:
     """`_residual_step` of (H, T, T) weights written into `out` (T, T) float32, for rollout's float32 products.
 
     A block of rows at a time, the heads summed in float32 straight into `out` (the step is rounded to float32
     anyway: it stays within ~1e-7 of the float64 step) and each row normalised by its float64 sum: three times
-    faster than averaging a whole layer in float64, with no layer-sized temporary.
+    faster than averaging a whole layer in float64, with no layer-sized temporary. Float16 weights (a bfloat16
+    run's) are widened by `widen` into one block-sized buffer first.
     """
     layer = np.asarray(layer)
     n_heads, t = layer.shape[0], layer.shape[-1]
+    widened = np.empty((n_heads, min(_STEP_ROWS, t), t), dtype=np.float32) if layer.dtype != np.float32 else None
     for start in range(0, t, _STEP_ROWS):
         stop = min(start + _STEP_ROWS, t)
         mixed = out[start:stop]  # (B, T)
-        np.add.reduce(layer[:, start:stop].astype(np.float32, copy=False), axis=0, out=mixed)  # float16 widened here
+        block = layer[:, start:stop]  # (H, B, T)
+        if widened is not None:
+            widen(block, widened[:, : stop - start])
+            block = widened[:, : stop - start]
+        np.add.reduce(block, axis=0, out=mixed)
         mixed /= n_heads
         mixed[np.arange(stop - start), np.arange(start, stop)] += 1.0
         np.divide(mixed, mixed.sum(axis=-1, keepdims=True, dtype=np.float64), out=mixed)
@@ -88,8 +103,9 @@ def residual_attention(patterns: np.ndarray | Sequence[np.ndarray]) -> np.ndarra
     return np.stack([_residual_step(layer) for layer in patterns])
 
 
-def rollout(patterns: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
+def rollout(patterns: np.ndarray | Sequence[np.ndarray], widen: Widen = _numpy_widen) -> np.ndarray:
     """(L, H, T, T) weights → (L, T, T): entry [l, i, j] is how much token j reaches position i after layer l.
+    `widen` writes float16 weights into float32 (see `Widen`).
 
     Every layer's step is written first where its product goes (two layers at a time, on two cores), then each
     product overwrites its step in place: no stack of steps beside the output (at T = 1,024 the float64 steps
@@ -103,7 +119,7 @@ def rollout(patterns: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
     out = np.empty((len(patterns), t, t), dtype=np.float32)
 
     def step(layer: int) -> bool:  # whether the layer's step is block-lower (a causal layer's is)
-        _residual_step_into(patterns[layer], out[layer])
+        _residual_step_into(patterns[layer], out[layer], widen)
         return _block_lower(out[layer])
 
     if len(out) > 1 and np.size(patterns[0]) >= _THREADED_CELLS:

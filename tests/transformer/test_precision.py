@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -155,3 +156,36 @@ def test_a_bfloat16_trace_keeps_its_floats_as_float16_and_numpy_holds_them():
     assert cache[act_name("decoder", 0, "pattern")].dtype == torch.float16
     assert cache[act_name("decoder", 0, "mask")].dtype == torch.bool
     assert as_numpy(torch.ones(2, dtype=torch.bfloat16)).dtype.name == "float32"  # NumPy has no bfloat16
+
+
+def _causal_weights(layers: int, heads: int, t: int, seed: int) -> np.ndarray:
+    scores = np.random.default_rng(seed).normal(size=(layers, heads, t, t)) * 3
+    scores[..., np.triu_indices(t, 1)[0], np.triu_indices(t, 1)[1]] = -np.inf
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (weights / weights.sum(axis=-1, keepdims=True)).astype(np.float16)  # (L, H, T, T), as a bfloat16 run keeps
+
+
+def test_float16_weights_widened_through_pytorch_are_numpys_numbers():
+    """`widen_into` (the heads page's statistics and rollout of a bfloat16 run) writes what NumPy's conversion
+    writes, from a read-only strided view, without a warning; the statistics and the rollout are bit-identical."""
+    import warnings
+
+    from transformer.precision import widen_into
+    from transformer.probes.head_scores import SUMMARY_SCORE_NAMES, head_scores
+    from viz.rollout import rollout
+
+    weights = _causal_weights(3, 4, 70, seed=8)
+    weights.setflags(write=False)
+    rows = weights[1, :, 5:37]  # (H, 32, T): strided across heads
+    out = np.full(rows.shape, np.nan, dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert widen_into(rows, out) is out
+    np.testing.assert_array_equal(out, rows.astype(np.float32))
+    wide = weights.astype(np.float32)
+    np.testing.assert_array_equal(rollout(list(weights), widen=widen_into), rollout(list(wide)))
+    np.testing.assert_array_equal(rollout(list(weights)), rollout(list(wide)))  # NumPy's own widening: the same
+    tokens = list(range(70))
+    got, want = head_scores(weights, tokens, names=SUMMARY_SCORE_NAMES), head_scores(wide, tokens, names=SUMMARY_SCORE_NAMES)
+    assert got.names == want.names
+    np.testing.assert_array_equal(got.scores, want.scores)

@@ -4,7 +4,18 @@ import numpy as np
 import pytest
 
 from viz.head_grid import max_pool
-from viz.heatmap import EXACT_CELLS, HOVER_BLOCKS, PLOT_PX, HeatmapText, head_figure, matrix_figure, position, size_px, strides
+from viz.heatmap import (
+    EXACT_CELLS,
+    HOVER_BLOCKS,
+    PLOT_PX,
+    HeatmapText,
+    head_figure,
+    matrix_bytes,
+    matrix_figure,
+    position,
+    size_px,
+    strides,
+)
 
 
 def _pattern(seed: int, tq: int, tk: int) -> np.ndarray:
@@ -144,3 +155,14 @@ def test_a_long_matrix_keeps_its_colour_scale_and_range():
     levels = _image_levels(fig)
     assert levels[0, 0] == 0 and levels[-1, -1] == 255 and levels[150, 0] == 128  # -1 → 0, 1 → 255, 0 → the middle
     assert fig.data[0].zmin == -1.0 and fig.data[0].zmax == 1.0 and fig.data[0].colorbar.title.text == "Weight"
+
+
+@pytest.mark.parametrize(("tq", "tk"), [(12, 9), (256, 256), (257, 256), (1022, 1022), (700, 120)])
+def test_matrix_bytes_bounds_what_the_figure_sends(tq, tk):
+    """The heads page reserves `matrix_bytes` for the enlarged head and the rollout before planning its grids."""
+    pattern = _pattern(9, tq, tk)
+    labels_q, labels_k = [str(i) for i in range(tq)], [str(i) for i in range(tk)]
+    sent = len(head_figure(pattern, labels_q, labels_k).to_json())
+    labels = sum(len(s) for s in labels_q + labels_k) * 4  # the axes' names and tick labels, beside the cells
+    assert sent <= matrix_bytes(tq, tk) + labels + 4_000
+    assert matrix_bytes(1022, 1022) < 0.15 * 1022 * 1022 * 5.6  # past EXACT_CELLS: a small part of float32's

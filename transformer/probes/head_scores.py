@@ -45,6 +45,8 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from transformer.precision import widen_into
+
 ScoreName = Literal[
     "entropy",
     "distance",
@@ -173,9 +175,10 @@ def _row_sums(p: np.ndarray, names: Sequence[ScoreName]) -> dict[ScoreName, np.n
     sums = {name: np.empty((*lead, tq), dtype=dtype) for name in names}
     products = np.empty((*lead, min(tq, _BLOCK_ROWS), tk), dtype=dtype)  # (..., B, Tk)
     positive = np.empty(products.shape, dtype=bool)
+    widened = np.empty(products.shape, dtype=dtype) if p.dtype != dtype else None  # float16 rows, as float32
     for start in range(0, tq, _BLOCK_ROWS):
         rows = slice(start, min(start + _BLOCK_ROWS, tq))
-        block = p[..., rows, :].astype(dtype, copy=False)  # (..., B, Tk): float16 widened a block at a time
+        block = p[..., rows, :] if widened is None else widen_into(p[..., rows, :], widened[..., : rows.stop - start, :])
         product, weighted = products[..., : rows.stop - start, :], positive[..., : rows.stop - start, :]
         if ENTROPY in sums:
             # 0 log 0 = 0: masked keys add nothing, and their logarithm is never taken (half of a causal head's
