@@ -22,8 +22,10 @@ Both strategies answer one question, `next_logits(ys)`: the logits of the token 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 
+import torch
 from torch import Tensor
 
 from transformer.attention import MultiHeadAttention
@@ -61,6 +63,8 @@ class SelfAttentionKeysValues:
         if self.k is None or self.v is None:
             b, h, _, d_k = k.shape
             self.k, self.v = (k.new_empty(b, h, self.max_len, d_k) for _ in range(2))  # (B, H, max_len, d_k) each
+        elif self.k.dtype != k.dtype:  # a bfloat16 prompt's keys, read by float32 steps (`KeyValueCache.next_logits`)
+            self.k, self.v = self.k.to(k.dtype), self.v.to(k.dtype)
         start, end = self.length, self.length + k.shape[2]
         self.k[:, :, start:end], self.v[:, :, start:end] = k, v
         self.length = end
@@ -78,6 +82,8 @@ class CrossAttentionKeysValues:
         """key, value: the memory (B, Ts, d_model), the same at every step → (B, H, Ts, d_k) each."""
         if self.k is None or self.v is None:
             self.k, self.v = attention.project_keys_values(key, value)
+        elif self.k.dtype != key.dtype and not torch.is_autocast_enabled("cpu"):  # float32 steps after a bfloat16 one
+            self.k, self.v = self.k.to(key.dtype), self.v.to(key.dtype)
         return self.k, self.v
 
 
@@ -125,14 +131,21 @@ class KeyValueCache:
         start, total = self.length, ys.shape[1]
         if start >= total:
             raise ValueError(f"the cache has read {start} tokens; ys has {total}: nothing new to read")
-        x = model.tgt_pos(model.tgt_embed(ys[:, start:]), start=start)  # (B, T_new, d_model)
-        allowed = decoder_self_mask(ys, pad)[:, :, start:]  # (B, 1, T_new, T): the new rows of the full mask
-        cross_allowed = cross_mask(self.src_ids, pad, total - start) if self.src_ids is not None else None  # (B, 1, T_new, Ts)
-        h = model.decoder(x, allowed, self.memory, cross_allowed, past=self.layers)  # (B, T_new, d_model)
-        self.length = total
-        if self.every_row:
-            return model.generator(h)[:, -1]  # (B, vocab), every new row's logits computed (and recorded)
-        return model.generator(h[:, -1])  # (B, vocab)
+        # One new position multiplies in float32 even inside bfloat16 arithmetic (`transformer.precision`): for one
+        # row, casting every weight to bfloat16 costs more than the products it speeds up
+        one_row = contextlib.nullcontext() if total - start > 1 else torch.autocast("cpu", enabled=False)
+        with one_row:
+            x = model.tgt_pos(model.tgt_embed(ys[:, start:]), start=start)  # (B, T_new, d_model)
+            allowed = decoder_self_mask(ys, pad)[:, :, start:]  # (B, 1, T_new, T): the new rows of the full mask
+            cross_allowed = (
+                cross_mask(self.src_ids, pad, total - start) if self.src_ids is not None else None
+            )  # (B, 1, T_new, Ts)
+            h = model.decoder(x, allowed, self.memory, cross_allowed, past=self.layers)  # (B, T_new, d_model)
+            self.length = total
+            if self.every_row:
+                return model.generator(h)[:, -1]  # (B, vocab), every new row's logits computed (and recorded)
+        with torch.autocast("cpu", enabled=False):  # the last row alone: float32, as a step's (see above)
+            return model.generator(h[:, -1].float())  # (B, vocab)
 
 
 Decoding = KeyValueCache | FullRecompute

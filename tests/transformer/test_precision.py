@@ -189,3 +189,29 @@ def test_float16_weights_widened_through_pytorch_are_numpys_numbers():
     got, want = head_scores(weights, tokens, names=SUMMARY_SCORE_NAMES), head_scores(wide, tokens, names=SUMMARY_SCORE_NAMES)
     assert got.names == want.names
     np.testing.assert_array_equal(got.scores, want.scores)
+
+
+@pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])
+def test_inside_bfloat16_a_decoding_step_of_one_position_multiplies_in_float32(architecture):
+    """Casting every weight to bfloat16 for one row's products costs more than they save (`KeyValueCache`): the
+    prompt's pass multiplies in bfloat16, each later step in float32, reading the prompt's keys and values."""
+    from transformer.kv_cache import KeyValueCache
+
+    bundle = _random(architecture)
+    src = torch.tensor([[4, 5, 6, 7, 8, 9, 10, 2]]) if architecture == "encoder-decoder" else None
+    ys = torch.tensor([[1, 11, 12, 13, 14, 15]])
+    q = act_name("decoder", 0, "q")
+    with torch.no_grad(), arithmetic("bfloat16"):
+        cache = KeyValueCache(bundle.model, src)
+        with capture(bundle.model, [q]) as prompt:
+            first = cache.next_logits(ys)
+        with capture(bundle.model, [q]) as step:
+            second = cache.next_logits(torch.cat([ys, first.argmax(-1, keepdim=True)], dim=1))
+    assert prompt[q].dtype == torch.bfloat16 and prompt[q].shape[2] == ys.shape[1]
+    assert step[q].dtype == torch.float32 and step[q].shape[2] == 1
+    assert first.dtype == second.dtype == torch.float32 and torch.isfinite(second).all()
+    with torch.no_grad():  # the step's logits: float32's, to bfloat16's rounding of the prompt's keys and values
+        exact = KeyValueCache(bundle.model, src)
+        exact.next_logits(ys)
+        want = exact.next_logits(torch.cat([ys, first.argmax(-1, keepdim=True)], dim=1))
+    assert torch.allclose(second, want, atol=0.1), (second - want).abs().max()
