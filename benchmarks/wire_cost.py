@@ -11,7 +11,7 @@ attention weights, because compression depends on them:
 - noise: random rows (incompressible: the worst case an 8-bit grid can meet).
 Grid target: ≤ 1.4 bytes per cell (8-bit + base64 is 1.33). "per drawn" divides by the cells
 actually sent after pooling (tiles are pooled to ≥ 1 screen pixel per cell at long inputs);
-"per weight" by every attention weight of every head. The enlarged head is sent exactly (float32).
+"per weight" by every attention weight of every head. The enlarged head is sent exactly (float32) up to 256 × 256 cells.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 The tiles are quantized to uint8 and laid out as one mosaic image, encoded as a palette PNG
 (see viz/png.py): about 0.5–0.9 bytes a cell in the figure JSON, where float32 z would cost 5.6.
-Exact weights are for the single enlarged head (viz/heatmap.py). On top of the image sit two
-tiny scatter traces: the "L0 H1" labels, and one invisible point per tile centre whose hover
+Exact weights are for the single enlarged head (viz/heatmap.py; past 256 × 256 cells it too is an
+image). On top of the image sit two tiny scatter traces: the "L0 H1" labels, and one invisible point per tile centre whose hover
 names the tile and whose click selects it (plotly heatmaps and images cannot be clicked-to-select;
 with `hoverdistance=-1` the nearest centre wins, and on a regular grid that is the tile under the
 pointer).

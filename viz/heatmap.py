@@ -1,4 +1,4 @@
-"""One attention matrix, large, with exact weights: the figure a teacher points at.
+"""One attention matrix, large, with exact weights up to 256 × 256 cells: the figure a teacher points at.
 
 Cells sit at integer positions on both axes with token labels as `ticktext` (so two "l"s stay
 two columns); the hover names each position as "3: l", which is unique, so the axes are
