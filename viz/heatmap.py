@@ -50,6 +50,7 @@ class HeatmapText:
 
 EXACT_CELLS = 256 * 256  # up to this many cells a matrix is sent exactly; past it, as an image (module docstring)
 HOVER_BLOCKS = 256  # past EXACT_CELLS, at most this many hover blocks along each axis
+PLOT_PX = 760  # the longest side of a matrix's plot area, px
 
 
 def _hovertemplate(text: HeatmapText, fmt: str, block: tuple[int, int] = (1, 1)) -> str:
@@ -76,9 +77,14 @@ def strides(tq: int, tk: int) -> tuple[int, int]:
     return -(-tq // HOVER_BLOCKS), -(-tk // HOVER_BLOCKS)
 
 
+def image_stride(n: int) -> int:
+    """Positions per pixel of a long matrix's image along an axis of `n` positions: at most `PLOT_PX` pixels."""
+    return -(-n // PLOT_PX)
+
+
 def image_side(n: int) -> int:
-    """Pixels of a long matrix's image along an axis of `n` positions: at most `PLOT_PX`."""
-    return -(-n // -(-n // PLOT_PX))
+    """Pixels of a long matrix's image along an axis of `n` positions."""
+    return -(-n // image_stride(n))
 
 
 def matrix_bytes(tq: int, tk: int) -> float:
@@ -122,9 +128,6 @@ def alignment_shapes(alignment: Alignment, tq: int, tk: int, name: str, block: t
         }
         for i, (q, k) in enumerate(aligned_cells(alignment, tq, tk))
     ]
-
-
-PLOT_PX = 760  # the longest side of a matrix's plot area, px
 
 
 def size_px(tq: int, tk: int, *, cell_px: float = 40.0, max_px: int = PLOT_PX, min_px: int = 520) -> tuple[int, int]:
@@ -226,7 +229,7 @@ def matrix_image(values: np.ndarray, zmin: float, zmax: float, colorscale: objec
     (each the largest value of the cells it covers), `zmin`..`zmax` spread over the colour scale's 256 levels (NaN
     draws as `zmin`)."""
     tq, tk = values.shape
-    pixels = max_pool(values, -(-tq // PLOT_PX), -(-tk // PLOT_PX))  # (≤ PLOT_PX, ≤ PLOT_PX)
+    pixels = max_pool(values, image_stride(tq), image_stride(tk))  # (image_side(Tq), image_side(Tk))
     span = zmax - zmin if zmax > zmin else 1.0
     levels = np.rint(np.clip(np.nan_to_num((pixels - zmin) / span), 0.0, 1.0) * LEVELS).astype(np.uint8)
     colours = palette() if colorscale is ATTENTION_SCALE else colour_table(colorscale)  # type: ignore[arg-type]
