@@ -26,6 +26,7 @@ the reader asked for exact arithmetic. The trace says which it was, and the page
 from __future__ import annotations
 
 import contextlib
+import threading
 import warnings
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -83,6 +84,9 @@ def arithmetic(precision: Precision) -> Iterator[None]:
         _SCORES_IN_FLOAT32.reset(token)
 
 
+_QUIET = threading.Lock()  # one `catch_warnings` at a time (`widen_into`)
+
+
 def widen_into(src: np.ndarray, out: np.ndarray) -> np.ndarray:
     """`out[...] = src`: float16 weights (a bfloat16 run keeps them so) widened into a float32 buffer already in
     hand, through PyTorch; returns `out`.
@@ -90,9 +94,11 @@ def widen_into(src: np.ndarray, out: np.ndarray) -> np.ndarray:
     Why not NumPy: its float16 → float32 conversion is about six times slower (one GPT-2-sized layer at 1,024
     tokens, a block of rows at a time: 16 ms against 2.7), and the heads page's statistics and rollout each widen
     all 144 heads. `src` may be any strided view; a read-only one is only read (PyTorch's warning about it is
-    silenced here).
+    silenced while the view is made: under a lock, since the statistics and the rollout widen on two threads and
+    `catch_warnings` saves and restores the process's filters, which two threads interleaving would leave changed).
     """
-    with warnings.catch_warnings():
+    with _QUIET, warnings.catch_warnings():
         warnings.filterwarnings("ignore", "The given NumPy array is not writable", UserWarning)
-        torch.from_numpy(out).copy_(torch.from_numpy(src))
+        source = torch.from_numpy(src)  # a view: microseconds under the lock
+    torch.from_numpy(out).copy_(source)
     return out
