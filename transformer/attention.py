@@ -18,20 +18,32 @@ from torch import Tensor, nn
 from transformer.dropout import Dropout
 from transformer.hooks import HookPoint
 from transformer.precision import scores_in_float32
+from transformer.workspace import scratch
 
 
-def attention_scores(q: Tensor, k: Tensor) -> Tensor:
+def scores_dtype(q: Tensor) -> torch.dtype:
+    """The dtype `attention_scores(q, k)` computes in: float32 for lower-precision queries inside bfloat16
+    arithmetic (`transformer.precision.scores_in_float32`), else the queries' own."""
+    return torch.float32 if q.dtype != torch.float32 and scores_in_float32() else q.dtype
+
+
+def attention_scores(q: Tensor, k: Tensor, lent: bool = False) -> Tensor:
     """Q Kᵀ / sqrt(d_k): dividing keeps the dot products' variance near 1 whatever d_k is.
 
     Shape: q (..., Tq, d_k), k (..., Tk, d_k) → (..., Tq, Tk).
 
     Inside `transformer.precision.arithmetic("bfloat16")` the bfloat16 queries and keys are multiplied in float32
     (autocast off for this product): a score's rounding would become a factor on its weight after the softmax.
+    `lent`: written into the scratch memory the run lends, where it lends some (`transformer.workspace`); the
+    caller promises that nothing keeps these scores beyond its layer. The same numbers, bit for bit.
     """
-    if q.dtype != torch.float32 and scores_in_float32():
+    if scores_dtype(q) != q.dtype:
         with torch.autocast(q.device.type, enabled=False):
-            return attention_scores(q.float(), k.float())
-    return (q @ k.transpose(-2, -1)).div_(math.sqrt(q.shape[-1]))  # (..., Tq, Tk); divided in place: a fresh product
+            return attention_scores(q.float(), k.float(), lent)
+    shape = (*torch.broadcast_shapes(q.shape[:-2], k.shape[:-2]), q.shape[-2], k.shape[-2])
+    out = scratch("scores", shape, q.dtype) if lent else None
+    product = q @ k.transpose(-2, -1) if out is None else torch.matmul(q, k.transpose(-2, -1), out=out)  # (..., Tq, Tk)
+    return product.div_(math.sqrt(q.shape[-1]))  # divided in place: a fresh product, or lent memory
 
 
 def _overwritable(x: Tensor, in_place: bool) -> bool:
@@ -73,6 +85,21 @@ def masked_softmax(masked_scores: Tensor, allowed: Tensor | None, in_place: bool
     if pattern.requires_grad:  # softmax's backward reads its output: zero a copy
         return pattern.masked_fill(~allowed, 0.0)
     return pattern.masked_fill_(~allowed, 0.0)  # a fresh tensor (or the scores' own), zeroed where it is
+
+
+def weighted_values(weights: Tensor, v: Tensor, lent: bool = False) -> Tensor:
+    """weights @ V: each query's sum of the values, weighted by its row. (..., Tq, Tk) @ (..., Tk, d_v) → (..., Tq, d_v).
+
+    Inside bfloat16 arithmetic autocast rounds the float32 weights to bfloat16 for this product, into a fresh tensor
+    (25 MB for a GPT-2-sized layer at 1,024 tokens, and its first touch costs more than the rounding). `lent`: they
+    are rounded into the run's lent memory instead (`transformer.workspace`), the same numbers, bit for bit.
+    """
+    device = weights.device.type
+    if lent and torch.is_autocast_enabled(device) and weights.dtype != (low := torch.get_autocast_dtype(device)):
+        rounded = scratch("weights", tuple(weights.shape), low)
+        if rounded is not None:
+            return rounded.copy_(weights) @ v
+    return weights @ v
 
 
 def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None = None) -> tuple[Tensor, Tensor]:
@@ -156,14 +183,18 @@ class MultiHeadAttention(nn.Module):
         else:
             k, v = past.keys_values(self, key, value)  # (B, H, Tk, d_k) each, earlier positions' included
         tk = k.shape[2]
-        scores = self.hook_scores(attention_scores(q, k))  # (B, H, Tq, Tk)
+        dtype = scores_dtype(q)
+        # Each step overwrites the last one's tensor where nothing keeps it (see `apply_mask`): the masked scores are
+        # the scores themselves only when those were not kept (masked in place). Where none of the three is kept and
+        # no gradient will read them, they are written over the previous layer's (`transformer.workspace`).
+        keeps = [hook.may_keep(dtype) for hook in (self.hook_scores, self.hook_masked_scores, self.hook_pattern)]
+        lent = not torch.is_grad_enabled() and not any(keeps)
+        scores = self.hook_scores(attention_scores(q, k, lent))  # (B, H, Tq, Tk)
         if allowed is None:
             allowed = torch.ones(1, 1, 1, 1, dtype=torch.bool, device=query.device)
         allowed = self.hook_mask(allowed.expand(b, 1, tq, tk))  # (B, 1, Tq, Tk)
-        # Each step overwrites the last one's tensor where nothing records or edits it (see `apply_mask`): the
-        # masked scores are the scores themselves only when those were not kept (masked in place)
-        masked = self.hook_masked_scores(apply_mask(scores, allowed, in_place=not self.hook_scores.observed()))
-        pattern = self.hook_pattern(masked_softmax(masked, allowed, in_place=not self.hook_masked_scores.observed()))
-        z = self.hook_z(self.dropout(pattern) @ v)  # (B, H, Tq, d_k)
+        masked = self.hook_masked_scores(apply_mask(scores, allowed, in_place=not keeps[0]))
+        pattern = self.hook_pattern(masked_softmax(masked, allowed, in_place=not keeps[1]))
+        z = self.hook_z(weighted_values(self.dropout(pattern), v, lent))  # (B, H, Tq, d_k)
         concat = z.transpose(1, 2).reshape(b, tq, -1)  # (B, Tq, H * d_k)
         return self.hook_out(self.w_o(concat))  # (B, Tq, d_model)

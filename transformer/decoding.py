@@ -36,6 +36,7 @@ from transformer.recorded_decoding import decode_recording, records_while_decodi
 from transformer.rows import decoder_row
 from transformer.step_capture import capture_steps, looks_ahead
 from transformer.tokenizer import EOS_ID
+from transformer.workspace import lending
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ def trace_text(
     `precision="bfloat16"` multiplies in bfloat16 (`transformer.precision`: for a large model's long input,
     where the caller chose it) and records floats as float16; the trace says which.
     """
-    with arithmetic(precision), keeping(torch.float16 if precision == FAST else None):  # `keeping` says why
+    with arithmetic(precision), keeping(torch.float16 if precision == FAST else None), lending():  # each says why
         if bundle.config.is_encoder_only:  # nothing to generate: one pass, a prediction per position (BERT)
             fields = encoder_trace_fields(bundle, text, names=names, interventions=interventions)
         else:

@@ -43,11 +43,12 @@ class HookPoint(nn.Module):
             return x
         return state.visit(self.name, x)
 
-    def observed(self) -> bool:
-        """Whether the current context records or edits this point: a tensor it is given may then be kept (or
-        replaced), so the model must not overwrite it in place afterwards."""
+    def may_keep(self, dtype: torch.dtype) -> bool:
+        """Whether a tensor of `dtype` given to this point may outlive the call: the current context records it as
+        it is (not as a `keeping` copy in another dtype) or hands it to an intervention. The model must then not
+        overwrite it in place afterwards, nor write the next layer's numbers over it (`transformer.workspace`)."""
         state = _ACTIVE.get()
-        return state is not None and state.observes(self.name)
+        return state is not None and state.may_keep(self.name, dtype)
 
     def __call__(self, x: Tensor) -> Tensor:
         """`forward`, without `nn.Module.__call__`'s search for module hooks, which this project never registers
@@ -120,9 +121,12 @@ class _CaptureState:
     tensors: dict[str, Tensor] = field(default_factory=dict)
     keep_as: torch.dtype | None = None  # floating tensors are recorded as this dtype (`keeping`); None: as computed
 
-    def observes(self, name: str) -> bool:
-        """Whether hook `name` is recorded or edited here (`HookPoint.observed`)."""
-        return name in self.interventions or (self.record is not None and name in self.record)
+    def may_keep(self, name: str, dtype: torch.dtype) -> bool:
+        """Whether a `dtype` tensor at hook `name` may outlive the call here (`HookPoint.may_keep`)."""
+        if name in self.interventions:
+            return True
+        recorded = self.record is not None and name in self.record
+        return recorded and (self.keep_as is None or self.keep_as == dtype or not dtype.is_floating_point)
 
     def visit(self, name: str, x: Tensor) -> Tensor:
         for intervene in self.interventions.get(name, ()):
