@@ -43,6 +43,24 @@ class HookPoint(nn.Module):
             return x
         return state.visit(self.name, x)
 
+    def observed(self) -> bool:
+        """Whether the current context records or edits this point at all: a point nobody observes may go uncalled
+        (`MultiHeadAttention` computes a large layer a block of query rows at a time, never its whole scores)."""
+        state = _ACTIVE.get()
+        return state is not None and (state.edits(self.name) or state.records(self.name))
+
+    def edited(self) -> bool:
+        """Whether an intervention changes the tensor at this point in the current context."""
+        state = _ACTIVE.get()
+        return state is not None and state.edits(self.name)
+
+    def records_as(self, dtype: torch.dtype) -> torch.dtype | None:
+        """The dtype a `dtype` tensor given here is recorded as (`keeping`), or None where it is not recorded."""
+        state = _ACTIVE.get()
+        if state is None or not state.records(self.name):
+            return None
+        return state.keep_as if state.keep_as is not None and dtype.is_floating_point else dtype
+
     def may_keep(self, dtype: torch.dtype) -> bool:
         """Whether a tensor of `dtype` given to this point may outlive the call: the current context records it as
         it is (not as a `keeping` copy in another dtype) or hands it to an intervention. The model must then not
@@ -121,12 +139,19 @@ class _CaptureState:
     tensors: dict[str, Tensor] = field(default_factory=dict)
     keep_as: torch.dtype | None = None  # floating tensors are recorded as this dtype (`keeping`); None: as computed
 
+    def records(self, name: str) -> bool:
+        """Whether hook `name` is recorded here."""
+        return self.record is not None and name in self.record
+
+    def edits(self, name: str) -> bool:
+        """Whether an intervention changes hook `name` here."""
+        return name in self.interventions
+
     def may_keep(self, name: str, dtype: torch.dtype) -> bool:
         """Whether a `dtype` tensor at hook `name` may outlive the call here (`HookPoint.may_keep`)."""
-        if name in self.interventions:
+        if self.edits(name):
             return True
-        recorded = self.record is not None and name in self.record
-        return recorded and (self.keep_as is None or self.keep_as == dtype or not dtype.is_floating_point)
+        return self.records(name) and (self.keep_as is None or self.keep_as == dtype or not dtype.is_floating_point)
 
     def visit(self, name: str, x: Tensor) -> Tensor:
         for intervene in self.interventions.get(name, ()):
@@ -134,7 +159,7 @@ class _CaptureState:
             if changed.shape != x.shape:
                 raise ValueError(f"intervention at {name} changed shape {tuple(x.shape)} → {tuple(changed.shape)}")
             x = changed
-        if self.record is not None and name in self.record:
+        if self.records(name):
             kept = x.detach()  # a reference, not a copy: capture stays cheap
             self.tensors[name] = kept.to(self.keep_as) if self.keep_as is not None and kept.is_floating_point() else kept
         return x

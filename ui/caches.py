@@ -103,6 +103,10 @@ _MODELS = ByteCache(
 _MODEL_RUNS = threading.BoundedSemaphore(max(1, int(os.environ.get("ATLAS_MODEL_RUNS", "2"))))
 _WORKER = run_worker.RunWorker()  # the process's one worker for a class's model runs (`note_session` starts it)
 LARGE_RUN_BYTES = 64 << 20  # a run recording this much first lets the last such run go (`release_for`)
+LARGE_RESULT_BYTES = 8 << 20
+"""Cached results a large run lets go with the other large runs (`release_for`): what was computed from them, such
+as a 1,024-token rollout (50 MB), which otherwise stayed until the budget was full (six GPT-2-sized texts in one
+session took the server from 1.9 to 2.1 GB). A shipped model's results are kilobytes; its runs stay."""
 
 Run = tuple[str, str]  # (model key, text): identifies a cached `get_trace` result in the per-run caches below
 
@@ -137,8 +141,9 @@ def release_for(nbytes: int) -> None:
     """Make room for a run about to record `nbytes`: in the shared cache (`ByteCache.make_room`) and, for a large
     run, in the process.
 
-    A large run first lets every other large run go (`ByteCache.drop_large`: one at a time, whatever the budget
-    would allow; the issue's "bound what is cached"). A page's previous run can still be reachable only from
+    A large run first lets every other large run go, and every large result computed from one (`ByteCache.drop_large`
+    from `LARGE_RESULT_BYTES`: one at a time, whatever the budget would allow; the issue's "bound what is cached"). A
+    page's previous run can still be reachable only from
     garbage cycles (the last rerun's script globals, kept by its widgets' callbacks), which no collection may
     visit for minutes, since NumPy's buffers do not count towards the collector's thresholds: collected now, the
     old run's arrays are gone before the new one's are allocated (a GPT-2-sized run at 1,024 tokens records 604 MB,
@@ -146,7 +151,7 @@ def release_for(nbytes: int) -> None:
     if nbytes < LARGE_RUN_BYTES:
         shared_cache().make_room(nbytes)
         return
-    shared_cache().drop_large(LARGE_RUN_BYTES)
+    shared_cache().drop_large(LARGE_RESULT_BYTES)
     shared_cache().make_room(nbytes)
     gc.collect()
     return_freed_memory()

@@ -49,3 +49,26 @@ def test_a_cache_outside_the_home_is_not_a_run_layer_cache():
         if path.name != "caches.py" and "byte_cached" in path.read_text(encoding="utf-8")
     ]
     assert not byte_cached, byte_cached
+
+
+def test_a_large_run_lets_the_other_large_runs_and_their_large_results_go():
+    """Before a GPT-2-sized run, the last text's run and its rollout (50 MB at 1,024 tokens) are dropped; a shipped
+    model's runs and results (kilobytes) stay. Six long texts in one session otherwise held six rollouts."""
+    import numpy as np
+
+    from runs.byte_cache import shared_cache
+
+    cache = shared_cache()
+    cache.clear()
+    sizes = {"old-run": ui.caches.LARGE_RUN_BYTES, "old-rollout": ui.caches.LARGE_RESULT_BYTES, "small-run": 4096}
+    for key, size in sizes.items():
+        cache.get_or_compute(("test", key), lambda size=size: np.zeros(size, dtype=np.uint8))
+    try:
+        ui.caches.release_for(1 << 10)  # a small run: nothing is dropped
+        kept = cache.keys()
+        assert {key for _, key in kept} == set(sizes)
+        ui.caches.release_for(ui.caches.LARGE_RUN_BYTES)
+        kept = cache.keys()
+        assert [key for _, key in kept] == ["small-run"]
+    finally:
+        cache.clear()
