@@ -4,9 +4,10 @@ Every run is float32 unless told otherwise, and every shipped model always is: t
 `transformers` to float rounding, and the lesson's identities hold on its numbers. A GPT-2-sized model reading
 1,022 tokens is another matter: its float32 run takes 1.63 s on two cores, where the default model's whole heads
 page takes 0.6 s. On a CPU with native bfloat16 (AVX-512 BF16 or AMX), bfloat16 matrix products run about 4.8×
-faster (measured: 978 against 208 GFLOPS on a 1,024 × 768 × 3,072 product), and that run takes 1.05 s (its softmax,
-masks and copies are float32 either way). Its weights are recorded as float16 (`transformer.hooks.keeping`):
-302 MB instead of 604, which is what brings that page's server under 2 GB.
+faster (measured: 978 against 208 GFLOPS on a 1,024 × 768 × 3,072 product), and that run takes 0.63 s (its softmax
+and masks are float32 either way, computed a block of query rows at a time: `transformer.attention.attention_by_rows`).
+Its weights are recorded as float16 (`transformer.hooks.keeping`): 302 MB instead of 604, which is what brings that
+page's server under 2 GB.
 
 `arithmetic("bfloat16")` is PyTorch's CPU autocast (what training's `--bf16` uses, and how large models are
 commonly run): the linear layers multiply in bfloat16, which keeps 8 significant bits (about 2-3 decimal
