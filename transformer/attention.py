@@ -130,11 +130,9 @@ def _reach(allowed: Tensor) -> int:
     return int(keys[-1]) + 1 if len(keys) else 1
 
 
-def attention_by_rows(
-    q: Tensor, k: Tensor, v: Tensor, allowed: Tensor, pattern_dtype: torch.dtype | None
-) -> tuple[Tensor | None, Tensor]:
-    """Attention inside bfloat16 arithmetic, a block of query rows at a time: (the weights as `pattern_dtype`, or
-    None when nobody records them; the weighted sums of values).
+def attention_by_rows(q: Tensor, k: Tensor, v: Tensor, allowed: Tensor, pattern: Tensor | None = None) -> Tensor:
+    """Attention inside bfloat16 arithmetic, a block of query rows at a time: the weighted sums of values, and the
+    weights written into `pattern` (B, H, Tq, Tk) when it is given (where they are recorded, in its dtype).
 
     Why: computed whole, a layer's (B, H, Tq, Tk) float32 scores go through memory at every step (the product, the
     mask, the softmax, the kept float16 copy, the bfloat16 copy for weights·V): some 400 MB of traffic for a
@@ -157,7 +155,6 @@ def attention_by_rows(
     device = q.device.type
     with torch.autocast(device, enabled=False):
         q, k = q.float(), k.float()  # the scores in float32, as `attention_scores` computes them
-    pattern = None if pattern_dtype is None else q.new_empty((b, h, tq, tk), dtype=pattern_dtype)
     z: Tensor | None = None  # (B, H, Tq, d_v) in the dtype of the products
     rows_per_block = max(1, ROW_BLOCK_BYTES // (4 * b * h * tk))
     for start in range(0, tq, rows_per_block):
@@ -176,7 +173,7 @@ def attention_by_rows(
             z = block.new_empty((b, h, tq, block.shape[-1]))
         z[:, :, rows] = block
     assert z is not None  # tq >= 1
-    return pattern, z
+    return z
 
 
 class KeyValueStore(Protocol):
@@ -251,9 +248,11 @@ class MultiHeadAttention(nn.Module):
             allowed = torch.ones(1, 1, 1, 1, dtype=torch.bool, device=query.device)
         if self._by_rows(q, tk):
             allowed = self.hook_mask(allowed.expand(b, 1, tq, tk))  # (B, 1, Tq, Tk)
-            pattern, z = attention_by_rows(q, k, v, allowed, self.hook_pattern.records_as(torch.float32))
+            dtype = self.hook_pattern.records_as(torch.float32)  # None: nobody records the weights
+            pattern = None if dtype is None else self.hook_pattern.recording_buffer((b, self.n_heads, tq, tk), dtype)
+            z = attention_by_rows(q, k, v, allowed, pattern)
             if pattern is not None:
-                self.hook_pattern(pattern)  # (B, H, Tq, Tk), recorded (in the dtype it is recorded as)
+                self.hook_pattern(pattern)  # (B, H, Tq, Tk), recorded where it was built
             return self._output(self.hook_z(z))
         dtype = scores_dtype(q)
         # Each step overwrites the last one's tensor where nothing keeps it (see `apply_mask`): the masked scores are

@@ -61,6 +61,15 @@ class HookPoint(nn.Module):
             return None
         return state.keep_as if state.keep_as is not None and dtype.is_floating_point else dtype
 
+    def recording_buffer(self, shape: tuple[int, ...], dtype: torch.dtype) -> Tensor:
+        """A tensor of `shape` and `dtype` (contents undefined) to build this point's tensor in before passing it
+        here: the start of a larger one where the capture leaves room for later rows and keys (`capture(room=)`), so
+        recording it copies nothing; else a fresh one."""
+        state = _ACTIVE.get()
+        if state is None:
+            return torch.empty(shape, dtype=dtype)
+        return state.buffer(self.name, shape, dtype)
+
     def may_keep(self, dtype: torch.dtype) -> bool:
         """Whether a tensor of `dtype` given to this point may outlive the call: the current context records it as
         it is (not as a `keeping` copy in another dtype) or hands it to an intervention. The model must then not
@@ -107,8 +116,9 @@ class ActivationCache(Mapping[str, Tensor]):
     (B, H, Tq, Tk); `hook_mask` is (B, 1, Tq, Tk) boolean; residual-stream entries are (B, T, d_model).
     """
 
-    def __init__(self, tensors: dict[str, Tensor] | None = None) -> None:
+    def __init__(self, tensors: dict[str, Tensor] | None = None, rooms: dict[str, Tensor] | None = None) -> None:
         self._tensors: dict[str, Tensor] = {} if tensors is None else tensors  # not copied: capture fills it live
+        self.rooms: dict[str, Tensor] = {} if rooms is None else rooms  # name → the larger tensor its entry starts
 
     def __getitem__(self, name: str) -> Tensor:
         try:
@@ -138,6 +148,29 @@ class _CaptureState:
     interventions: dict[str, list[Intervention]] = field(default_factory=dict)
     tensors: dict[str, Tensor] = field(default_factory=dict)
     keep_as: torch.dtype | None = None  # floating tensors are recorded as this dtype (`keeping`); None: as computed
+    room: Mapping[str, int] = field(default_factory=dict)  # name → rows and keys its (..., Tq, Tk) record leaves room for
+    rooms: dict[str, Tensor] = field(default_factory=dict)  # name → the larger tensor its record is the start of
+
+    def buffer(self, name: str, shape: tuple[int, ...], dtype: torch.dtype) -> Tensor:
+        """`HookPoint.recording_buffer`: the start of a (..., side, side) tensor for a name with room, else fresh."""
+        side = self.room.get(name, 0) if self.records(name) else 0
+        if len(shape) < 2 or max(shape[-2:]) > side:
+            return torch.empty(shape, dtype=dtype)
+        self.rooms[name] = torch.empty((*shape[:-2], side, side), dtype=dtype)
+        return self.rooms[name][..., : shape[-2], : shape[-1]]
+
+    def _kept(self, name: str, x: Tensor) -> Tensor:
+        """What recording `x` at `name` keeps: `x` itself, a copy in `keep_as`, or a copy into the start of a larger
+        tensor where the capture leaves room (unless `x` is already there: `buffer`)."""
+        kept = x.detach()  # a reference, not a copy: capture stays cheap
+        dtype = self.keep_as if self.keep_as is not None and kept.is_floating_point() else kept.dtype
+        base = self.rooms.get(name)
+        if base is not None and kept.data_ptr() == base.data_ptr() and kept.dtype == base.dtype:
+            return kept  # built in its room
+        if name in self.room and kept.ndim >= 2 and max(kept.shape[-2:]) <= self.room[name]:
+            start = self.buffer(name, tuple(kept.shape), dtype)
+            return start.copy_(kept)
+        return kept.to(dtype)
 
     def records(self, name: str) -> bool:
         """Whether hook `name` is recorded here."""
@@ -160,8 +193,7 @@ class _CaptureState:
                 raise ValueError(f"intervention at {name} changed shape {tuple(x.shape)} → {tuple(changed.shape)}")
             x = changed
         if self.records(name):
-            kept = x.detach()  # a reference, not a copy: capture stays cheap
-            self.tensors[name] = kept.to(self.keep_as) if self.keep_as is not None and kept.is_floating_point() else kept
+            self.tensors[name] = self._kept(name, x)
         return x
 
 
@@ -195,6 +227,7 @@ def capture(
     model: nn.Module,
     names: Iterable[str] | None = None,
     interventions: Mapping[str, Intervention | Iterable[Intervention]] | None = None,
+    room: Mapping[str, int] | None = None,
 ) -> Iterator[ActivationCache]:
     """Record hook points of `model` for calls made inside this block, in this thread only.
 
@@ -203,6 +236,9 @@ def capture(
         names: hook names to record; None records all of them.
         interventions: hook name → function(s) applied to the tensor there before recording, for
             this call only (see `transformer.interventions`).
+        room: hook name → a side S: its (..., Tq, Tk) record is kept as the start of a (..., S, S) tensor
+            (`ActivationCache.rooms`), which later rows and keys can fill without copying it
+            (`transformer.recorded_decoding`: a long prompt's patterns, then each step's row).
     Yields:
         An ActivationCache, filled as the forward pass runs. If the block runs several forward
         passes, the last value at each name wins.
@@ -210,10 +246,12 @@ def capture(
     wanted = frozenset(_known_names(model) if names is None else names)
     if names is not None:  # all names are known by definition
         _check_names(model, wanted)
-    state = _CaptureState(record=wanted, interventions=_normalize(model, interventions), keep_as=_KEEP_AS.get())
+    state = _CaptureState(
+        record=wanted, interventions=_normalize(model, interventions), keep_as=_KEEP_AS.get(), room=dict(room or {})
+    )
     token = _ACTIVE.set(state)
     try:
-        yield ActivationCache(state.tensors)
+        yield ActivationCache(state.tensors, state.rooms)
     finally:
         _ACTIVE.reset(token)
 

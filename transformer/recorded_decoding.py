@@ -37,7 +37,7 @@ from transformer.attention import attention_scores
 from transformer.hooks import ActivationCache, Intervention, active_interventions, capture, intervene
 from transformer.kv_cache import KeyValueCache, cache_honours
 from transformer.model import Transformer
-from transformer.step_capture import is_decoder_self, query_axis, stitch
+from transformer.step_capture import ATTENTION_SHAPED, is_decoder_self, query_axis, stitch
 from transformer.tokenizer import EOS_ID
 
 _KEYS_VALUES = ("attn.hook_k", "attn.hook_v")
@@ -138,11 +138,17 @@ def decode_recording(
         decoder = KeyValueCache(model, src, every_row=any(name.startswith(GENERATOR) for name in record))
     steps.append(dict(encoded))
     written: list[int] = []  # the arg-max after each step's last row
+    # The first step reads the whole prompt: its decoder self-attention rows are recorded at the start of tensors as
+    # large as the run can grow, which the later steps' rows then fill (`step_capture.stitch`), instead of copied.
+    side = min(model.config.max_len, prefix.shape[1] + max_new_tokens)
+    room = {name: side for name in record if is_decoder_self(name) and name.endswith(ATTENTION_SHAPED)}
+    rooms: dict[str, Tensor] = {}
 
     def step(ys: Tensor) -> None:
-        with capture(model, record, interventions) as recorded:
+        with capture(model, record, interventions, room=None if rooms else room) as recorded:
             written.append(int(decoder.next_logits(ys)[0].argmax()))
         steps.append(dict(recorded))
+        rooms.update(recorded.rooms)
 
     ys = prefix
     for _ in range(max_new_tokens):
@@ -155,7 +161,7 @@ def decode_recording(
             break
     if decoder.length < ys.shape[1]:  # the last token written (or a prompt that filled the model) was never read
         step(ys)
-    tensors = stitch(steps, ys.shape[1], _row_axis)
+    tensors = stitch(steps, ys.shape[1], _row_axis, rooms)
     _fill_scores(tensors, wanted)
     given = prefix[0, 1:].tolist()  # a prompt's rows: its own next token
     return RecordedDecoding(ys, ActivationCache(tensors), given + written)  # a step per row from the prompt's last

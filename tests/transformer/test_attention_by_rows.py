@@ -144,3 +144,16 @@ def test_a_decoded_trace_by_rows_matches_the_whole_matrix(monkeypatch, calls):
     assert by_rows.tgt_ids == whole.tgt_ids
     for name in names:
         torch.testing.assert_close(by_rows.cache[name].float(), whole.cache[name].float(), rtol=0, atol=1e-3, msg=name)
+
+
+def test_the_weights_are_built_where_a_capture_with_room_keeps_them(calls):
+    """The blocks write the weights straight into the recording's room: recording them copies nothing."""
+    bundle = _bundle("decoder-only")
+    name = act_name("decoder", 0, "pattern")
+    src, tgt = _batch(bundle)
+    recording = capture(bundle.model, [name], room={name: 30})
+    with torch.no_grad(), arithmetic("bfloat16"), keeping(torch.float16), recording as cache:
+        bundle.model(src, tgt)
+    assert calls["layers"] > 0
+    assert cache[name].dtype == torch.float16 and cache[name].data_ptr() == cache.rooms[name].data_ptr()
+    assert cache.rooms[name].shape[-2:] == (30, 30)
