@@ -57,9 +57,7 @@ class HookPoint(nn.Module):
     def records_as(self, dtype: torch.dtype) -> torch.dtype | None:
         """The dtype a `dtype` tensor given here is recorded as (`keeping`), or None where it is not recorded."""
         state = _ACTIVE.get()
-        if state is None or not state.records(self.name):
-            return None
-        return state.keep_as if state.keep_as is not None and dtype.is_floating_point else dtype
+        return state.recorded_dtype(dtype) if state is not None and state.records(self.name) else None
 
     def recording_buffer(self, shape: tuple[int, ...], dtype: torch.dtype) -> Tensor:
         """A tensor of `shape` and `dtype` (contents undefined) to build this point's tensor in before passing it
@@ -151,11 +149,19 @@ class _CaptureState:
     room: Mapping[str, int] = field(default_factory=dict)  # name → rows and keys its (..., Tq, Tk) record leaves room for
     rooms: dict[str, Tensor] = field(default_factory=dict)  # name → the larger tensor its record is the start of
 
+    def recorded_dtype(self, dtype: torch.dtype) -> torch.dtype:
+        """The dtype a recorded `dtype` tensor is kept in: `keep_as` for floats when it is set, else its own."""
+        return self.keep_as if self.keep_as is not None and dtype.is_floating_point else dtype
+
+    def _has_room(self, name: str, shape: tuple[int, ...]) -> bool:
+        """Whether a recorded (..., Tq, Tk) `shape` at `name` fits the room the capture leaves for it."""
+        return self.records(name) and len(shape) >= 2 and max(shape[-2:]) <= self.room.get(name, 0)
+
     def buffer(self, name: str, shape: tuple[int, ...], dtype: torch.dtype) -> Tensor:
         """`HookPoint.recording_buffer`: the start of a (..., side, side) tensor for a name with room, else fresh."""
-        side = self.room.get(name, 0) if self.records(name) else 0
-        if len(shape) < 2 or max(shape[-2:]) > side:
+        if not self._has_room(name, shape):
             return torch.empty(shape, dtype=dtype)
+        side = self.room[name]
         self.rooms[name] = torch.empty((*shape[:-2], side, side), dtype=dtype)
         return self.rooms[name][..., : shape[-2], : shape[-1]]
 
@@ -163,13 +169,12 @@ class _CaptureState:
         """What recording `x` at `name` keeps: `x` itself, a copy in `keep_as`, or a copy into the start of a larger
         tensor where the capture leaves room (unless `x` is already there: `buffer`)."""
         kept = x.detach()  # a reference, not a copy: capture stays cheap
-        dtype = self.keep_as if self.keep_as is not None and kept.is_floating_point() else kept.dtype
+        dtype = self.recorded_dtype(kept.dtype)
         base = self.rooms.get(name)
         if base is not None and kept.data_ptr() == base.data_ptr() and kept.dtype == base.dtype:
             return kept  # built in its room
-        if name in self.room and kept.ndim >= 2 and max(kept.shape[-2:]) <= self.room[name]:
-            start = self.buffer(name, tuple(kept.shape), dtype)
-            return start.copy_(kept)
+        if self._has_room(name, tuple(kept.shape)):
+            return self.buffer(name, tuple(kept.shape), dtype).copy_(kept)
         return kept.to(dtype)
 
     def records(self, name: str) -> bool:
@@ -182,9 +187,7 @@ class _CaptureState:
 
     def may_keep(self, name: str, dtype: torch.dtype) -> bool:
         """Whether a `dtype` tensor at hook `name` may outlive the call here (`HookPoint.may_keep`)."""
-        if self.edits(name):
-            return True
-        return self.records(name) and (self.keep_as is None or self.keep_as == dtype or not dtype.is_floating_point)
+        return self.edits(name) or (self.records(name) and self.recorded_dtype(dtype) == dtype)
 
     def visit(self, name: str, x: Tensor) -> Tensor:
         for intervene in self.interventions.get(name, ()):

@@ -145,7 +145,8 @@ def decode_recording(
     rooms: dict[str, Tensor] = {}
 
     def step(ys: Tensor) -> None:
-        with capture(model, record, interventions, room=None if rooms else room) as recorded:
+        first = len(steps) == 1  # only the encoder's capture so far: this step reads the prompt
+        with capture(model, record, interventions, room=room if first else None) as recorded:
             written.append(int(decoder.next_logits(ys)[0].argmax()))
         steps.append(dict(recorded))
         rooms.update(recorded.rooms)

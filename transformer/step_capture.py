@@ -83,24 +83,22 @@ def stitch(
         axis = row_axis(name, pieces[0].ndim)
         widen = is_decoder_self(name) and name.endswith(ATTENTION_SHAPED)  # (.., Tq, Tk): a step sees keys 0..t-1
         first = pieces[0]
-        room = rooms.get(name)
-        in_room = room is not None and widen and first.data_ptr() == room.data_ptr() and room.shape[-1] >= total
-        if not in_room and (axis is None or (len(pieces) == 1 and (not widen or first.shape[-1] == total))):
+        room = rooms.get(name) if widen else None
+        if room is not None and (first.data_ptr() != room.data_ptr() or room.shape[-1] < total):
+            room = None  # the first piece was not recorded at its start, or the run outgrew it
+        if room is None and (axis is None or (len(pieces) == 1 and (not widen or first.shape[-1] == total))):
             out[name] = pieces[-1]
             continue
         shape = [*first.shape[:axis], sum(piece.shape[axis] for piece in pieces), *first.shape[axis + 1 :]]
         if widen:
             shape[-1] = total
-        if in_room:  # the first piece is already where it goes
-            assert room is not None  # for the type checker: in_room says so
-            whole = room[..., : shape[-2], : shape[-1]]
-        else:
-            whole = first.new_empty(shape)  # every entry is written once: a step's, or the fill right of its keys
+        # every entry is written once: a step's, or the fill right of its keys (in a room, the first piece is there)
+        whole = first.new_empty(shape) if room is None else room[..., : shape[-2], : shape[-1]]
         start = 0
         for i, piece in enumerate(pieces):
             rows = (slice(None),) * axis + (slice(start, start + piece.shape[axis]),)
             rows += (slice(None),) * (piece.ndim - axis - 2)
-            if not (in_room and i == 0):
+            if room is None or i > 0:
                 whole[(*rows, slice(0, piece.shape[-1]))] = piece
             if widen and piece.shape[-1] < total:  # keys that did not exist yet at this step
                 whole[(*rows, slice(piece.shape[-1], None))] = unseen_key_fill(name, first.dtype)

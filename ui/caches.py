@@ -142,8 +142,8 @@ def release_for(nbytes: int) -> None:
     run, in the process.
 
     A large run first lets every other large run go, and every large result computed from one (`ByteCache.drop_large`
-    from `LARGE_RESULT_BYTES`: one at a time, whatever the budget would allow; the issue's "bound what is cached"). A
-    page's previous run can still be reachable only from
+    from `LARGE_RESULT_BYTES`: one at a time, whatever the budget would allow; the issue's "bound what is cached").
+    A page's previous run can still be reachable only from
     garbage cycles (the last rerun's script globals, kept by its widgets' callbacks), which no collection may
     visit for minutes, since NumPy's buffers do not count towards the collector's thresholds: collected now, the
     old run's arrays are gone before the new one's are allocated (a GPT-2-sized run at 1,024 tokens records 604 MB,
