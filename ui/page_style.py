@@ -23,4 +23,17 @@ PIXELATED = """.js-plotly-plot .layer-subplot .imagelayer image { image-renderin
 # one step.
 STALE_IN_ONE_STEP = """[data-testid="stApp"][data-test-script-state="running"] * { transition-duration: 0s !important; }"""
 
-EVERY_PAGE = "\n".join((KEEP_WORDS, PIXELATED, STALE_IN_ONE_STEP))
+# On a phone, a heatmap shown at its own width keeps that width and scrolls sideways in its box
+# (`ui.charts.show_figure(keep_width=True)` puts it in a container keyed `KEEP_WIDTH_KEY` + its key). Streamlit
+# otherwise shrinks a chart to its column, and on a 390 px screen an attention matrix's tick labels and colour bar
+# kept their pixels while the matrix itself was left about 80 px: the labels overlapped and the title was cut.
+# Streamlit writes such a chart's width on its element container (`width="580px"`) and caps it with
+# `max-width: 100%`.
+KEEP_WIDTH_KEY = "keep_width_"
+NARROW_SCREEN_PX = 640
+CHARTS_KEEP_WIDTH = f"""@media (max-width: {NARROW_SCREEN_PX}px) {{
+  .stApp [class*="st-key-{KEEP_WIDTH_KEY}"] {{ overflow-x: auto; }}
+  .stApp [class*="st-key-{KEEP_WIDTH_KEY}"] [data-testid="stElementContainer"][width$="px"] {{ max-width: none !important; }}
+}}"""
+
+EVERY_PAGE = "\n".join((KEEP_WORDS, PIXELATED, STALE_IN_ONE_STEP, CHARTS_KEEP_WIDTH))

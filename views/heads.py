@@ -203,7 +203,7 @@ def _inspector(run: Run, ctx: PageContext) -> None:
     queries, keys = page.axes(kind)
     fig = head_figure(page.head(kind, layer, head), queries, keys, text, stretch=bool(stretch), alignment=outline)
     with left:
-        show_figure(fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig", width="content")
+        show_figure(fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig", width="content", keep_width=True)
         if (kind, layer, head) == opening and page.opened_for_a_reason:
             st.caption(opening_caption(page.opened, verb=alignment_verb(ctx.bundle)))  # under it: the head first
         if kind != "encoder":
@@ -237,7 +237,8 @@ def _rollout(run: Run) -> None:
     text = replace(
         heatmap_text(t("heads.rollout_title", kind=kind_name(kind), layer=ordinal(upto))), value=t("heads.rollout_value")
     )
-    show_figure(matrix_figure(rolled[upto], queries, keys, text), f"rollout-{kind}-L{upto}", key="rollout_fig", width="content")
+    fig = matrix_figure(rolled[upto], queries, keys, text)
+    show_figure(fig, f"rollout-{kind}-L{upto}", key="rollout_fig", width="content", keep_width=True)
 
 
 def _attention_npz(run: Run) -> bytes:

@@ -175,6 +175,46 @@ def test_clicking_a_grid_tile_enlarges_that_head(app_page, browser_tools):
     tools.screenshot(page, "heads-zh-ui-clicked-tile")
 
 
+def _chart_widths(page, key: str) -> dict[str, float]:
+    """The chart's own width (Streamlit writes it on the element container), the width plotly drew it at, and
+    the width of the box around it that shows it."""
+    return page.locator(f".st-key-{key}").evaluate(
+        """el => ({own: parseFloat(el.getAttribute('width')),
+                   drawn: parseFloat(el.querySelector('.main-svg').getAttribute('width')),
+                   shown: el.parentElement.clientWidth,
+                   scrolls: el.parentElement.scrollWidth > el.parentElement.clientWidth})"""
+    )
+
+
+def test_on_a_phone_the_attention_matrices_keep_their_width_and_scroll(app_page, browser_tools):
+    """At 390 px the enlarged head and the rollout are drawn at their own width, in a box that scrolls sideways
+    (shrunk to the screen, their labels and colour bar left the matrix about 80 px); the small statistic picture
+    still fits the screen."""
+    page, tools = app_page, browser_tools
+    size = page.viewport_size
+    page.set_viewport_size({"width": 390, "height": 844})
+    tools.wait_idle(page)
+    try:
+        for key in ("head_fig", "rollout_fig"):
+            page.locator(f".st-key-{key} .main-svg").first.wait_for()
+            page.wait_for_function(  # plotly redraws after the resize: at its own width, or shrunk to the screen
+                "key => { const el = document.querySelector(`.st-key-${key}`);"
+                " const drawn = parseFloat(el.querySelector('.main-svg').getAttribute('width'));"
+                " return drawn === parseFloat(el.getAttribute('width')) || drawn <= 390; }",
+                arg=key,
+                timeout=30_000,
+            )
+            widths = _chart_widths(page, key)
+            assert widths["shown"] < 390 < widths["own"] == widths["drawn"], widths
+            assert widths["scrolls"], widths
+        metric = _chart_widths(page, "heads_metric_fig")
+        assert metric["drawn"] <= 390 < metric["own"], metric
+        tools.screenshot(page, "heads-phone")
+    finally:
+        page.set_viewport_size(size)
+        tools.wait_idle(page)
+
+
 def test_nothing_is_fetched_from_outside_the_machine(app_page):
     """Every page load, run and click above stayed on the app's own server (no fonts, icons or
     scripts from the internet: the favicon once came from Google's font server)."""
