@@ -237,6 +237,15 @@ class ClassStore:
         counts = dict(Counter({answer: n for answer, n in rows}).most_common())
         return Tally(joined, sum(counts.values()), counts)
 
+    def leads(self, code: str, secret: str) -> bool:
+        """Whether `secret` is the secret of the live class `code` (a teacher's page coming back after a reload)."""
+        with self._connect() as db:
+            try:
+                self._teacher_row(db, code, secret)
+            except ClassError:
+                return False
+        return True
+
     def _teacher_row(self, db: sqlite3.Connection, code: str, secret: str) -> tuple[str, str]:
         """(secret's SHA-256, current question) of a live class whose secret is `secret`; else ClassError."""
         row = db.execute(

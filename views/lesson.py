@@ -162,6 +162,8 @@ else:
     content = shared_step(step, ls)  # built once for the whole class (every student moves at once)
     token = (step, choice.key, check.text)
     cls = following or lead_class(n, choice.key, check.text, token in revealed_set())
+    if cls is not None and cls.resumed and cls.state.revealed:
+        set_revealed(token, True)  # a teacher back from a reload sees the answer their class already sees
     with top:
         header(n, content.title, following=following is not None)
         class_bar(cls, asks_class(ls, n))

@@ -1,6 +1,7 @@
 """Class mode in Chromium: a teacher on a 1280 × 720 projector and three students (a 390 px phone, a laptop
 in Chinese, a laptop that types the code) join, follow the teacher through two steps, answer, and see the
-class's answers after Reveal; a student who wanders to a lab page comes back with "Follow the teacher"."""
+class's answers after Reveal; a student who wanders to a lab page comes back with "Follow the teacher"; the teacher
+reloads and still leads."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from first_screen import PROJECTOR  # tests/e2e/first_screen.py
 from runs.classroom_store import ClassStore
 from runs.lesson import STEPS
 from ui.i18n import catalog
+from ui.pages.lesson import teacher_cookie
 
 pytestmark = pytest.mark.e2e
 FOLLOW_MS = 15_000  # the student's poll is once a second; a busy 2-core machine gets its margin
@@ -139,3 +141,17 @@ def test_a_class_follows_answers_and_sees_the_distribution(chromium, app_url, cl
         wait_idle(typed)
         _on_step(typed, ANSWERED_STEP)
         assert typed.locator(".st-key-class_question [data-testid=stAlertContentSuccess]").count() == 1
+
+        # The teacher reloads (a new session): their browser's cookie leads the class again, never the URL.
+        assert any(c["name"] == teacher_cookie.COOKIE for c in teacher.context.cookies())
+        assert not any(c["name"] == teacher_cookie.COOKIE for tab in students for c in tab.context.cookies())
+        teacher.reload()
+        wait_idle(teacher)
+        _on_step(teacher, ANSWERED_STEP)
+        assert teacher.locator(".st-key-class_end").count() == 1, "the class bar is the teacher's again"
+        assert "class=" not in teacher.url
+        teacher.evaluate("() => document.activeElement && document.activeElement.blur()")
+        teacher.keyboard.press("ArrowRight")
+        wait_idle(teacher)
+        for tab in (teacher, *students):
+            _on_step(tab, ANSWERED_STEP + 1)

@@ -79,6 +79,21 @@ def test_only_the_secret_moves_reveals_and_ends(store):
     assert store.state(other_code) is not None, "ending one class leaves the others"
 
 
+def test_leads_knows_a_live_class_by_its_secret_only(tmp_path):
+    clock = Clock()
+    store = ClassStore(tmp_path, idle_s=3600, clock=clock)
+    code, secret = store.create(1, MODEL, TEXT)
+    other_code, other_secret = store.create(1, MODEL, TEXT)
+    assert store.leads(code, secret) and store.leads(code.lower(), secret), "a code is read as typed codes are"
+    for wrong in ("", "guess", other_secret, secret + "x", secret.upper(), None):
+        assert not store.leads(code, wrong)
+    assert not store.leads("NOPE0", secret) and not store.leads(other_code, secret)
+    store.end(other_code, other_secret)
+    assert not store.leads(other_code, other_secret), "an ended class has no teacher"
+    clock.now += 3700
+    assert not store.leads(code, secret), "nor has an expired one"
+
+
 def test_answers_are_for_the_current_question_until_reveal(store):
     code, secret = store.create(5, MODEL, TEXT)
     q5 = store.state(code).question

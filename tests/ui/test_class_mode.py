@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from runs.classroom_store import DIR_ENV, ClassError, ClassStore
+from runs.lesson import STEPS
 from tests.ui.conftest import assert_no_exception, open_page
 from ui.i18n import catalog
+from ui.pages.lesson import teacher_cookie
 from ui.pages.lesson.class_mode import STUDENT_KEY, TEACHER_KEY
 
 
@@ -142,3 +144,50 @@ def test_students_follow_the_teachers_model_and_sentence(class_dir):
     assert_no_exception(student)
     assert student.selectbox(key="model").value == "reverse" and student.text_input(key="text").value == "hello class"
     assert _title(student) == _title(teacher)
+
+
+def _cookie_scripts(at) -> list[str]:
+    """The scripts the page sent to set or drop the teacher's cookie (`teacher_cookie.write_pending`)."""
+    return [h.proto.body for h in at.get("html") if teacher_cookie.COOKIE in h.proto.body]
+
+
+def test_the_teachers_browser_keeps_the_secret_and_a_reload_leads_again(class_dir, monkeypatch):
+    """Start writes the code and secret into a cookie (never the URL); a new session whose browser sends that
+    cookie leads the class again, sees the answer it revealed, and moves the students; End drops the cookie."""
+    teacher, code, secret = _start()
+    scripts = _cookie_scripts(teacher)
+    assert len(scripts) == 1 and f'"{teacher_cookie.COOKIE}={code}:{secret}; Max-Age=43200;' in scripts[0], scripts
+    teacher.run()
+    assert _cookie_scripts(teacher) == [], "written once, after Start"
+    student = open_page("lesson", params={"class": code})
+    teacher.button(key=f"lesson_reveal_{STEPS[0]}").click().run()
+    assert ClassStore(class_dir).state(code).revealed
+
+    monkeypatch.setattr(teacher_cookie, "recalled", lambda: (code, secret))  # what the teacher's browser sends
+    reloaded = open_page("lesson", params={"model": "translate-en-zh"})  # a new session on the same step
+    assert_no_exception(reloaded)
+    assert reloaded.session_state[TEACHER_KEY] == (code, secret) and STUDENT_KEY not in reloaded.session_state
+    assert "class_end" in [b.key for b in reloaded.button], "the class bar is the teacher's again"
+    assert not [b for b in reloaded.button if str(b.key).startswith("lesson_reveal")], "revealed before the reload"
+    reloaded.button(key=f"lesson_hide_{STEPS[0]}").click().run()  # and the teacher may still hide it again
+    assert f"lesson_reveal_{STEPS[0]}" in [b.key for b in reloaded.button]
+    reloaded.button(key="lesson_next").click().run()
+    assert ClassStore(class_dir).state(code).step == 2
+    student.run()
+    assert _title(student).startswith("2/"), "the students follow the reloaded teacher"
+
+    reloaded.button(key="class_end").click().run()
+    scripts = _cookie_scripts(reloaded)
+    assert len(scripts) == 1 and "Max-Age=0" in scripts[0], "End drops the cookie"
+
+
+def test_a_cookie_the_store_does_not_know_leads_nothing(class_dir, monkeypatch):
+    """A forged or stale cookie (wrong secret, ended class) makes nobody a teacher, and is dropped."""
+    _, code, secret = _start()
+    for kept in ((code, "x" * 32), ("NOPE0", secret)):
+        monkeypatch.setattr(teacher_cookie, "recalled", lambda kept=kept: kept)
+        at = open_page("lesson")
+        assert_no_exception(at)
+        assert TEACHER_KEY not in at.session_state and "class_end" not in [b.key for b in at.button]
+        assert ["Max-Age=0" in body for body in _cookie_scripts(at)] == [True]
+    assert ClassStore(class_dir).state(code).step == 1

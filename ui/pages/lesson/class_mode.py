@@ -43,6 +43,7 @@ from runs.model_ref import ModelRef, shipped_models
 from transformer.registry import RANDOM
 from ui.i18n import t
 from ui.inputs import TEXT_KEY
+from ui.pages.lesson import teacher_cookie
 from ui.pages.lesson.class_join import join_card
 from ui.safe import md_literal
 from ui.sidebar import MODEL_KEY
@@ -57,6 +58,7 @@ VERSION_KEY = "class_version"  # session state: the class version this student's
 SHOW_JOIN_KEY = "class_show_join"  # the teacher's toggle: the join card above the figure
 JOIN_INPUT_KEY = "class_join_code"
 NOTICE_KEY = "class_notice"  # a message for the next run (a refused join, an ended class)
+RESUMED_KEY = "class_resumed"  # session state: this session took the class back from the browser's cookie this run
 STEP_PARAM = "step"
 # the sidebar's widgets for a random model's settings (ui/sidebar.py), so a student follows one too
 RANDOM_WIDGETS = {
@@ -76,6 +78,7 @@ class InClass:
 
     state: ClassState
     teacher: bool
+    resumed: bool = False  # the teacher's page came back after a reload, this run
 
 
 @st.cache_resource(show_spinner=False)
@@ -137,9 +140,11 @@ def leave() -> None:
 
 
 def start_class(step: int, model: str, text: str) -> None:
-    """Start a class on the teacher's current step, model and sentence; this session holds its secret."""
+    """Start a class on the teacher's current step, model and sentence; this session holds its secret, and this
+    browser keeps it for a reload (`teacher_cookie`)."""
     leave()
     st.session_state[TEACHER_KEY] = store().create(step, model, text)
+    teacher_cookie.remember(*st.session_state[TEACHER_KEY])
     st.session_state[SHOW_JOIN_KEY] = True
 
 
@@ -147,7 +152,23 @@ def end_class() -> None:
     code, secret = st.session_state.pop(TEACHER_KEY)
     with contextlib.suppress(ClassError):  # already over (expired): nothing left to delete
         store().end(code, secret)
+    teacher_cookie.forget()
     _notice("ended_by_you", code=code)
+
+
+def resume_teacher() -> None:
+    """A new session (the teacher reloaded, or their laptop slept) leads the class again when this browser kept
+    the secret of a class that is still live; a cookie the store no longer knows is dropped."""
+    if TEACHER_KEY in st.session_state or STUDENT_KEY in st.session_state:
+        return
+    kept = teacher_cookie.recalled()
+    if kept is None:
+        return
+    if store().leads(*kept):
+        st.session_state[TEACHER_KEY] = kept
+        st.session_state[RESUMED_KEY] = True
+    else:
+        teacher_cookie.forget()
 
 
 # ---- the student follows -------------------------------------------------------------------------
@@ -170,7 +191,9 @@ def _follow_model(model: str) -> None:
 
 def follow_teacher() -> InClass | None:
     """For a student (or a `?class=CODE` link): put this page on the teacher's step, model and sentence,
-    before any widget is drawn. None when this session follows no class."""
+    before any widget is drawn. None when this session follows no class. A teacher back from a reload leads
+    again first (`resume_teacher`), so their own join link does not make them a student."""
+    resume_teacher()
     raw = st.query_params.get(CLASS_PARAM)
     linked = normalize_code(raw)
     new_link = raw is not None and (linked is None or linked != st.session_state.get(STUDENT_KEY))
@@ -204,20 +227,25 @@ def _poll_teacher(code: str) -> None:
 
 def lead_class(step: int, model: str, text: str, revealed: bool) -> InClass | None:
     """For the teacher: the class goes to the step, model and sentence this page shows, and its answer is
-    revealed once the teacher reveals it here. None when this session leads no class."""
+    revealed once the teacher reveals it here. None when this session leads no class.
+
+    `InClass.resumed`: this run took the class back after a reload (`resume_teacher`); the page then shows the
+    answer if the class already sees it (the session that revealed it is gone, and with it the page's record)."""
     teacher = st.session_state.get(TEACHER_KEY)
     if teacher is None:
         return None
     code, secret = teacher
+    resumed = bool(st.session_state.pop(RESUMED_KEY, False))
     try:
         state = store().move(code, secret, step, model, text)
         if revealed and not state.revealed:
             state = store().reveal(code, secret)
     except ClassError:
         st.session_state.pop(TEACHER_KEY, None)
+        teacher_cookie.forget()
         st.warning(t("classroom.ended", code=code), icon=":material/group_off:")
         return None
-    return InClass(state, teacher=True)
+    return InClass(state, teacher=True, resumed=resumed)
 
 
 @st.fragment(run_every=POLL_S)
@@ -364,7 +392,9 @@ def asks_class(ls: Lesson, n: int) -> bool:
 
 
 def class_controls(cls: InClass | None, step: int, model: str, text: str) -> None:
-    """At the foot of the lesson, outside a class: start one (the teacher) or join one by its code."""
+    """At the foot of the lesson, outside a class: start one (the teacher) or join one by its code. (Also where
+    the teacher's browser is told to keep or drop the class's secret: `teacher_cookie.write_pending`.)"""
+    teacher_cookie.write_pending()
     if cls is not None:
         return
     with st.expander(t("classroom.title"), icon=":material/groups:"):
