@@ -98,10 +98,22 @@ def greedy_decode(
     return ys
 
 
+CONTINUATION_TOKENS = 64
+"""The most a decoder-only model writes after its prompt: the shipped tasks' outputs fit (31-64 tokens)."""
+CONTINUATION_WORK = 2 * 10**9
+"""Parameters × tokens a decoder-only continuation may cost. Each written token is a one-row step that reads every
+weight (GPT-2 small: about 30 ms on two cores), so a converted GPT-2 writes 16 tokens, 0.5 s, where 64 took 2 s on
+top of its prompt; every shipped model (at most a few million parameters) still writes 64."""
+
+
 def new_token_budget(config: TransformerConfig, n_text: int) -> int:
     """How many tokens `trace_text` lets a model write after a text of `n_text` tokens (before `max_len` cuts it):
-    the tasks' outputs are never much longer than their inputs."""
-    return 2 * n_text + 16 if config.is_encoder_decoder else 64
+    the tasks' outputs are never much longer than their inputs; a large decoder-only model's continuation is bounded
+    by its cost (`CONTINUATION_WORK`)."""
+    if config.is_encoder_decoder:
+        return 2 * n_text + 16
+    affordable = CONTINUATION_WORK // max(1, config.estimated_parameters())
+    return max(1, min(CONTINUATION_TOKENS, affordable))
 
 
 def _generated(

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from hook_names import act_name
 from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
-from transformer.decoding import greedy_decode, trace_text
+from transformer.decoding import CONTINUATION_TOKENS, CONTINUATION_WORK, greedy_decode, new_token_budget, trace_text
 from transformer.interventions import edit_mask
 from transformer.model import Transformer
 from transformer.registry import random_bundle
@@ -171,6 +171,21 @@ def test_truncation_decoder_only() -> None:
     assert trace.tgt_tokens[:8] == ["<bos>", *"abcdefg"] and len(trace.tgt_tokens) == 8
     assert trace.output_tokens == []  # no room left to continue
     assert trace.cache["decoder.layers.1.self_attn.hook_pattern"].shape == (1, 2, 8, 8)
+
+
+def test_a_large_decoder_only_models_continuation_is_bounded_by_its_cost() -> None:
+    """A decoder-only model writes at most 64 tokens, fewer as its parameters grow (each token reads every weight),
+    whatever its prompt's length. An encoder-decoder's budget follows its input."""
+    small = TransformerConfig(architecture="decoder-only", n_layers=2, d_model=64, n_heads=4, d_ff=256, max_len=128)
+    gpt2 = TransformerConfig(
+        architecture="decoder-only", n_layers=12, d_model=768, n_heads=12, d_ff=3072, max_len=1024, tgt_vocab_size=50257
+    )
+    deeper = TransformerConfig(**{**gpt2.__dict__, "n_layers": 24})
+    assert new_token_budget(small, 10) == new_token_budget(small, 100) == CONTINUATION_TOKENS == 64
+    budgets = [new_token_budget(config, n) for config in (gpt2, deeper) for n in (10, 900)]
+    assert budgets[0] == budgets[1] == CONTINUATION_WORK // gpt2.estimated_parameters() and 8 <= budgets[0] < 64, budgets
+    assert budgets[2] == budgets[3] == CONTINUATION_WORK // deeper.estimated_parameters() < budgets[0], budgets
+    assert new_token_budget(TransformerConfig(max_len=512), 100) == 216  # 2 n + 16: a translation follows its input
 
 
 def test_unknown_symbols_are_listed() -> None:
