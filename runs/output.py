@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 import torch
 
 from transformer.checkpoint import ModelBundle
+from transformer.decoding import output_length_limit
 from transformer.encoder_run import mask_id
 from transformer.prompt import text_rows
 from transformer.sampling import Distribution, SamplingSettings, choose, distributions, distributions_of, generate, model_inputs
@@ -65,12 +66,11 @@ def room(bundle: ModelBundle, text: str) -> int:
 
 
 def step_budget(bundle: ModelBundle, text: str) -> int:
-    """The most tokens a run writes: the room left, and as `sampling.generate` by default (outputs are never
-    much longer than the input; a decoder-only model continues for 64), so "to the end" on an untrained
-    model that never writes <eos> stops instead of running the whole 512 positions."""
+    """The most tokens a run writes: the room left, and as `sampling.generate` by default
+    (`transformer.decoding.output_length_limit`), so "to the end" on an untrained model that never writes <eos>
+    stops instead of running the whole 512 positions."""
     reader = bundle.source_tokenizer or bundle.target_tokenizer
-    default = 2 * len(reader.tokenize(text)) + 16 if bundle.config.is_encoder_decoder else 64
-    return min(room(bundle, text), default)
+    return min(room(bundle, text), output_length_limit(bundle.config, len(reader.tokenize(text))))
 
 
 def replay(bundle: ModelBundle, text: str, settings: SamplingSettings, steps: int) -> list[int]:

@@ -101,19 +101,25 @@ def greedy_decode(
 CONTINUATION_TOKENS = 64
 """The most a decoder-only model writes after its prompt: the shipped tasks' outputs fit (31-64 tokens)."""
 CONTINUATION_WORK = 2 * 10**9
-"""Parameters × tokens a decoder-only continuation may cost. Each written token is a one-row step that reads every
-weight (GPT-2 small: about 30 ms on two cores), so a converted GPT-2 writes 16 tokens, 0.5 s, where 64 took 2 s on
-top of its prompt; every shipped model (at most a few million parameters) still writes 64."""
+"""Parameters × tokens a traced run's decoder-only continuation may cost. Each written token is a one-row step that
+reads every weight (GPT-2 small: about 30 ms on two cores), so a converted GPT-2's trace writes 16 tokens, 0.5 s,
+where 64 took 2 s on top of its prompt; every shipped model (at most a few million parameters) still writes 64."""
+
+
+def output_length_limit(config: TransformerConfig, n_text: int) -> int:
+    """The longest output a run writes after a text of `n_text` tokens (before `max_len` cuts it): the tasks'
+    outputs are never much longer than their inputs. What the output page's generation stops at."""
+    return 2 * n_text + 16 if config.is_encoder_decoder else CONTINUATION_TOKENS
 
 
 def new_token_budget(config: TransformerConfig, n_text: int) -> int:
-    """How many tokens `trace_text` lets a model write after a text of `n_text` tokens (before `max_len` cuts it):
-    the tasks' outputs are never much longer than their inputs; a large decoder-only model's continuation is bounded
-    by its cost (`CONTINUATION_WORK`)."""
+    """How many tokens `trace_text` lets a model write: `output_length_limit`, and for a large decoder-only model
+    what its continuation may cost (`CONTINUATION_WORK`): a trace shows a continuation beside the prompt's
+    attention, and a page that shows a trace should not wait seconds for it."""
+    limit = output_length_limit(config, n_text)
     if config.is_encoder_decoder:
-        return 2 * n_text + 16
-    affordable = CONTINUATION_WORK // max(1, config.estimated_parameters())
-    return max(1, min(CONTINUATION_TOKENS, affordable))
+        return limit
+    return max(1, min(limit, CONTINUATION_WORK // max(1, config.estimated_parameters())))
 
 
 def _generated(

@@ -22,6 +22,7 @@ import torch
 from torch import Tensor
 
 from transformer.checkpoint import ModelBundle
+from transformer.decoding import output_length_limit
 from transformer.kv_cache import start_decoding
 from transformer.prompt import text_rows
 from transformer.tokenizer import EOS_ID
@@ -218,8 +219,8 @@ def generate(bundle: ModelBundle, text: str, settings: SamplingSettings | None =
     config = bundle.config
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     budget = settings.max_new_tokens
-    if budget is None:  # as trace_text: outputs are never much longer than the input
-        budget = 2 * len(reader.tokenize(text)) + 16 if config.is_encoder_decoder else 64
+    if budget is None:  # outputs are never much longer than the input
+        budget = output_length_limit(config, len(reader.tokenize(text)))
     inputs = model_inputs(bundle, text)
     room = config.max_len - inputs.tgt_in.shape[1]
     decoder = start_decoding(bundle.model, inputs.src)
