@@ -8,6 +8,12 @@ the hidden tabs can stay empty until then.
 
 The tab container's state is the open tab's label, which a language switch makes stale; the open
 kind is also kept by name (`<key>_kind`), so the same tab stays open in the other language.
+
+A model with one kind (GPT-2: decoder self-attention; BERT: encoder self-attention) gets its kind's name and no tab
+bar: there is nothing to switch to, and a tab panel is not free in the browser. Streamlit's tab panel checks for a
+focusable child after every change inside it, and each check makes the browser recompute the page's styles; while
+plotly drew a GPT-2-sized page's grid and detector charts that took 0.15-0.2 s of its time from Enter to painted
+(median of five texts, `benchmarks.pretrained_scale --browser`).
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ def open_kind_tab(
     on_change: Callable[..., None] | str = "rerun",
     args: tuple[Any, ...] = (),
 ) -> tuple[str, DeltaGenerator]:
-    """Draw one tab per kind (labels in the UI language) and return (kind, container) of the open one.
+    """Draw one tab per kind (labels in the UI language) and return (kind, container) of the open one; a single
+    kind is named above its container instead.
 
     Args:
         key: the tabs' widget key; the open tab is its session state (a label: after a language switch
@@ -37,6 +44,10 @@ def open_kind_tab(
         default: the kind open at first (default: the first kind).
         on_change: "rerun" or a callback (run before the rerun, with `args`).
     """
+    if len(kinds) == 1:  # one kind: its name, no tab bar (module docstring)
+        st.markdown(f"**{kind_name(kinds[0])}**")
+        st.session_state[f"{key}_kind"] = kinds[0]
+        return kinds[0], st.container()
     labels = {kind_name(kind): kind for kind in kinds}
     last_open = st.session_state.get(f"{key}_kind")
     if st.session_state.get(key) not in labels:  # first run, or labels of another language

@@ -30,3 +30,26 @@ def test_the_open_tab_stays_open_after_a_language_switch():
     assert_no_exception(at)
     assert at.session_state["open"] == "cross"
     assert at.session_state["tabs"] == catalog("zh")["heads.kind_cross"]
+
+
+def _one_kind_script() -> None:
+    import streamlit as st
+
+    from ui.kind_tabs import open_kind_tab
+
+    kind, box = open_kind_tab(["decoder"], "tabs")
+    box.write(f"open: {kind}")
+    st.session_state["open"] = kind
+
+
+def test_a_single_kind_is_named_without_a_tab_bar():
+    """GPT-2 (decoder self-attention only) or BERT (encoder only): the kind's name, in the UI language, above its
+    contents, and no tab container, whose checks after every change inside it cost the browser a style pass each."""
+    for lang in ("en", "zh"):
+        at = AppTest.from_function(_one_kind_script)
+        at.session_state["lang"] = lang
+        at.run()
+        assert_no_exception(at)
+        assert not at.tabs and at.session_state["open"] == "decoder"
+        shown = [m.value for m in at.markdown]
+        assert shown[0] == f"**{catalog(lang)['heads.kind_decoder']}**" and shown[-1] == "open: decoder", shown
