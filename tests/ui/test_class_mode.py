@@ -190,4 +190,6 @@ def test_a_cookie_the_store_does_not_know_leads_nothing(class_dir, monkeypatch):
         assert_no_exception(at)
         assert TEACHER_KEY not in at.session_state and "class_end" not in [b.key for b in at.button]
         assert ["Max-Age=0" in body for body in _cookie_scripts(at)] == [True]
+        at.run()
+        assert _cookie_scripts(at) == [], "read and dropped once a session"
     assert ClassStore(class_dir).state(code).step == 1

@@ -58,6 +58,7 @@ VERSION_KEY = "class_version"  # session state: the class version this student's
 SHOW_JOIN_KEY = "class_show_join"  # the teacher's toggle: the join card above the figure
 JOIN_INPUT_KEY = "class_join_code"
 NOTICE_KEY = "class_notice"  # a message for the next run (a refused join, an ended class)
+COOKIE_READ_KEY = "class_cookie_read"  # session state: this session has read the teacher's cookie
 RESUMED_KEY = "class_resumed"  # session state: this session took the class back from the browser's cookie this run
 STEP_PARAM = "step"
 # the sidebar's widgets for a random model's settings (ui/sidebar.py), so a student follows one too
@@ -159,8 +160,9 @@ def end_class() -> None:
 def resume_teacher() -> None:
     """A new session (the teacher reloaded, or their laptop slept) leads the class again when this browser kept
     the secret of a class that is still live; a cookie the store no longer knows is dropped."""
-    if TEACHER_KEY in st.session_state or STUDENT_KEY in st.session_state:
+    if TEACHER_KEY in st.session_state or STUDENT_KEY in st.session_state or COOKIE_READ_KEY in st.session_state:
         return
+    st.session_state[COOKIE_READ_KEY] = True  # the cookies a session sees are those it connected with: read once
     kept = teacher_cookie.recalled()
     if kept is None:
         return
