@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from hook_names import ordinal
-from viz.mask_figures import text_px
+from viz.mask_figures import fits_cell
 from viz.style import ATTENTION_SCALE, MARK_COLOR, base_layout
 
 
@@ -78,7 +78,7 @@ def cell_width(n_panels: int, n_heads: int, width: int = WIDTH_HINT) -> float:
 def cell_text(n_panels: int, n_heads: int, width: int = WIDTH_HINT) -> CellText | None:
     """The first of `CELL_TEXTS` whose widest text ("★0.00" and the like) fits a cell; None: print no numbers."""
     cell = cell_width(n_panels, n_heads, width)
-    return next((c for c in CELL_TEXTS if text_px(c.format(0.0, marked=True), c.size) + CELL_PADDING <= cell), None)
+    return next((c for c in CELL_TEXTS if fits_cell([c.format(0.0, marked=True)], c.size, cell, CELL_PADDING)), None)
 
 
 def _cell_texts(grid: np.ndarray, marked: set[tuple[int, int]], style: CellText) -> list[list[str]]:

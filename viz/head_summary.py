@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from hook_names import ordinal
-from viz.mask_figures import text_px
+from viz.mask_figures import fits_cell
 from viz.style import ATTENTION_SCALE, BASE_FONT_SIZE, base_layout
 
 COLUMN_PX = 320
@@ -32,7 +32,7 @@ def prints_numbers(n_heads: int, fmt: str = ".2f", width: int = COLUMN_PX) -> bo
     is spared drawing and measuring 144 numbers: 0.1 s of a GPT-2-sized heads page from Enter to painted.
     """
     cell = (width - MARGIN_LEFT - MARGIN_RIGHT) / max(n_heads, 1)
-    return text_px(format(0.0, fmt), BASE_FONT_SIZE) + CELL_PADDING <= cell  # plotly prints them at the figure's font
+    return fits_cell([format(0.0, fmt)], BASE_FONT_SIZE, cell, CELL_PADDING)  # plotly prints them at the figure's font
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ Figures are sized for a given width (`width_hint`): the page shows them stretche
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +30,12 @@ PAD_GREY, TOKEN_BLUE = "#b0b0b0", "#dbe9f6"
 def text_px(label: str, size: int = TICK_FONT_SIZE) -> float:
     """Rough rendered width of a label: CJK and emoji are about twice as wide as Latin letters."""
     return sum(size if ord(ch) >= 0x2E80 else 0.6 * size for ch in label)
+
+
+def fits_cell(labels: Iterable[str], size: int, cell: float, padding: float) -> bool:
+    """Whether the widest of `labels` at `size` px, with `padding` px beside it, fits a `cell` px wide cell (what
+    decides whether a heatmap prints its numbers)."""
+    return max((text_px(label, size) for label in labels), default=0.0) + padding <= cell
 
 
 def cell_px(n_cols: int, plot_width: float) -> float:

@@ -20,7 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from hook_names import act_name
-from viz.mask_figures import MaskText, hovertemplate, matrix_layout, text_px
+from viz.mask_figures import MaskText, fits_cell, hovertemplate, matrix_layout
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, TICK_FONT_SIZE
 from viz.tokens import Labels, hover_labels
 
@@ -108,7 +108,7 @@ def fitting_text(values: np.ndarray, digits: Sequence[int], cell: float, *, weig
 
 
 def _fits(text: np.ndarray, cell: float, size: int = CELL_FONT) -> bool:
-    return max((text_px(s, size) for s in text.ravel()), default=0.0) + CELL_PADDING <= cell
+    return fits_cell(text.ravel(), size, cell, CELL_PADDING)
 
 
 def panel_traces(
