@@ -42,6 +42,19 @@ def _on_step(tab, n: int) -> None:
     )
 
 
+def _all_on_step(tabs: dict, n: int) -> None:
+    """`_on_step` for every tab; a timeout names the tabs that are elsewhere and the step each shows."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    behind = {}
+    for name, tab in tabs.items():
+        try:
+            _on_step(tab, n)
+        except PlaywrightTimeout:
+            behind[name] = tab.locator("[data-testid=stMain] h1").first.inner_text(timeout=5_000)
+    assert not behind, f"not on step {n} after {FOLLOW_MS} ms: {behind}"
+
+
 def _bar_says(tab, text: str) -> None:
     """Wait until the class bar (its counts refresh once a second) shows `text`."""
     tab.wait_for_function(
@@ -146,12 +159,14 @@ def test_a_class_follows_answers_and_sees_the_distribution(chromium, app_url, cl
         assert any(c["name"] == teacher_cookie.COOKIE for c in teacher.context.cookies())
         assert not any(c["name"] == teacher_cookie.COOKIE for tab in students for c in tab.context.cookies())
         teacher.reload()
-        wait_idle(teacher)
         _on_step(teacher, ANSWERED_STEP)
+        teacher.locator(".st-key-lesson_next button:not([disabled])").wait_for()
+        wait_idle(teacher, start_ms=0)  # the reloaded page's first run over, so → reaches the Next it drew
+        wait_settled(teacher)
         assert teacher.locator(".st-key-class_end").count() == 1, "the class bar is the teacher's again"
         assert "class=" not in teacher.url
         teacher.evaluate("() => document.activeElement && document.activeElement.blur()")
         teacher.keyboard.press("ArrowRight")
         wait_idle(teacher)
-        for tab in (teacher, *students):
-            _on_step(tab, ANSWERED_STEP + 1)
+        tabs = {"the teacher": teacher, "the phone": phone, "the Chinese laptop": chinese, "the typed code": typed}
+        _all_on_step(tabs, ANSWERED_STEP + 1)
