@@ -48,8 +48,9 @@ def attention_scores(q: Tensor, k: Tensor, lent: bool = False) -> Tensor:
 
 def _overwritable(x: Tensor, in_place: bool) -> bool:
     """Whether `x` may be overwritten: the caller says nothing else holds it, no gradient will read it, and its
-    elements are its own (not a broadcast view)."""
-    return in_place and not x.requires_grad and x.is_contiguous()
+    elements are its own (not a broadcast view, whose one element stands for many: a slice of the caller's own
+    tensor is fine, and is written where it lies)."""
+    return in_place and not x.requires_grad and all(stride or size == 1 for stride, size in zip(x.stride(), x.shape, strict=True))
 
 
 def apply_mask(scores: Tensor, allowed: Tensor | None, in_place: bool = False) -> Tensor:
@@ -123,11 +124,16 @@ ROW_BLOCK_BYTES = 6 * 2**20
 keys, few enough to stay in cache through the block's steps."""
 
 
-def _reach(allowed: Tensor) -> int:
-    """1 + the last key any query of `allowed` (..., R, Tk) may attend to (at least 1): the keys after it are masked
-    for every row of the block."""
-    keys = allowed.reshape(-1, allowed.shape[-1]).any(dim=0).nonzero()  # (n, 1) the keys some row may read
-    return int(keys[-1]) + 1 if len(keys) else 1
+def _key_span(allowed: Tensor) -> tuple[int, int]:
+    """(first, reach) for a block's `allowed` (..., R, Tk): `reach` is 1 + the last key any query may attend to (at
+    least 1; the keys after it are masked for every row of the block), `first` the first key below `reach` that some
+    query may not attend to (`reach` when there is none). Keys before `first` need no mask: under a causal mask
+    that is every key before the block's first row, most of a late block's keys."""
+    rows = allowed.reshape(-1, allowed.shape[-1])  # (B·R, Tk)
+    keys = rows.any(dim=0).nonzero()  # (n, 1) the keys some row may read
+    reach = int(keys[-1]) + 1 if len(keys) else 1
+    barred = (~rows[:, :reach].all(dim=0)).nonzero()  # (m, 1) the keys some row may not read
+    return (int(barred[0]) if len(barred) else reach), reach
 
 
 def attention_by_rows(q: Tensor, k: Tensor, v: Tensor, allowed: Tensor, pattern: Tensor | None = None) -> Tensor:
@@ -137,7 +143,7 @@ def attention_by_rows(q: Tensor, k: Tensor, v: Tensor, allowed: Tensor, pattern:
     Why: computed whole, a layer's (B, H, Tq, Tk) float32 scores go through memory at every step (the product, the
     mask, the softmax, the kept float16 copy, the bfloat16 copy for weights·V): some 400 MB of traffic for a
     GPT-2-sized layer at 1,024 tokens. A block of rows (`ROW_BLOCK_BYTES`) takes every step while it is in cache.
-    And a block's keys stop at the last one any of its rows may read (`_reach`): under a causal mask the later
+    And a block's keys stop at the last one any of its rows may read (`_key_span`): under a causal mask the later
     keys are masked for the whole block, get exactly 0 weight, and are neither multiplied nor exponentiated. The
     1,022-token run of a GPT-2-sized model went from 0.77 to 0.63 s (two cores).
 
@@ -160,11 +166,12 @@ def attention_by_rows(q: Tensor, k: Tensor, v: Tensor, allowed: Tensor, pattern:
     for start in range(0, tq, rows_per_block):
         rows = slice(start, min(start + rows_per_block, tq))
         ok = allowed[:, :, rows]  # (B, 1, R, Tk)
-        reach = _reach(ok)
+        first, reach = _key_span(ok)
         ok = ok[..., :reach]
         with torch.autocast(device, enabled=False):
             scores = attention_scores(q[:, :, rows], k[:, :, :reach], lent=True)  # (B, H, R, reach)
-            weights = masked_softmax(apply_mask(scores, ok, in_place=True), ok, in_place=True)
+            apply_mask(scores[..., first:], ok[..., first:], in_place=True)  # the keys before `first` are all allowed
+            weights = masked_softmax(scores, ok, in_place=True)
         if pattern is not None:
             pattern[:, :, rows, :reach] = weights
             pattern[:, :, rows, reach:] = 0
