@@ -64,9 +64,16 @@ def _block_max(x: np.ndarray, stride: int, axis: int) -> np.ndarray:
         blocks = x[..., :full, :].reshape(*x.shape[:-2], full // stride, stride, x.shape[-1]).max(axis=-2)
         tail = x[..., full:, :].max(axis=-2, keepdims=True) if full < n else None
     else:
-        blocks = x[..., :full].reshape(*x.shape[:-1], full // stride, stride).max(axis=-1)
+        # the i-th key of every run at once, `stride` whole-array passes: NumPy's reduction over a short last axis
+        # took four times as long (19 ms against 4.5 for a GPT-2-sized stack's rows at stride 15)
+        blocks = x[..., 0:full:stride].copy()  # (..., full / stride)
+        for i in range(1, stride):
+            np.maximum(blocks, x[..., i:full:stride], out=blocks)
         tail = x[..., full:].max(axis=-1, keepdims=True) if full < n else None
     return blocks if tail is None else np.concatenate([blocks, tail], axis=axis)
+
+
+SIGN_BIT = 0x8000  # a float16's sign: set only on negative numbers and -0, which weights never are
 
 
 def max_pool(patterns: np.ndarray, stride: int, key_stride: int | None = None) -> np.ndarray:
@@ -80,20 +87,16 @@ def max_pool(patterns: np.ndarray, stride: int, key_stride: int | None = None) -
     key_stride = stride if key_stride is None else key_stride
     if stride <= 1 and key_stride <= 1:
         return patterns
-    if patterns.dtype == np.float16 and _no_sign_bit(patterns):
+    if patterns.dtype == np.float16:
         # a bfloat16 run's float16 weights: NumPy's float16 maximum is ten times float32's, and widening costs as
-        # much again; for numbers ≥ +0 the bit patterns, read as integers, are ordered as the numbers are
-        return max_pool(patterns.view(np.uint16), stride, key_stride).view(np.float16)
+        # much again; for numbers ≥ +0 the bit patterns, read as integers, are ordered as the numbers are. A block
+        # holding a negative number or -0 (sign bit set) pools to an integer ≥ SIGN_BIT, so the pooled blocks say
+        # whether that held, without a pass over every weight first; if not, the float16 maximum after all.
+        pooled = max_pool(patterns.view(np.uint16), stride, key_stride)
+        if not (pooled >= SIGN_BIT).any():
+            return pooled.view(np.float16)
     rows = _block_max(patterns, stride, axis=-2) if stride > 1 else patterns  # (..., ⌈Tq/s⌉, Tk)
     return _block_max(rows, key_stride, axis=-1) if key_stride > 1 else rows  # (..., ⌈Tq/s⌉, ⌈Tk/s⌉)
-
-
-SIGN_BIT = 0x8000  # a float16's sign: set only on negative numbers and -0, which weights never are
-
-
-def _no_sign_bit(weights: np.ndarray) -> bool:
-    """Whether no float16 of `weights` is negative or -0 (then their bits, as integers, sort as they do)."""
-    return not (weights.view(np.uint16) >= SIGN_BIT).any()
 
 
 def colour_table(colorscale: str | Sequence[Sequence[object]]) -> np.ndarray:
