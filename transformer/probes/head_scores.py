@@ -37,6 +37,7 @@ a score drops the last two axes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -165,33 +166,45 @@ def _row_sums(p: np.ndarray, names: Sequence[ScoreName]) -> dict[ScoreName, np.n
     """(..., Tq) per query row, in `p`'s dtype: Σ_k p log2 p for `ENTROPY`, Σ_k p |q - k| for `DISTANCE`.
 
     A block of rows at a time, with one product buffer for both sums: the products are the whole-array
-    formula's, element for element, and each row is summed over all Tk keys as `sum` did over the whole array,
-    so the scores are bit-identical to it in under half its time (and no layer-sized temporary is allocated).
+    formula's, element for element (no layer-sized temporary is allocated). A block whose keys after its last row
+    hold only zeros (every causal block but the last) is computed and summed over the keys before them: they add
+    exactly 0 to both sums, and half of a causal layer's cells are skipped. A row summed over fewer keys is added
+    in another order, so a sum may differ from the whole array's in its last float32 bit.
     """
     if not names:
         return {}
     lead, (tq, tk) = p.shape[:-2], p.shape[-2:]
     dtype = np.promote_types(p.dtype, np.float32)  # a bfloat16 run's float16 weights are summed in float32
     sums = {name: np.empty((*lead, tq), dtype=dtype) for name in names}
-    products = np.empty((*lead, min(tq, _BLOCK_ROWS), tk), dtype=dtype)  # (..., B, Tk)
-    positive = np.empty(products.shape, dtype=bool)
-    widened = np.empty(products.shape, dtype=dtype) if p.dtype != dtype else None  # float16 rows, as float32
+    room = math.prod(lead) * min(tq, _BLOCK_ROWS) * tk  # one block's cells at most
+    products, positive = np.empty(room, dtype=dtype), np.empty(room, dtype=bool)
+    widened = np.empty(room, dtype=dtype) if p.dtype != dtype else None  # float16 rows, as float32
     for start in range(0, tq, _BLOCK_ROWS):
         rows = slice(start, min(start + _BLOCK_ROWS, tq))
-        block = p[..., rows, :] if widened is None else widen_into(p[..., rows, :], widened[..., : rows.stop - start, :])
-        product, weighted = products[..., : rows.stop - start, :], positive[..., : rows.stop - start, :]
+        reach = rows.stop if rows.stop < tk and _all_zero(p[..., rows, rows.stop :]) else tk
+        shape = (*lead, rows.stop - start, reach)  # (..., B, reach), each buffer's start laid out contiguously:
+        size = math.prod(shape)  # NumPy's masked and strided loops over slices of wider rows were slower than
+        block = p[..., rows, :reach]  # the whole rows they skipped
+        block = block if widened is None else widen_into(block, widened[:size].reshape(shape))
+        product, weighted = products[:size].reshape(shape), positive[:size].reshape(shape)
         if ENTROPY in sums:
-            # 0 log 0 = 0: masked keys add nothing, and their logarithm is never taken (half of a causal head's
-            # cells; log2(0) is also the slow path of the logarithm)
+            # 0 log 0 = 0: masked keys add nothing, and their logarithm is never taken (log2(0) is also the slow
+            # path of the logarithm)
             np.greater(block, 0, out=weighted)
             product.fill(0)
             np.log2(block, out=product, where=weighted)
             np.multiply(block, product, out=product)
             np.sum(product, axis=-1, out=sums[ENTROPY][..., rows])
         if DISTANCE in sums:
-            np.multiply(block, _distances(tq, tk, dtype)[rows], out=product)
+            np.multiply(block, _distances(tq, tk, dtype)[rows, :reach], out=product)
             np.sum(product, axis=-1, out=sums[DISTANCE][..., rows])
     return sums
+
+
+def _all_zero(weights: np.ndarray) -> bool:
+    """Whether every weight is +0 (read as integers of the same width: one cheap pass, where a float comparison
+    would widen float16 first; a -0 counts as nonzero, which only costs the caller its shortcut)."""
+    return not weights.view(f"u{weights.dtype.itemsize}").any()
 
 
 def _mean_of_rows(name: ScoreName, sums: np.ndarray) -> np.ndarray:
