@@ -22,6 +22,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from transformer import record_memory
+
 Intervention = Callable[[Tensor], Tensor]
 """Maps the tensor at a hook point to the tensor the model continues with (same shape)."""
 
@@ -162,7 +164,7 @@ class _CaptureState:
         if not self._has_room(name, shape):
             return torch.empty(shape, dtype=dtype)
         side = self.room[name]
-        self.rooms[name] = torch.empty((*shape[:-2], side, side), dtype=dtype)
+        self.rooms[name] = record_memory.lend((*shape[:-2], side, side), dtype)  # the last long run's, once free
         return self.rooms[name][..., : shape[-2], : shape[-1]]
 
     def _kept(self, name: str, x: Tensor) -> Tensor:
@@ -257,6 +259,8 @@ def capture(
         yield ActivationCache(state.tensors, state.rooms)
     finally:
         _ACTIVE.reset(token)
+        if state.room:  # this run's records are the ones the next long run may write over
+            record_memory.keep(state.rooms.values())
 
 
 @contextlib.contextmanager
