@@ -2,7 +2,8 @@
 
 A GPT-2-sized run at 1,024 tokens records 300 MB of attention weights (`capture(room=)`: a (H, S, S) tensor a
 layer). Fresh memory is zeroed by the kernel a page at a time, on its first write: some 75,000 page faults and
-0.1-0.2 s of processor time a run, and freeing it again is as much once more. The app shows one long run at a
+0.1-0.2 s of processor time a run, and freeing it again is as much once more (glibc keeps freed blocks of up
+to 16 MB for reuse, and a layer's record is larger: `runs.memory.keep_freed_memory` says why). The app shows one long run at a
 time: before the next one starts, `ui.caches.release_for` lets go of the last one's large results. So the next
 run's records can go where the last run's were: the memory is already the process's, and writing it costs only
 the writing.
