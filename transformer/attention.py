@@ -77,7 +77,7 @@ def masked_softmax(masked_scores: Tensor, allowed: Tensor | None, in_place: bool
     (3.5 ms a layer for a GPT-2-sized model at 1,024 tokens), the check one over the mask alone.
     `in_place`: the weights overwrite the masked scores (see `apply_mask`; the same numbers, bit for bit).
     """
-    if _overwritable(masked_scores, in_place):
+    if _overwritable(masked_scores, in_place) and masked_scores.is_contiguous():  # softmax writes whole rows over itself
         pattern = torch.softmax(masked_scores, dim=-1, out=masked_scores)
     else:
         pattern = masked_scores.softmax(dim=-1)
