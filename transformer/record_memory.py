@@ -1,12 +1,12 @@
 """Memory for a long run's records, written again by the next long run once nothing holds the last one's.
 
 A GPT-2-sized run at 1,024 tokens records 300 MB of attention weights (`capture(room=)`: a (H, S, S) tensor a
-layer). Fresh memory is zeroed by the kernel a page at a time, on its first write: some 75,000 page faults and
-0.1-0.2 s of processor time a run, and freeing it again is as much once more (glibc keeps freed blocks of up
-to 16 MB for reuse, and a layer's record is larger: `runs.memory.keep_freed_memory` says why). The app shows one long run at a
-time: before the next one starts, `ui.caches.release_for` lets go of the last one's large results. So the next
-run's records can go where the last run's were: the memory is already the process's, and writing it costs only
-the writing.
+layer, 25 MB). The heap keeps freed blocks of up to 16 MB for reuse (`runs.memory.keep_freed_memory` says why
+not more), so each run's records were fresh memory from the kernel, zeroed a page at a time on its first write:
+some 75,000 page faults and 0.1-0.2 s of processor time a run, and handing it back cost more. The app shows one
+long run at a time: before the next one starts, `ui.caches.release_for` lets go of the last one's large results.
+So the next run's records can go where the last run's were: the memory is already the process's, and writing it
+costs only the writing.
 
 Lent again only when nothing else holds it: a tensor is kept here as an alias of its memory, and lent only while
 that alias is the memory's one user (no tensor, view or NumPy array of it is alive: not the last trace, not a
@@ -46,16 +46,16 @@ def lend(shape: tuple[int, ...], dtype: torch.dtype) -> Tensor:
     uses any more where there is some, else fresh. Kept memory nobody uses, of another shape or dtype, is let go
     first: this run would not write it, and the next one keeps this run's (a float32 run's 600 MB of records were
     otherwise allocated beside a bfloat16 run's 300)."""
-    fits = lambda alias: alias.shape == shape and alias.dtype == dtype  # noqa: E731
     lent = None
     with _LOCK:
         kept = []
         for alias in _kept:
+            fits = alias.shape == shape and alias.dtype == dtype
             if _storage_users(alias) != 1:
                 kept.append(alias)  # still read somewhere: not ours to write, nor to free
-            elif fits(alias) and lent is None:
+            elif fits and lent is None:
                 lent = alias
-            elif fits(alias):
+            elif fits:
                 kept.append(alias)  # for this run's next record
         _kept[:] = kept
     return torch.empty(shape, dtype=dtype) if lent is None else lent

@@ -182,9 +182,11 @@ def _row_sums(p: np.ndarray, names: Sequence[ScoreName]) -> dict[ScoreName, np.n
     for start in range(0, tq, _BLOCK_ROWS):
         rows = slice(start, min(start + _BLOCK_ROWS, tq))
         reach = rows.stop if rows.stop < tk and _all_zero(p[..., rows, rows.stop :]) else tk
-        shape = (*lead, rows.stop - start, reach)  # (..., B, reach), each buffer's start laid out contiguously:
-        size = math.prod(shape)  # NumPy's masked and strided loops over slices of wider rows were slower than
-        block = p[..., rows, :reach]  # the whole rows they skipped
+        # the block's buffers laid out contiguously at the start of each: NumPy's masked and strided loops over
+        # slices of wider rows were slower than the whole rows they skipped
+        shape = (*lead, rows.stop - start, reach)  # (..., B, reach)
+        size = math.prod(shape)
+        block = p[..., rows, :reach]
         block = block if widened is None else widen_into(block, widened[:size].reshape(shape))
         product, weighted = products[:size].reshape(shape), positive[:size].reshape(shape)
         if ENTROPY in sums:
