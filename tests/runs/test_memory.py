@@ -68,3 +68,44 @@ def test_a_converted_model_loaded_while_freezing_is_still_freed_when_dropped(tmp
     del bundle
     sys.modules.pop("freshly_imported_marker")
     assert model() is None  # freed by reference counting: no frozen cycle keeps it
+
+
+def test_a_runs_trace_lets_its_records_be_written_again_once_it_is_dropped(monkeypatch):
+    """The page's run (`run_text`, decoding with room for its records) holds its records only through the trace it
+    returns: drop the trace (as `ui.caches.release_for` does before a long run) and the next run of the same length
+    writes where they were (`transformer.record_memory`; a GPT-2-sized run's 300 MB were fresh memory each time)."""
+    from runs.text_run import attention_names, run_text
+    from transformer import record_memory, recorded_decoding
+    from transformer.registry import load_model
+
+    monkeypatch.setattr(recorded_decoding, "SECOND_PASS_WORK", 0)  # a shipped model records as a large one does
+    monkeypatch.setattr(record_memory, "_kept", [])
+    monkeypatch.setattr(record_memory, "KEPT_BYTES", 0)  # and its small records count as long ones
+    lent: list[bool] = []  # for every room a run was lent: whether it was a kept one (else fresh memory)
+    real_lend = record_memory.lend
+
+    def lend(*args):
+        kept = {id(alias) for alias in record_memory._kept}
+        room = real_lend(*args)
+        lent.append(id(room) in kept)
+        return room
+
+    monkeypatch.setattr(record_memory, "lend", lend)
+    bundle = load_model("gpt-translate-en-zh")
+    names, text = attention_names(bundle), "the cat sat on the mat ."
+
+    def rooms_of_a_run() -> tuple[object, list[bool]]:
+        lent.clear()
+        trace = run_text(bundle, text, names=names)
+        return trace, list(lent)
+
+    first, rooms = rooms_of_a_run()
+    assert rooms and not any(rooms), "the decoder's self-attention was recorded with room, in fresh memory"
+    snapshot = {name: array.copy() for name, array in first.arrays.items()}
+    second, _ = rooms_of_a_run()  # `first` is alive: what it shows is never written over
+    assert all(np.array_equal(first.arrays[name], snapshot[name]) for name in snapshot)
+    del first, second
+    gc.collect()
+    third, rooms = rooms_of_a_run()
+    assert all(rooms), "dropped, the last run's records are where the next one writes"
+    assert all(np.array_equal(third.arrays[name], snapshot[name]) for name in snapshot)  # the same text, the same run
