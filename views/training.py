@@ -135,6 +135,7 @@ def _start(options: JobOptions, owner: str) -> None:
     st.session_state[JOB_KEY] = job.id
     st.session_state.pop(WATCHED_KEY, None)
     st.session_state.pop("tr_frame", None)
+    st.session_state.pop("tr_frame_kept", None)
     st.session_state.pop(BEST_KEY, None)  # a new job opens on its own best head, whatever was picked before
     st.session_state["tr_follow"] = True
     st.rerun()

@@ -81,7 +81,7 @@ def test_a_job_trains_live_and_ends_with_a_download():
     assert len(plotly_array(figure(at, "tr_curves")["data"][0]["x"])) == 60
     frames = at.slider(key="tr_frame")
     assert frames.value == frames.max  # follows the newest frame
-    frames.set_value(0).run()
+    frames.set_value(1).run()  # the slider counts frames from 1
     assert "step 1." in " ".join(c.value for c in at.caption)
     at.button(key="tr_zip_prepare").click().run()
     assert at.get("download_button")
@@ -184,7 +184,7 @@ def test_a_decoder_only_job_trains_on_the_page_with_decoder_self_attention_only(
     assert z.shape == (len(film.tgt_tokens),) * 2  # <bos> prompt [=] completion, each reading the ones before
     assert film.tgt_tokens[1 : 1 + len(film.source.split())] == tuple(film.source.split()) or task == "induction"
     frames = at.slider(key="tr_frame")
-    frames.set_value(0).run()
+    frames.set_value(1).run()  # the slider counts frames from 1
     assert "step 1." in " ".join(c.value for c in at.caption)  # the scrubber
     assert any("Trained here" in i.value for i in at.info)  # "open in other pages": the picker's name for it
     at.button(key="tr_zip_prepare").click().run()
@@ -221,14 +221,14 @@ def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
     at = open_page("training", tr_mode="film")
     assert at.selectbox(key="tr_film_model").value == "tiny"
     assert at.selectbox(key="tr_kind").value == "cross"  # no head named or measured: cross-attention first
-    assert at.slider(key="tr_frame").value == 3  # frames at steps 1, 4, 8, 12; it opens on the last
+    assert at.slider(key="tr_frame").value == 4  # frames at steps 1, 4, 8, 12, counted from 1; it opens on the last
     z = plotly_array(figure(at, "tr_attention")["data"][0]["z"])
     assert z.shape == (4, 4)  # <bos> c b a × a b c <eos>
-    at.slider(key="tr_frame").set_value(0).run()
+    at.slider(key="tr_frame").set_value(1).run()
     assert "step 1." in " ".join(c.value for c in at.caption)
     at.toggle(key="tr_play").set_value(True).run()
     assert_no_exception(at)
-    assert at.slider(key="tr_frame").value == 1  # playing advances a frame per redraw
+    assert at.slider(key="tr_frame").value == 2  # playing advances a frame per redraw
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -241,7 +241,7 @@ def test_the_film_mode_opens_on_the_shipped_reverse_film(lang):
     at = open_page("training", tr_mode="film", lang=lang)
     assert at.selectbox(key="tr_film_model").value == "reverse"
     film = load_film("reverse")
-    assert at.slider(key="tr_frame").value == film.n_frames - 1
+    assert at.slider(key="tr_frame").value == film.n_frames  # the last frame, counted from 1
     z = plotly_array(figure(at, "tr_attention")["data"][0]["z"])
     assert z.shape[0] == len(film.tgt_tokens)
 

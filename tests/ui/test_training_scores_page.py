@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from hook_names import ordinal
 from runs.training.film_scores import film_scores
 from runs.training.films import load_film, shipped_card, shipped_film_scores
 from runs.training.registry import registry
@@ -32,12 +33,12 @@ def test_a_recorded_film_shows_every_heads_task_score_frame_by_frame(lang):
         kind=words["training.kind_cross"],
         score=words["detectors.name_source_alignment"],
         step=f"{int(film.frame_steps[last]):,}",
-        layer=layer,
-        head=head,
+        layer=ordinal(layer),  # counted from 1, as the chart's axes
+        head=ordinal(head),
         value=f"{value:.2f}",
     )
     assert any(c.value.startswith(said) for c in at.caption), [c.value for c in at.caption]
-    at.slider(key="tr_frame").set_value(0).run()
+    at.slider(key="tr_frame").set_value(1).run()  # frame 1: the slider counts from 1
     assert_no_exception(at)
     first = _scores_grid(at)
     np.testing.assert_allclose(first, scores.scores[-1, 0], atol=1e-6)
@@ -83,7 +84,7 @@ def test_live_training_opens_on_the_best_head_and_says_how_long_at_most():
     job = registry().running()[0]
     try:
         film = job.view().film
-        index = at.slider(key="tr_frame").value if at.slider else 0
+        index = at.slider(key="tr_frame").value - 1 if at.slider else 0  # the slider counts frames from 1
         frame = film_scores(film, job.task)
         shown = (at.selectbox(key="tr_kind").value, at.selectbox(key="tr_layer").value, at.selectbox(key="tr_head").value)
         assert shown == (frame.kind, *frame.best(index)[:2])  # opened on the frame's best head

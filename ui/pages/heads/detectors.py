@@ -60,8 +60,8 @@ def _table(scores: HeadScores, kind: str) -> None:
     n_layers, n_heads = scores.scores.shape[1:]
     rows = [
         {
-            t("heads.layer"): layer,
-            t("heads.head"): head,
+            t("heads.layer"): ordinal(layer),
+            t("heads.head"): ordinal(head),
             **{names[name]: float(scores.score(name)[layer, head]) for name in scores.names},
         }
         for layer in range(n_layers)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from hook_names import ordinal
+from hook_names import from_ordinal, ordinal
 from runs.training.export import checkpoint_zip
 from runs.training.film_scores import FilmScores, film_scores
 from runs.training.films import StageMark, film_opening
@@ -35,7 +35,8 @@ from viz.training_curves import curves_figure, rate_figure
 
 REFRESH = 1.0  # seconds between redraws while a job trains
 PLAY_EVERY = 0.4  # seconds per frame while a film plays
-FRAME_KEY, FOLLOW_KEY, PLAY_KEY = "tr_frame", "tr_follow", "tr_play"
+FRAME_KEY, FOLLOW_KEY, PLAY_KEY = "tr_frame", "tr_follow", "tr_play"  # tr_frame: the frame number, from 1
+FRAME_KEPT_KEY = "tr_frame_kept"  # the frame shown last, kept while the slider is not drawn
 KIND_KEY, LAYER_KEY, HEAD_KEY = "tr_kind", "tr_layer", "tr_head"
 OPENED_KEY = "tr_film_opened"  # the film whose opening head was last set
 EOS = "<eos>"
@@ -69,26 +70,37 @@ def _pickers(film: Any) -> tuple[str, int, int]:
 
 
 def _frame_index(film: Any) -> int:
-    """The frame slider, with play (advance one frame per redraw) and follow-the-latest while training."""
+    """The frame slider, with play (advance one frame per redraw) and follow-the-latest while training.
+
+    The slider counts frames from 1, as its caption does (`hook_names.ordinal`); the returned index is 0-based.
+    Its value is written to the session on every run, not only when play or follow moves it: the slider's
+    identity includes its maximum, so each new frame of a live film makes it a new widget, which without a
+    value from the session falls back to its minimum, frame 1 (issue 39: the film jumped back to frame 1 with
+    "Follow the latest frame" off and stayed there as training went on).
+    """
     last = film.n_frames - 1
-    current = st.session_state.get(FRAME_KEY, last)
+    current = st.session_state.get(FRAME_KEY, st.session_state.get(FRAME_KEPT_KEY, ordinal(last)))
     if st.session_state.get(PLAY_KEY):
-        st.session_state[FRAME_KEY] = 0 if current >= last else current + 1
-    elif st.session_state.get(FOLLOW_KEY, True) or not 0 <= current <= last:
-        st.session_state[FRAME_KEY] = last
+        current = 1 if current >= ordinal(last) else current + 1
+    elif st.session_state.get(FOLLOW_KEY, True) or not 1 <= current <= ordinal(last):
+        current = ordinal(last)
+    st.session_state[FRAME_KEPT_KEY] = current  # outlives the slider's state when a run does not draw it
     if last == 0:
         st.caption(t("training.one_frame"))
         return 0
+    st.session_state[FRAME_KEY] = current
     steps = film.frame_steps
-    index = st.slider(
+    shown = st.slider(
         t("training.frame_slider"),
-        0,
-        last,
+        1,
+        ordinal(last),
         key=FRAME_KEY,
         help=t("training.frame_help"),
         on_change=lambda: st.session_state.__setitem__(FOLLOW_KEY, False),
     )
-    st.caption(t("training.frame_caption", frame=index + 1, frames=last + 1, step=f"{int(steps[index]):,}"))
+    st.session_state[FRAME_KEPT_KEY] = shown
+    index = from_ordinal(shown)
+    st.caption(t("training.frame_caption", frame=shown, frames=ordinal(last), step=f"{int(steps[index]):,}"))
     return int(index)
 
 

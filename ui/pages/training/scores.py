@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from hook_names import ordinal
 from runs.training.film_scores import FORMED_AT, FilmScores
 from ui.charts import show_figure
 from ui.figure_memo import memo_figure
@@ -55,8 +56,8 @@ def score_chart(scores: FilmScores, index: int, name: str) -> None:
             kind=t(f"training.kind_{scores.kind}"),
             score=words.names[scores.headline],
             step=f"{int(scores.steps[index]):,}",
-            layer=layer,
-            head=head,
+            layer=ordinal(layer),
+            head=ordinal(head),
             value=f"{value:.2f}",
         )
         + " "
