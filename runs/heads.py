@@ -128,6 +128,11 @@ def card_alignment_head(bundle: ModelBundle) -> tuple[int, int] | None:
     return card_head(bundle, "best_cross_attention_head", "cross")
 
 
+def card_alignment_score(bundle: ModelBundle) -> float | None:
+    """The card's alignment match of its alignment head (the number the page opens on; None without one)."""
+    return _card_score(bundle, "alignment")
+
+
 def _card_score(bundle: ModelBundle, reason: str) -> float | None:
     """The card's number for its named head: the alignment match (both translators' heads) or the induction score."""
     card = bundle.card if isinstance(bundle.card, dict) else {}

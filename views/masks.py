@@ -10,6 +10,7 @@ docstring says why these phases), and the intervention run, `ui.caches.get_trace
 
 import streamlit as st
 
+from runs.causal_claims import training_claim
 from runs.text_run import attention_kinds
 from ui.batch import sentence_batch
 from ui.caches import get_masks_batch, get_masks_causal, get_masks_sentence, get_trace
@@ -83,7 +84,8 @@ else:
         st.info(t("masks.causal_no_target"))
     else:
         causal = get_masks_causal(ctx.model.key, sentence, target.text, lifted)
-        show_causal(causal.experiment, target, causal.summary, layer, head)
+        why = training_claim(ctx.bundle, causal.summary)
+        show_causal(causal.experiment, target, causal.summary, why, layer, head)
 
 # 5. Interventions, for this call only; the shared model is never changed.
 section(5, "masks.interventions_header")

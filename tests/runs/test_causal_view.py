@@ -54,13 +54,12 @@ def test_summary_counts_what_the_experiment_holds(zh):
 
 @pytest.mark.parametrize("name", ["translate-en-zh", "translate-en-fr", "reverse"])
 def test_the_pages_claims_hold_on_held_out_sentences(name):
-    """The page says: lifting the mask normally leaves generation unchanged (changes are rare), while
-    in one teacher-forced pass rows look ahead and predictions change (the model was never taught
-    to use the future, so it gets fewer next tokens right)."""
+    """In one teacher-forced pass rows look ahead and predictions change (the model was never taught to use the
+    future, so it gets fewer next tokens right). How often generation changes is not claimed: the page says what
+    happened on its own sentence (`runs.causal_claims`; issue 39 found it changed 8 of 10 of a class's sentences)."""
     bundle = load_bundle(ModelRef.parse(name))
     examples = model_task(bundle).examples(20, "heldout", seed=0)
     runs = [causal_experiment(bundle, ex.source, ex.target) for ex in examples]
-    assert sum(bool(e.generation_changed) for e in runs) <= 3  # "rare": at most 15 %
     assert sum(e.n_changed > 0 for e in runs) >= 16
     right = [sum(p.with_mask == p.expected for p in e.positions) for e in runs]
     right_free = [sum(p.without_mask == p.expected for p in e.positions) for e in runs]

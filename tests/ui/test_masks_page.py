@@ -144,7 +144,7 @@ def test_causal_experiment_shows_both_truths_with_the_right_numbers():
     codes = [c.value for c in at.code]
     # (a) generation with and without the mask: unchanged, with the reason
     assert codes.count(expected.generated_with_mask) >= 2 and expected.generated_with_mask == expected.generated_without_mask
-    assert any("nothing for it to look ahead at" in s.value for s in at.success)
+    assert any(s.value.startswith("Unchanged on this sentence") for s in at.success)  # what happened here, not how often
     # (b) teacher forcing on the task's right answer: the table holds the oracle's predictions
     assert model_task(bundle).reference(text).target in codes
     table = at.dataframe[0].value

@@ -11,6 +11,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from hook_names import ordinal
+from runs.claim import Claim
+from runs.detector_claims import alignment_claim, none_marked_claim
+from transformer.checkpoint import ModelBundle
 from transformer.probes.head_scores import DETECTOR_SCORE_NAMES, INDEX_SCORE_NAMES, HeadScores
 from ui.caches import get_bundle, get_detectors, working
 from ui.charts import show_figure
@@ -38,7 +41,18 @@ def _meanings(scores: HeadScores, verb: str) -> None:
     st.markdown("\n".join(lines))
 
 
-def _top_heads(scores: HeadScores) -> None:
+def say(claim: Claim) -> str:
+    """A claim in the reader's language: layers and heads counted from 1, a score named in words."""
+    params = dict(claim.params)
+    for key in ("layer", "head"):
+        if key in params:
+            params[key] = ordinal(int(params[key]))
+    if "name" in params:
+        params["name"] = t(f"detectors.name_{params['name']}")
+    return t(claim.key, **params)
+
+
+def _top_heads(bundle: ModelBundle, scores: HeadScores) -> None:
     marks = marked_heads(scores)
     lines = [
         t(
@@ -52,7 +66,7 @@ def _top_heads(scores: HeadScores) -> None:
         for name in scores.names
         if marks[name]
     ]
-    st.markdown("\n".join(f"- {line}" for line in lines) if lines else t("detectors.none_marked"))
+    st.markdown("\n".join(f"- {line}" for line in lines) if lines else say(none_marked_claim(bundle, scores)))
 
 
 def _table(scores: HeadScores, kind: str) -> None:
@@ -87,15 +101,12 @@ def head_detectors(model_key: str, default: str | None = None) -> None:
     with tab:
         fig = _scores_figure(model_key, kind, detector_text(DETECTOR_SCORE_NAMES))
         show_figure(fig, f"head-detectors-{kind}", key=f"detectors_{kind}", html=False)
-        _top_heads(scores)
+        _top_heads(get_bundle(model_key), scores)
         if kind == "cross":
             shown = [name for name in INDEX_SCORE_NAMES if name in DETECTOR_SCORE_NAMES]
             dropped = t("architecture.list_sep").join(t(f"detectors.name_{name}") for name in shown)
             st.caption(t("detectors.cross_scores", names=dropped))
-            if table.alignment_examples:
-                st.caption(t("detectors.alignment_measured", n=table.alignment_examples))
-            else:
-                st.caption(t("detectors.no_alignment"))
+            st.caption(say(alignment_claim(get_bundle(model_key), table)))
         with st.expander(t("detectors.meanings_header"), expanded=False):
             _meanings(scores, alignment_verb(get_bundle(model_key)))
         with st.expander(t("detectors.table_header"), expanded=False):

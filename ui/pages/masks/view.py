@@ -14,7 +14,9 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from hook_names import ordinal
+from runs.causal_claims import generation_claim
 from runs.causal_view import CausalSummary, CausalTarget
+from runs.claim import Claim
 from transformer.probes.causal import CausalExperiment
 from ui import charts
 from ui.figure_words import mask_text
@@ -179,9 +181,12 @@ def compare_patterns(before: TraceData, after: TraceData, kind: str, layer: int,
             )
 
 
-def show_causal(experiment: CausalExperiment, target: CausalTarget, summary: CausalSummary, layer: int, head: int) -> None:
-    """Both truths of the causal mask, side by side: greedy generation with and without it (normally
-    the same), and one teacher-forced pass over the target with and without it (rows now look ahead)."""
+def show_causal(
+    experiment: CausalExperiment, target: CausalTarget, summary: CausalSummary, why: Claim, layer: int, head: int
+) -> None:
+    """Both truths of the causal mask, side by side: greedy generation with and without it, and one
+    teacher-forced pass over the target with and without it (rows now look ahead). What the page says of
+    either is this sentence's (`runs.causal_claims`); `why` is `training_claim`'s, for this model."""
     generation, forced = st.columns(2)
     with generation:
         st.markdown(f"**{t('masks.causal_generation')}**")
@@ -194,10 +199,11 @@ def show_causal(experiment: CausalExperiment, target: CausalTarget, summary: Cau
             ):
                 st.caption(t(key))
                 st.code(text or "∅", language=None, wrap_lines=True)
-            if experiment.generation_changed:
-                st.warning(t("masks.generation_changed"), icon=":material/change_circle:")
-            else:
-                st.success(t("masks.generation_unchanged"), icon=":material/check_circle:")
+            said = generation_claim(experiment)
+            if said is not None:
+                show = st.warning if experiment.generation_changed else st.success
+                icon = ":material/change_circle:" if experiment.generation_changed else ":material/check_circle:"
+                show(t(said.key, **said.params), icon=icon)
     with forced:
         st.markdown(f"**{t('masks.causal_forced')}**")
         st.caption(t(f"masks.target_{target.source}{'_' + target.why if target.why else ''}"))
@@ -215,7 +221,7 @@ def show_causal(experiment: CausalExperiment, target: CausalTarget, summary: Cau
         )
     _prediction_table(experiment)
     _causal_patterns(experiment, layer, head)
-    st.markdown(t("masks.causal_training"))
+    st.markdown(t(why.key, **why.params))
     with contextlib.suppress(StreamlitAPIException):  # not in the navigation (e.g. this page run alone)
         st.page_link("views/training.py", label=t("masks.training_link"), icon=":material/arrow_forward:")
 
