@@ -8,6 +8,8 @@ on a copy, because figures may be cached and shared between sessions.
 
 from __future__ import annotations
 
+import unicodedata
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -20,6 +22,8 @@ BODY_PX = 22
 TICK_PX = 18
 TITLE_PX = 22
 CAPTION_COLOR = "#31333f"  # on white: 12.6:1 (Streamlit's grey captions are about 4:1)
+SCREEN_PX = 720  # a projector's first screen: 1280 × 720
+TITLE_BREAKS = ("，", "、", ", ", " · ", " ")  # where a title that does not fit its figure may break, best first
 
 STYLESHEET = f"""<style>
 .stApp [data-testid="stMarkdownContainer"] p, .stApp [data-testid="stMarkdownContainer"] li,
@@ -71,9 +75,29 @@ def projector_toggle() -> None:
     url_switch(PROJECTOR_KEY, t("lesson.projector"), t("lesson.projector_help"))
 
 
+def sidebar_hint_rule(hint: str) -> str:
+    """A CSS rule that writes `hint` beside the collapsed sidebar's `»` button, inside the button (a click on the
+    words opens the sidebar too), in the header bar's empty space: no line of the page is spent on it.
+
+    Projector mode starts with the sidebar collapsed, and the model picker and the language switch live there:
+    a class saw only `»` and did not find them (issue 39 §8). `hint` is a catalog string, never user text; it is
+    escaped for a CSS string all the same."""
+    quoted = hint.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ").replace("<", "\\3c ")
+    return (
+        '.stApp [data-testid="stExpandSidebarButton"] { overflow: visible !important; position: relative !important; }\n'
+        '.stApp [data-testid="stExpandSidebarButton"]::after {'
+        f' content: "{quoted}"; position: absolute; left: calc(100% + 8px); top: 50%; transform: translateY(-50%);'
+        f" white-space: nowrap; font-size: {TICK_PX}px; color: {CAPTION_COLOR}; pointer-events: auto; }}"
+    )
+
+
 def apply_projector_mode() -> None:
-    """Add the first-screen stylesheet, and the projector stylesheet when the mode is on (fixed strings: no user text)."""
-    st.html(STYLESHEET if projector_on() else FIRST_SCREEN_STYLESHEET)
+    """Add the first-screen stylesheet, and the projector stylesheet when the mode is on (fixed strings and the
+    catalog's sidebar hint: no user text)."""
+    if projector_on():
+        st.html(STYLESHEET.replace("</style>", sidebar_hint_rule(t("projector.sidebar_hint")) + "\n</style>"))
+    else:
+        st.html(FIRST_SCREEN_STYLESHEET)
 
 
 def _bigger(font: object, size: int) -> dict:
@@ -93,6 +117,7 @@ def enlarge_fonts(fig: go.Figure) -> go.Figure:
     fig.update_layout(font=_bigger(layout.font, TICK_PX), legend_font=_bigger(layout.legend.font, TICK_PX))
     if layout.title.text:
         fig.update_layout(title_font=_bigger(layout.title.font, TITLE_PX))
+        _wrap_title(fig)
     for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
         axis.update(tickfont=_bigger(axis.tickfont, TICK_PX), title_font=_bigger(axis.title.font, TICK_PX), automargin=True)
     for note in layout.annotations:  # subplot titles (labels placed in data coordinates keep their size: they fill boxes)
@@ -108,3 +133,56 @@ def enlarge_fonts(fig: go.Figure) -> go.Figure:
     for coloraxis in fig.select_coloraxes():
         coloraxis.colorbar.update(tickfont=_bigger(coloraxis.colorbar.tickfont, TICK_PX))
     return fig
+
+
+def title_width_px(text: str, font_px: float) -> float:
+    """Estimated width of a title: wide characters (CJK) one em, others half an em (the title font's Latin letters
+    average about 0.45 em; `viz.tokens.text_width_px` reserves 0.62 em, generous for tick labels, which would break
+    English titles that fit)."""
+    return sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else 0.5 for ch in text) * font_px
+
+
+def broken_title(title: str, font_px: float, width_px: float) -> str:
+    """`title` with a line break (`<br>`) at the last break point (`TITLE_BREAKS`) whose first line fits
+    `width_px` at `font_px`; unchanged when it fits, or when no break point helps.
+
+    A figure drawn at its own width (`width="content"`) clips a title wider than itself: in projector mode the
+    Chinese heads page lost its title's last character ("第 3 个头" read "第 3 个乂", issue 39 §7)."""
+    if "<br>" in title or title_width_px(title, font_px) <= width_px:
+        return title
+    for mark in TITLE_BREAKS:
+        cuts = [i + len(mark) for i in range(len(title)) if title.startswith(mark, i)]
+        fitting = [i for i in cuts if 0 < i < len(title) and title_width_px(title[:i], font_px) <= width_px]
+        if fitting:
+            cut = fitting[-1]
+            return title[:cut].rstrip() + "<br>" + title[cut:].lstrip()
+    return title
+
+
+def _wrap_title(fig: go.Figure) -> None:
+    """Break a title wider than its figure onto two lines, with room for the second (margin and height)."""
+    layout = fig.layout
+    width, size = layout.width, layout.title.font.size or TITLE_PX
+    if not width:
+        return  # a figure that fills its column: the browser sets its width, unknown here
+    room = width - (layout.title.x or 0) * width - 8
+    title = broken_title(str(layout.title.text), size, room)
+    if title == layout.title.text:
+        return
+    line = round(size * 1.25)
+    margin_top = (layout.margin.t if layout.margin.t is not None else 80) + line
+    height = (layout.height or 450) + line
+    fig.update_layout(title_text=title, margin_t=margin_top, height=height)
+    if layout.title.yref == "container" and layout.title.y is not None:  # plotly grows a multi-line title upwards
+        fig.update_layout(title_y=max(0.0, layout.title.y - line / height))
+
+
+def fit_first_screen(fig: go.Figure, top_px: int) -> go.Figure:
+    """In projector mode, a copy of `fig` no taller than what is left of the first 1280 × 720 screen below
+    `top_px` (the page's measured top of this figure): the plot area gives way, while the margins that hold the
+    axis labels and the title keep their size, so the whole figure with its labels is on the first screen
+    (issue 39 §7: the heads page's source labels sat at ~844 px). Unchanged when projector mode is off."""
+    room = SCREEN_PX - top_px
+    if not projector_on() or fig.layout.height is None or fig.layout.height <= room:
+        return fig
+    return go.Figure(fig).update_layout(height=room)

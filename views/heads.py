@@ -30,6 +30,7 @@ from ui.page import PageContext, show_run, start_page
 from ui.pages.heads.counterpart import counterpart_button
 from ui.pages.heads.detectors import head_detectors
 from ui.pages.heads.importance import current_table, importance_section, opening_caption
+from ui.projector import projector_on
 from ui.prose import prose
 from viz.head_summary import metric_figure
 from viz.heatmap import head_figure, matrix_figure
@@ -37,6 +38,7 @@ from viz.tokens import as_axis
 
 CLICKS_KEY = "heads_grid_clicks"  # bumped after each grid click, so the grid comes back unselected
 OPENED_KEY = "heads_opened_for"  # the model key the opening head was chosen for
+HEAD_TOP_PX = 310  # projector mode: where the enlarged head starts on the first screen (title, input, its help above it)
 TAB_KEY, TAB_URL = "heads_grid_tab", "grid"  # the grid's tab widget, and its URL parameter (the kind code)
 
 
@@ -180,7 +182,8 @@ def _inspector(run: Run, ctx: PageContext) -> None:
     """
     page = _heads_page(run)
     trace, kinds, opening, alignment = page.trace, page.kinds, page.opening, page.alignment
-    st.header(t("heads.inspect_header"))
+    if not projector_on():  # on a projector the head itself comes first: its title says what it is
+        st.header(t("heads.inspect_header"))
     left, right = st.columns([3, 2])
     with right:
         kind = kind_picker(st, list(kinds), default=opening[0], drop_default=True)
@@ -203,7 +206,9 @@ def _inspector(run: Run, ctx: PageContext) -> None:
     queries, keys = page.axes(kind)
     fig = head_figure(page.head(kind, layer, head), queries, keys, text, stretch=bool(stretch), alignment=outline)
     with left:
-        show_figure(fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig", width="content", keep_width=True)
+        show_figure(
+            fig, f"attention-{kind}-L{layer}-H{head}", key="head_fig", width="content", keep_width=True, top_px=HEAD_TOP_PX
+        )
         if (kind, layer, head) == opening and page.opened_for_a_reason:
             st.caption(opening_caption(page.opened, verb=alignment_verb(ctx.bundle)))  # under it: the head first
         if kind != "encoder":
