@@ -24,6 +24,8 @@ from viz.embedding_scale import before_after_figure, learned_figure, norms_figur
 from viz.positional import MAX_HEATMAP_CELLS, pe_curves, pe_heatmap, similarity_figure, wavelength_figure
 from viz.relative_position import relative_figure
 
+MAIN_TOP_PX = 335  # projector mode: where the sinusoid table starts on the first screen (title, input and table controls above)
+
 D_MODEL_OPTIONS = [8, 16, 32, 64, 128, 256, 512, 1024]
 DIMS_SHOWN = 32  # dimensions shown in the token × dimension heatmaps and the rotation matrices
 PE_FORMULA = (
@@ -59,7 +61,7 @@ def table_section(model_d: int, layout: str = "sinusoidal") -> None:
     pe, stride = view.pe, view.stride  # (P, d_model)
     words = positional_text()
 
-    show_figure(pe_heatmap(pe, words, stride=stride), "pe_table")
+    show_figure(pe_heatmap(pe, words, stride=stride), "pe_table", top_px=MAIN_TOP_PX)
     if stride > 1:
         st.caption(t("positional.thinned", k=stride, cells=f"{MAX_HEATMAP_CELLS:,}"))
     if layout == "sinusoidal-split":

@@ -20,6 +20,7 @@ IN_PROCESS = [
     "class_mode",
     "decoding",
     "pretrained_scale",
+    "first_figure",
 ]
 BROWSER = ["browser_time", "cold_start", "memory", "lesson", "training_watched"]
 SERVER = ["classroom"]  # a real `streamlit run`, no browser

@@ -1,0 +1,85 @@
+"""Where the home page's first run goes on the server (issue 39 §9): imports, then the first script run, split.
+
+Run:  python -m benchmarks.first_figure [--runs N] [--quick]
+
+A class found 16.8–18.7 s from opening `/?projector=1` to the first figure on a busy laptop (load 7–9). This script
+measures the server's part of that first run, each run in a fresh process (`AppTest` on app.py with `?projector=1`):
+importing what app.py and the lesson page import (PyTorch included), then the first script run, and within it the
+three pieces that a profile of that run (cProfile, benchmarks/README.md §5b) found largest: the shipped model's load,
+the corpus reference table the first judged translation builds (`NaturalTranslation._references`), and the model
+run (`run_text`). The load average is printed beside the table: on a busy machine every number grows with it. The
+browser's part (front end, painting) is `benchmarks.cold_start`'s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks.common import arguments, header, load, ms, print_table
+
+ROOT = Path(__file__).resolve().parents[1]
+PIECES = ("imports", "first run", "model load", "corpus table", "model run", "total")
+
+CHILD = """
+import functools, json, time
+began = time.perf_counter()
+import ui.i18n, ui.pages.lesson.class_mode, ui.projector, ui.sidebar, ui.page, ui.caches, ui.pages.lesson.steps
+imported = time.perf_counter()
+spent = {"model load": 0.0, "corpus table": 0.0, "model run": 0.0}
+
+def timing(name, fn):
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            spent[name] += time.perf_counter() - start
+    return timed
+
+import runs.model_ref, runs.text_run, ui.caches
+import transformer.tasks.corpus as corpus
+runs.model_ref.load_model = timing("model load", runs.model_ref.load_model)
+table = corpus.NaturalTranslation._references
+timed_table = functools.cached_property(timing("corpus table", table.func))
+timed_table.__set_name__(corpus.NaturalTranslation, "_references")
+corpus.NaturalTranslation._references = timed_table
+ui.caches.run_text = timing("model run", ui.caches.run_text)
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file("app.py", default_timeout=600)
+at.query_params["projector"] = "1"
+at.run()
+done = time.perf_counter()
+assert not at.exception, [e.value for e in at.exception]
+print(json.dumps({"imports": imported - began, "first run": done - imported, **spent, "total": done - began}))
+"""
+
+
+def first_run() -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")}
+    result = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    if result.returncode != 0:
+        raise RuntimeError(result.stderr[-2000:])
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = arguments(__doc__)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    before = load()
+    runs = [first_run() for _ in range(1 if args.quick else args.runs)]
+    header("The home page's first run on the server (`/?projector=1`, default model), split")
+    rows = [
+        [piece, ms(statistics.median(run[piece] for run in runs)), ", ".join(ms(run[piece]) for run in runs)] for piece in PIECES
+    ]
+    print(f"{len(runs)} fresh processes; load average {before:.1f} before, {load():.1f} after.\n")
+    print_table(["piece", "median ms", "all runs ms"], rows)
+
+
+if __name__ == "__main__":
+    main()

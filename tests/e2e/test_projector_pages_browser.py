@@ -1,0 +1,89 @@
+"""Projector mode's first screen on every page but the lesson (issue 39 §7): at 1280 × 720 with `?projector=1`, in
+English and Chinese, a page's main figure (its first), with its axis labels and title, lies wholly on the first
+screen, and nothing but the header bar's `»` hint sits above the page. (The lesson's steps have their own test.)"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+from first_screen import PROJECTOR, first_screen, projector_tab  # tests/e2e/first_screen.py
+
+pytestmark = pytest.mark.e2e
+FIGURES = "[data-testid=stMain] .js-plotly-plot, [data-testid=stMain] [data-testid=stImage] img"
+# The page and its query: Training's first screen charts only its recorded film (live training needs Start).
+PAGES = {
+    "architecture": {},
+    "step_by_step": {},
+    "heads": {},
+    "masks": {},
+    "positional": {},
+    "layernorm": {},
+    "output": {},
+    "feed_forward": {},
+    "training": {"tr_mode": "film"},
+}
+# Pages whose main figure does not fit yet (measured at 1280 × 720): the architecture diagram (302–1256 px), step by
+# step's q/k/v (459–1049), LayerNorm's statistics (387–899) and the training film's attention (514–874). Squeezed to
+# fit, their subplot titles and colour bars overlap the data: each needs a layout of its own (issue 39, left).
+NOT_YET = {"architecture", "step_by_step", "layernorm", "training"}
+SLACK_PX = 2  # sub-pixel rounding of the layout
+
+
+@pytest.fixture(scope="module")
+def screen(chromium, app_url):
+    with projector_tab(chromium) as tab:
+        yield tab
+
+
+def main_figure_box(tab) -> dict:
+    """The first figure's box and, inside it, the extent of everything plotly drew (axis labels, titles, colour
+    bar), px from the top of the window with the page scrolled to the top."""
+    return tab.evaluate(
+        """sel => {
+            const main = document.querySelector('[data-testid=stMain]');
+            main.scrollTo(0, 0);
+            const fig = [...document.querySelectorAll(sel)].find(e => e.offsetParent !== null);
+            if (!fig) return null;
+            const box = fig.getBoundingClientRect();
+            const drawn = [...fig.querySelectorAll('text')].map(t => t.getBoundingClientRect()).filter(r => r.height > 0);
+            return {top: box.top, bottom: box.bottom,
+                    labels_top: Math.min(box.top, ...drawn.map(r => r.top)),
+                    labels_bottom: Math.max(box.bottom, ...drawn.map(r => r.bottom)),
+                    scroll: main.scrollTop};
+        }""",
+        FIGURES,
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("page", list(PAGES))
+def test_the_main_figure_and_its_labels_fit_the_first_projector_screen(screen, app_url, browser_tools, page, lang):
+    if page in NOT_YET:
+        pytest.xfail(f"/{page}: its main figure needs its own projector layout (issue 39, left for a later change)")
+    query = {**PAGES[page], "lang": lang, "projector": 1}
+    screen.goto(f"{app_url}/{page}?{urlencode(query)}")
+    browser_tools.wait_idle(screen)
+    screen.wait_for_selector(FIGURES, timeout=120_000)
+    browser_tools.wait_settled(screen)
+    box = main_figure_box(screen)
+    first_screen(screen, browser_tools, f"projector-{page}-{lang}")
+    assert box is not None and box["scroll"] == 0, box
+    assert box["labels_top"] >= 0 and box["labels_bottom"] <= PROJECTOR["height"] + SLACK_PX, (
+        f"/{page}?{urlencode(query)}: the main figure spans {box['labels_top']:.0f}–{box['labels_bottom']:.0f} px "
+        f"with its labels; the first screen ends at {PROJECTOR['height']} px"
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_collapsed_sidebar_says_it_holds_the_model_and_the_language(chromium, app_url, browser_tools, lang):
+    with projector_tab(chromium) as tab:  # its own tab: an opened sidebar is remembered by the browser
+        tab.goto(f"{app_url}/output?{urlencode({'lang': lang, 'projector': 1})}")
+        browser_tools.wait_idle(tab)
+        button = tab.locator("[data-testid=stExpandSidebarButton]")
+        hint = button.evaluate("b => getComputedStyle(b, '::after').content")
+        assert ("中文" if lang == "en" else "English") in hint, hint
+        box = button.evaluate("b => { const r = b.getBoundingClientRect(); return [r.top, r.bottom]; }")
+        assert box[1] <= 60, box  # in the header bar: no line of the page is spent on it
+        button.click()  # the hint is part of the button: it opens the sidebar, with the model picker
+        tab.locator("[data-testid=stSidebar] [data-testid=stSelectbox]").first.wait_for(state="visible")
