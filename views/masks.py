@@ -11,6 +11,7 @@ docstring says why these phases), and the intervention run, `ui.caches.get_trace
 import streamlit as st
 
 from runs.causal_claims import training_claim
+from runs.masks_claims import batch_claim, masks_claim
 from runs.text_run import attention_kinds
 from ui.batch import sentence_batch
 from ui.caches import get_masks_batch, get_masks_causal, get_masks_sentence, get_trace
@@ -39,13 +40,13 @@ padded = get_masks_batch(ctx.model.key, batch.sentences)
 view = padded.view
 with area:  # under the text area; the batch itself beside it, on the first screen
     section(1, "masks.batch_header")
-    prose(t("masks.batch_explain" if view.has_source else "masks.batch_explain_decoder"))
+    prose(t(batch_claim(view.has_source, view.has_decoder).key))
 with beside:
     show_batch(view)
 
 # 2. The masks of one sentence.
 section(2, "masks.masks_header")
-prose(t("masks.masks_explain"))
+prose(t(masks_claim(view.has_source, view.has_decoder).key))
 row = st.selectbox(
     t("masks.row"),
     list(range(view.size)),
