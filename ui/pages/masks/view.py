@@ -248,6 +248,7 @@ def _prediction_table(experiment: CausalExperiment) -> None:
     st.dataframe(
         frame.style.apply(colour),
         key="causal_table",
+        hide_index=True,  # the rows are named by what they read; a bare 0, 1, 2 column counted them from 0
         width="stretch",
         column_config={
             t("masks.col_ahead"): st.column_config.ProgressColumn(
