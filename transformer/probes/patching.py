@@ -19,7 +19,7 @@ Two sweeps, each patch alone:
   (`get_act_patch_attn_head_out_all_pos`).
 
 A translator's two runs are teacher-forced on the clean run's output (`stream.read_beside`), so decoder row i reads
-the same token in both. The patched runs of one hook go through the model as one batch; a causal stream is cut after
+the same token in both. Each patched run goes through the model alone (`RUNS_PER_BATCH` says why); a causal stream is cut after
 the output row (a later position cannot reach it through the causal mask, so its restored fraction is 0 without a
 run), and a sweep over decoder points reuses the corrupted source's encoder output.
 """
@@ -50,7 +50,10 @@ from transformer.probes.stream import (
     token_id,
 )
 
-TOKENS_PER_BATCH = 4096  # patched runs of one hook go through together, up to this many tokens
+RUNS_PER_BATCH = 1
+"""Patched runs that go through the model together. One: a batch of several rounds some products otherwise than the
+clean and corrupted runs (each alone) were rounded, and a patch that changes nothing then "restored" -1.7e-5 of a
+GPT's difference instead of exactly 0. A small model's sweep alone is fast enough (benchmarks/why.py)."""
 
 
 @dataclass(frozen=True)
@@ -160,8 +163,7 @@ class _Sweep:
 
     def diffs(self, hook: str, patch: Callable[[list[int]], Callable[[Tensor], Tensor]], items: list[int]) -> list[float]:
         """The patched logit difference for each item (a position or a head) patched alone at `hook`."""
-        tokens = int((self.tgt if self.tgt is not None else self.src).shape[1])  # type: ignore[union-attr]
-        size = max(1, TOKENS_PER_BATCH // max(1, tokens))
+        size = RUNS_PER_BATCH
         out: list[float] = []
         for start in range(0, len(items), size):
             chunk = items[start : start + size]
@@ -171,9 +173,7 @@ class _Sweep:
             memory = self.memory if not hook.startswith(("encoder.", "src_")) else None
             with intervene(self.bundle.model, {hook: patch(chunk)}):
                 x = stream_out(self.bundle, src, tgt, memory)  # (b, T, d_model)
-            # Only the output row is read out, one run at a time: a (1, d) product gives the same bits as the clean
-            # run's own readout, where one (b, d) product may round otherwise (the final row's 1 stays exact).
-            logits = torch.cat([output_logits(self.bundle, x[i : i + 1, self.row]) for i in range(b)])  # (b, vocab)
+            logits = output_logits(self.bundle, x[:, self.row])  # (b, vocab): only the output row is read out
             out.extend(_diff(logits, self.target, self.foil).tolist())
         return out
 
