@@ -16,7 +16,7 @@ from ui.export import npz_bytes
 from ui.i18n import labels_of, t
 from ui.page import section, start_page
 from ui.pages.why.inputs import pair_input
-from ui.pages.why.labels import component_labels, head_label, lens_labels, module_label, residual_labels
+from ui.pages.why.labels import component_labels, head_label, lens_labels, module_short, residual_labels
 from ui.pages.why.sweep import patching
 from ui.prose import prose
 from viz.tokens import visible_token
@@ -120,10 +120,11 @@ if pair is not None:
     best_module = pair.modules.index(module)
     heads_fig = heads_figure(
         pair.heads,
-        [module_label(m) for m in pair.modules],
-        [t("why.head_label", head=ordinal(h)) for h in range(pair.heads.shape[1])],
+        [module_short(m) for m in pair.modules],
+        [str(ordinal(h)) for h in range(pair.heads.shape[1])],
         (best_module, head),
         title=t("why.heads_title"),
+        x_title=t("why.head_axis"),
     )
     show_figure(heads_fig, "why_heads")
     row, pos, value = pair.best_point()

@@ -86,10 +86,16 @@ def residual_figure(
 
 
 def heads_figure(
-    heads: np.ndarray, module_labels: Sequence[str], head_labels: Sequence[str], best: tuple[int, int] | None, *, title: str
+    heads: np.ndarray,
+    module_labels: Sequence[str],
+    head_labels: Sequence[str],
+    best: tuple[int, int] | None,
+    *,
+    title: str,
+    x_title: str = "",
 ) -> go.Figure:
     """Restored fraction of each head's output (rows: attention modules); `best` (module, head) outlined."""
-    return _heatmap(heads, head_labels, module_labels, best, title, "%{customdata}<br>%{z:.3f}<extra></extra>")
+    return _heatmap(heads, head_labels, module_labels, best, title, "%{customdata}<br>%{z:.3f}<extra></extra>", x_title=x_title)
 
 
 def dla_figure(names: Sequence[str], shares: np.ndarray, *, rest_label: str, title: str, x_title: str) -> go.Figure:

@@ -14,6 +14,12 @@ def module_label(module: str) -> str:
     return t("why.module_label", layer=ordinal(layer), kind=t(f"why.kind_{kind}"))
 
 
+def module_short(module: str) -> str:
+    """ "decoder.layers.2.cross_attn" → "L3 cross": a heat map's row on a phone."""
+    kind, layer = module_parts(module)
+    return t("why.module_short", layer=ordinal(layer), kind=t(f"why.kind_short_{kind}"))
+
+
 def head_label(module: str, head: int) -> str:
     """A head (0-based) of a module: "layer 3 · cross-attention · head 2"."""
     return f"{module_label(module)} · {t('why.head_label', head=ordinal(head))}"
