@@ -161,12 +161,20 @@ class _Sweep:
     foil: int
     memory: Tensor | None  # the corrupted source's encoder output (encoder-decoder), for decoder-side patches
 
-    def diffs(self, hook: str, patch: Callable[[list[int]], Callable[[Tensor], Tensor]], items: list[int]) -> list[float]:
-        """The patched logit difference for each item (a position or a head) patched alone at `hook`."""
+    corrupted_diff: float
+
+    def diffs(
+        self, hook: str, patch: Callable[[list[int]], Callable[[Tensor], Tensor]], items: list[int], same: list[bool]
+    ) -> list[float]:
+        """The patched logit difference for each item (a position or a head) patched alone at `hook`. An item whose
+        clean value is the corrupted run's own, bit for bit (`same`), would rerun the corrupted run itself: its
+        difference is the corrupted one, without a rerun (a translator's decoder input; a GPT's stream before the
+        first changed word)."""
         size = RUNS_PER_BATCH
-        out: list[float] = []
-        for start in range(0, len(items), size):
-            chunk = items[start : start + size]
+        out = [self.corrupted_diff] * len(items)
+        todo = [i for i, unchanged in zip(items, same, strict=True) if not unchanged]
+        for start in range(0, len(todo), size):
+            chunk = todo[start : start + size]
             b = len(chunk)
             src = None if self.src is None else self.src.expand(b, -1)
             tgt = None if self.tgt is None else self.tgt.expand(b, -1)
@@ -174,7 +182,8 @@ class _Sweep:
             with intervene(self.bundle.model, {hook: patch(chunk)}):
                 x = stream_out(self.bundle, src, tgt, memory)  # (b, T, d_model)
             logits = output_logits(self.bundle, x[:, self.row])  # (b, vocab): only the output row is read out
-            out.extend(_diff(logits, self.target, self.foil).tolist())
+            for item, diff in zip(chunk, _diff(logits, self.target, self.foil).tolist(), strict=True):
+                out[items.index(item)] = diff
         return out
 
 
@@ -224,8 +233,9 @@ def patch(
     z_names = [hook_name(m, "z") for m in modules]
     with capture(bundle.model, [*points, *z_names]) as clean_cache:
         clean_logits = output_logits(bundle, stream_out(bundle, clean.src, c_tgt)[:, row])[0]  # (vocab,)
+    with capture(bundle.model, [*points, *z_names]) as corrupted_cache:
+        corrupted_logits = output_logits(bundle, stream_out(bundle, corrupted.src, r_tgt)[:, row])[0]
     memory = bundle.model.encode(corrupted.src) if bundle.config.is_encoder_decoder else None
-    corrupted_logits = output_logits(bundle, stream_out(bundle, corrupted.src, r_tgt, memory)[:, row])[0]
     foil_id = _foil(corrupted_logits, target_id)
     clean_diff = float(_diff(clean_logits, target_id, foil_id))
     corrupted_diff = float(_diff(corrupted_logits, target_id, foil_id))
@@ -233,7 +243,11 @@ def patch(
     if abs(span) < 1e-6:
         raise ProbeRefusal("no_difference", "the two runs give the target the same logit difference: nothing to restore")
 
-    sweep = _Sweep(bundle, corrupted.src, r_tgt, row, target_id, foil_id, memory)
+    sweep = _Sweep(bundle, corrupted.src, r_tgt, row, target_id, foil_id, memory, corrupted_diff)
+
+    def same(name: str, index: int) -> bool:  # a position of the stream, or a head: dimension 1 either way
+        return torch.equal(clean_cache[name][0, index], corrupted_cache[name][0, index])
+
     n_positions = int((r_tgt if r_tgt is not None else corrupted.src).shape[1])  # type: ignore[union-attr]
     width = clean.stream_ids.shape[1]
     n_heads = bundle.config.n_heads
@@ -252,12 +266,16 @@ def patch(
     residual = np.zeros((len(points), width), dtype=np.float64)  # positions past a causal cut stay 0: unreachable
     positions = list(range(n_positions))
     for i, name in enumerate(points):
-        diffs = sweep.diffs(name, lambda chunk, name=name: _patch_positions(clean_cache[name], chunk), positions)
+        unchanged = [same(name, p) for p in positions]
+        diffs = sweep.diffs(name, lambda chunk, name=name: _patch_positions(clean_cache[name], chunk), positions, unchanged)
         residual[i, :n_positions] = (np.array(diffs) - corrupted_diff) / span
         step(n_positions)
     heads: dict[str, np.ndarray] = {}
     for module, name in zip(modules, z_names, strict=True):
-        diffs = sweep.diffs(name, lambda chunk, name=name: _patch_heads(clean_cache[name], chunk), list(range(n_heads)))
+        unchanged = [same(name, h) for h in range(n_heads)]
+        diffs = sweep.diffs(
+            name, lambda chunk, name=name: _patch_heads(clean_cache[name], chunk), list(range(n_heads)), unchanged
+        )
         heads[module] = (np.array(diffs) - corrupted_diff) / span
         step(n_heads)
     symbols = bundle.target_tokenizer.symbols([target_id, foil_id])
