@@ -54,3 +54,16 @@ def test_refusals_are_messages(lang: str, corrupted: str, key_words: dict[str, s
 def test_target_outside_the_vocabulary_is_a_message() -> None:
     at = _open("en", text=EXAMPLES["en-zh"][0], corrupt=EXAMPLES["en-zh"][1], target="qqqzzz")
     assert any("not one token" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "cancelled"), ("zh", "已取消")])
+def test_a_cancelled_sweep_stays_cancelled_until_run_again(lang: str, said: str) -> None:
+    clean, corrupted = "The animal was too tired.", f"The animal was too {'sad' if lang == 'en' else 'old'}."
+    at = app_test("why", params={"lang": lang, "text": clean, "corrupt": corrupted}, timeout=180)
+    at.session_state["why_cancelled"] = ("en-zh", clean, corrupted, None, None)  # what Cancel's callback notes
+    at.run()
+    assert_no_exception(at)
+    assert any(said in i.value for i in at.info) and not at.success  # no verdict: nothing was measured
+    at.button(key="why_again").click().run()
+    assert_no_exception(at)
+    assert len(at.success) == 1  # the sweep ran: the verdict is back
