@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hook_names import ordinal, parse
+from hook_names import hook_name, ordinal, parse
 from transformer.checkpoint import ModelBundle
 from transformer.probes.attribution import attribute
 from transformer.probes.lens import logit_lens
@@ -197,7 +197,7 @@ def remember_pair(key: tuple[object, ...], view: PairView) -> None:
 
 def module_parts(module: str) -> tuple[str, int]:
     """An attention module → (kind, 0-based layer): "decoder.layers.2.cross_attn" → ("cross", 2)."""
-    parsed = parse(f"{module}.hook_z")
+    parsed = parse(hook_name(module, "z"))
     assert parsed.kind is not None and parsed.layer is not None
     return parsed.kind, parsed.layer
 

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from hook_names import attn_module, hook_name, sublayer_module
 from transformer.cli import main
 from transformer.registry import load_model
 
@@ -26,8 +27,8 @@ def test_lens_json(capsys: pytest.CaptureFixture[str]) -> None:
     layers = data["layers"]
     n_layers = load_model("en-zh").config.n_layers
     assert len(layers) == 1 + 3 * n_layers  # the input, then self-attention, cross-attention, feed-forward per layer
-    assert (
-        layers[0]["name"] == "tgt_pos.hook_out" and layers[-1]["name"] == f"decoder.layers.{n_layers - 1}.sublayer.2.hook_resid"
+    assert layers[0]["name"] == "tgt_pos.hook_out" and layers[-1]["name"] == hook_name(
+        sublayer_module("decoder", n_layers - 1, 2), "resid"
     )
     last = layers[-1]
     assert last["top"][0][0] == data["token"] and last["p_token"] == last["top"][0][1]
@@ -43,9 +44,7 @@ def test_patch_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(residual) == config.n_layers + 1
     assert residual[-1][0] == pytest.approx(1.0, abs=1e-9)  # the output row of the final stream: all restored
     assert set(data["heads"]) == {
-        f"{s}.layers.{i}.{m}"
-        for s, m in (("encoder", "self_attn"), ("decoder", "self_attn"), ("decoder", "cross_attn"))
-        for i in range(config.n_layers)
+        attn_module(kind, i) for kind in ("encoder", "decoder", "cross") for i in range(config.n_layers)
     }
     assert all(len(v) == config.n_heads for v in data["heads"].values())
 
