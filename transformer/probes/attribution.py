@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from hook_names import attn_module, hook_name, layer_module, norm_module, sublayer_module
+from hook_names import HEAD_SEPARATOR, attn_module, hook_name, layer_module, norm_module, sublayer_module
 from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
 from transformer.probes.stream import (
@@ -141,7 +141,7 @@ def attribute(
                 parts[module] = out
             else:
                 per_head, bias = written
-                heads[module] = [f"{module} head {h}" for h in range(len(per_head))]
+                heads[module] = [f"{module}{HEAD_SEPARATOR}{h}" for h in range(len(per_head))]
                 parts.update(dict(zip(heads[module], per_head, strict=True)))
                 parts[BIASES] = parts[BIASES] + bias
         if post:
