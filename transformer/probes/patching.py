@@ -19,9 +19,9 @@ Two sweeps, each patch alone:
   (`get_act_patch_attn_head_out_all_pos`).
 
 A translator's two runs are teacher-forced on the clean run's output (`stream.read_beside`), so decoder row i reads
-the same token in both. Each patched run goes through the model alone (`RUNS_PER_BATCH` says why); a causal stream is cut after
-the output row (a later position cannot reach it through the causal mask, so its restored fraction is 0 without a
-run), and a sweep over decoder points reuses the corrupted source's encoder output.
+the same token in both. The patched runs of one hook go through the model in batches (`TOKENS_PER_BATCH`); a causal
+stream is cut after the output row (a later position cannot reach it through the causal mask, so its restored
+fraction is 0 without a run), and a sweep over decoder points reuses the corrupted source's encoder output.
 """
 
 from __future__ import annotations
@@ -50,10 +50,12 @@ from transformer.probes.stream import (
     token_id,
 )
 
-RUNS_PER_BATCH = 1
-"""Patched runs that go through the model together. One: a batch of several rounds some products otherwise than the
-clean and corrupted runs (each alone) were rounded, and a patch that changes nothing then "restored" -1.7e-5 of a
-GPT's difference instead of exactly 0. A small model's sweep alone is fast enough (benchmarks/why.py)."""
+TOKENS_PER_BATCH = 2048
+"""Patched runs go through the model together, up to this many tokens a batch. A batch rounds some products otherwise
+than the clean and corrupted runs (each alone) were rounded, by about 1e-5 of a difference, so where exactness is
+the definition it does not depend on the batch: a patch that puts back the corrupted run's own value is not run at
+all (its difference is the corrupted one), and the output row is read out one run at a time (the stream after the
+last layer, patched at that row, is read as the clean run read it: exactly 1)."""
 
 
 @dataclass(frozen=True)
@@ -164,15 +166,22 @@ class _Sweep:
     corrupted_diff: float
 
     def diffs(
-        self, hook: str, patch: Callable[[list[int]], Callable[[Tensor], Tensor]], items: list[int], same: list[bool]
+        self,
+        hook: str,
+        patch: Callable[[list[int]], Callable[[Tensor], Tensor]],
+        items: list[int],
+        same: list[bool],
+        step: Callable[[int], None],
     ) -> list[float]:
         """The patched logit difference for each item (a position or a head) patched alone at `hook`. An item whose
         clean value is the corrupted run's own, bit for bit (`same`), would rerun the corrupted run itself: its
         difference is the corrupted one, without a rerun (a translator's decoder input; a GPT's stream before the
-        first changed word)."""
-        size = RUNS_PER_BATCH
+        first changed word). `step(n)` after each batch (and once for the items not rerun)."""
+        tokens = int((self.tgt if self.tgt is not None else self.src).shape[1])  # type: ignore[union-attr]
+        size = max(1, TOKENS_PER_BATCH // tokens)
         out = [self.corrupted_diff] * len(items)
         todo = [i for i, unchanged in zip(items, same, strict=True) if not unchanged]
+        step(len(items) - len(todo))
         for start in range(0, len(todo), size):
             chunk = todo[start : start + size]
             b = len(chunk)
@@ -181,9 +190,11 @@ class _Sweep:
             memory = self.memory if not hook.startswith(("encoder.", "src_")) else None
             with intervene(self.bundle.model, {hook: patch(chunk)}):
                 x = stream_out(self.bundle, src, tgt, memory)  # (b, T, d_model)
-            logits = output_logits(self.bundle, x[:, self.row])  # (b, vocab): only the output row is read out
+            # only the output row is read out, one run at a time (`TOKENS_PER_BATCH` says why)
+            logits = torch.cat([output_logits(self.bundle, x[i : i + 1, self.row]) for i in range(b)])  # (b, vocab)
             for item, diff in zip(chunk, _diff(logits, self.target, self.foil).tolist(), strict=True):
                 out[items.index(item)] = diff
+            step(b)
         return out
 
 
@@ -267,17 +278,15 @@ def patch(
     positions = list(range(n_positions))
     for i, name in enumerate(points):
         unchanged = [same(name, p) for p in positions]
-        diffs = sweep.diffs(name, lambda chunk, name=name: _patch_positions(clean_cache[name], chunk), positions, unchanged)
+        diffs = sweep.diffs(name, lambda chunk, name=name: _patch_positions(clean_cache[name], chunk), positions, unchanged, step)
         residual[i, :n_positions] = (np.array(diffs) - corrupted_diff) / span
-        step(n_positions)
     heads: dict[str, np.ndarray] = {}
     for module, name in zip(modules, z_names, strict=True):
         unchanged = [same(name, h) for h in range(n_heads)]
         diffs = sweep.diffs(
-            name, lambda chunk, name=name: _patch_heads(clean_cache[name], chunk), list(range(n_heads)), unchanged
+            name, lambda chunk, name=name: _patch_heads(clean_cache[name], chunk), list(range(n_heads)), unchanged, step
         )
         heads[module] = (np.array(diffs) - corrupted_diff) / span
-        step(n_heads)
     symbols = bundle.target_tokenizer.symbols([target_id, foil_id])
     return Patching(
         position,
