@@ -154,12 +154,12 @@ st.markdown(t("why.lens_of", position=lens.position, token=visible_token(lens.to
 per = st.segmented_control(
     t("why.lens_reads"),
     ["layers", "sublayers"],
-    default="sublayers",
+    default="layers",
     key="why_lens_reads",
     format_func=lambda v: t(f"why.lens_{v}"),
 )
 keep = [i for i, end in enumerate(lens.layer_end) if end or per != "layers"]
-read_labels = lens_labels(lens)
+read_labels = lens_labels(lens, per_layer=per != "sublayers")
 lens_fig = lens_figure(
     [read_labels[i] for i in keep],
     lens.p_token[keep],

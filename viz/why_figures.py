@@ -109,9 +109,10 @@ def dla_figure(names: Sequence[str], shares: np.ndarray, *, rest_label: str, tit
         labels.append(rest_label)
         values.append(float(shares[order[DLA_BARS:]].sum()))
     colors = ["#b2182b" if v >= 0 else "#2166ac" for v in values]
-    fig = go.Figure(go.Bar(x=values, y=labels, orientation="h", marker={"color": colors}, text=[f"{v:+.2f}" for v in values]))
+    bars = go.Bar(x=values, y=labels, orientation="h", marker={"color": colors}, text=[f"{v:+.2f}" for v in values])
+    fig = go.Figure(bars.update(textposition="outside", cliponaxis=False))
     fig.update_layout(
-        **base_layout(title=title, height=max(260, 90 + 28 * len(labels)), margin={"l": 10, "r": 20, "t": 60, "b": 50}),
+        **base_layout(title=title, height=max(260, 90 + 28 * len(labels)), margin={"l": 10, "r": 50, "t": 60, "b": 50}),
         yaxis={"autorange": "reversed", "automargin": True},
         xaxis={"title": x_title},
     )

@@ -30,11 +30,15 @@ def residual_labels(n_rows: int) -> list[str]:
     return [t("why.residual_in", layer=ordinal(i)) for i in range(n_rows - 1)] + [t("why.residual_final", layer=n_rows - 1)]
 
 
-def lens_labels(lens: LensTable) -> list[str]:
+def lens_labels(lens: LensTable, per_layer: bool) -> list[str]:
+    """Each read's label: "embeddings", then "after layer 2" (`per_layer`: only the reads ending a layer are drawn)
+    or "L2 cross-attn" (every sublayer)."""
     out = []
     for layer, part in zip(lens.layers, lens.parts, strict=True):
         if layer is None:
             out.append(t("why.read_embeddings"))
+        elif per_layer:
+            out.append(t("why.read_layer", layer=ordinal(layer)))
         else:
             out.append(t("why.read_part", layer=ordinal(layer), part=t(f"why.part_{part}")))
     return out
