@@ -67,3 +67,14 @@ def test_a_cancelled_sweep_stays_cancelled_until_run_again(lang: str, said: str)
     at.button(key="why_again").click().run()
     assert_no_exception(at)
     assert len(at.success) == 1  # the sweep ran: the verdict is back
+
+
+def test_bert_reads_its_masked_prediction_and_refuses_attribution(pretrained_dir, monkeypatch) -> None:
+    monkeypatch.setenv("ATLAS_MODELS_DIR", str(pretrained_dir))
+    params = {"lang": "zh", "model": "tiny-bert", "text": "the cat is on the [MASK]", "corrupt": "the dog is on the [MASK]"}
+    at = app_test("why", params=params, timeout=300)
+    at.run()
+    assert_no_exception(at)
+    assert any("没有解码器" in i.value for i in at.info)  # what it reads instead: the masked-token prediction
+    assert any("不是线性的" in w.value for w in at.warning)  # attribution refused, in the reader's language
+    assert len(at.success) == 1  # patching measured, with its verdict
