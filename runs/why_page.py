@@ -25,7 +25,7 @@ from transformer.probes.patching import patch
 from transformer.probes.stream import Cancelled, ProbeRefusal, read_text
 
 # One pair per shipped model, the clean sentence first: each changes one word, the two runs write different tokens,
-# and a head restores a real part of the difference (tests/runs/test_why_page.py measures every one).
+# and a head restores a real part of the difference (tests/runs/test_why_numbers.py measures every one).
 EXAMPLES: dict[str, tuple[str, str]] = {
     "en-zh": ("The animal was too tired.", "The animal was too happy."),
     "zh-en": ("我打算明年出国。", "他打算明年出国。"),
