@@ -39,6 +39,7 @@ PAGES: list[tuple[str, str]] = [
     ("step_by_step", ":material/calculate:"),
     ("heads", ":material/grid_view:"),
     ("masks", ":material/visibility_off:"),
+    ("why", ":material/psychology_alt:"),
     ("positional", ":material/waves:"),
     ("layernorm", ":material/equalizer:"),
     ("output", ":material/bar_chart:"),
@@ -49,7 +50,7 @@ PAGES: list[tuple[str, str]] = [
 # attention itself, the rest of a Transformer block, training.
 SECTIONS: list[tuple[str, tuple[str, ...]]] = [
     ("lesson", ("lesson", "architecture")),
-    ("attention", ("step_by_step", "heads", "masks")),
+    ("attention", ("step_by_step", "heads", "masks", "why")),
     ("block", ("positional", "layernorm", "output", "feed_forward")),
     ("training", ("training",)),
 ]

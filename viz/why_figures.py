@@ -1,0 +1,122 @@
+"""The Why page's figures: the logit lens as a line, patching as two heat maps (residual stream: point × position;
+heads: attention module × head) with the cell that restores most outlined, and direct logit attribution as bars.
+
+Plain NumPy in, Plotly out: every word on a figure comes in translated from the page (no catalog here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz.style import DIVERGING_SCALE, MARK_COLOR, QUALITATIVE, base_layout
+
+ROW_HEIGHT = 34  # px per heat-map row: a token label stays readable from the back of a class
+DLA_BARS = 12  # the components shown: the largest shares by size; the rest are summed in one bar
+
+
+def lens_figure(labels: Sequence[str], p_token: np.ndarray, top1: Sequence[str], *, y_title: str, title: str) -> go.Figure:
+    """p(the token finally written) after each read; each marker's text is the read's most probable token."""
+    fig = go.Figure(
+        go.Scatter(
+            x=list(range(len(labels))),
+            y=np.asarray(p_token, dtype=float),
+            mode="lines+markers+text",
+            text=list(top1),
+            textposition="top center",
+            marker={"size": 10, "color": QUALITATIVE[0]},
+            hovertemplate="%{customdata}<br>p = %{y:.3f}<br>top: %{text}<extra></extra>",
+            customdata=list(labels),
+        )
+    )
+    fig.update_layout(
+        **base_layout(title=title, height=380, margin={"l": 60, "r": 20, "t": 60, "b": 110}),
+        yaxis={"title": y_title, "range": [-0.05, 1.12]},
+        xaxis={"tickvals": list(range(len(labels))), "ticktext": list(labels), "tickangle": -35},
+    )
+    return fig
+
+
+def _heatmap(
+    values: np.ndarray,
+    x: Sequence[str],
+    y: Sequence[str],
+    best: tuple[int, int] | None,
+    title: str,
+    hover: str,
+    *,
+    x_title: str = "",
+) -> go.Figure:
+    values = np.asarray(values, dtype=float)
+    fig = go.Figure(
+        go.Heatmap(
+            z=values,
+            x=list(range(values.shape[1])),
+            y=list(range(values.shape[0])),
+            colorscale=DIVERGING_SCALE,
+            zmin=-1,
+            zmax=1,
+            zmid=0,
+            text=np.vectorize(lambda v: f"{v:.2f}")(values),
+            texttemplate="%{text}",
+            hovertemplate=hover,
+            customdata=np.array([[f"{yy} · {xx}" for xx in x] for yy in y], dtype=object),
+            colorbar={"thickness": 12, "len": 0.9},
+        )
+    )
+    if best is not None:
+        r, c = best
+        fig.add_shape(type="rect", x0=c - 0.5, x1=c + 0.5, y0=r - 0.5, y1=r + 0.5, line={"color": MARK_COLOR, "width": 4})
+    height = max(220, 110 + ROW_HEIGHT * values.shape[0])
+    fig.update_layout(
+        **base_layout(title=title, height=height, margin={"l": 10, "r": 10, "t": 60, "b": 60}),
+        xaxis={"tickvals": list(range(len(x))), "ticktext": list(x), "title": x_title, "side": "bottom"},
+        yaxis={"tickvals": list(range(len(y))), "ticktext": list(y), "autorange": "reversed", "automargin": True},
+    )
+    return fig
+
+
+def residual_figure(
+    residual: np.ndarray, row_labels: Sequence[str], tokens: Sequence[str], best: tuple[int, int] | None, *, title: str
+) -> go.Figure:
+    """Restored fraction of each (residual point, position); `best` (row, position) outlined."""
+    return _heatmap(residual, tokens, row_labels, best, title, "%{customdata}<br>%{z:.3f}<extra></extra>")
+
+
+def heads_figure(
+    heads: np.ndarray,
+    module_labels: Sequence[str],
+    head_labels: Sequence[str],
+    best: tuple[int, int] | None,
+    *,
+    title: str,
+    x_title: str = "",
+) -> go.Figure:
+    """Restored fraction of each head's output (rows: attention modules); `best` (module, head) outlined."""
+    return _heatmap(heads, head_labels, module_labels, best, title, "%{customdata}<br>%{z:.3f}<extra></extra>", x_title=x_title)
+
+
+def dla_figure(names: Sequence[str], shares: np.ndarray, *, rest_label: str, title: str, x_title: str) -> go.Figure:
+    """The largest direct shares as horizontal bars (positive red, negative blue), the others summed in one bar."""
+    shares = np.asarray(shares, dtype=float)
+    order = np.argsort(-np.abs(shares))
+    shown = sorted(order[:DLA_BARS].tolist())
+    labels = [names[i] for i in shown]
+    values = [float(shares[i]) for i in shown]
+    if len(order) > DLA_BARS:
+        labels.append(rest_label)
+        values.append(float(shares[order[DLA_BARS:]].sum()))
+    colors = ["#b2182b" if v >= 0 else "#2166ac" for v in values]
+    bars = go.Bar(x=values, y=labels, orientation="h", marker={"color": colors}, text=[f"{v:+.2f}" for v in values])
+    fig = go.Figure(bars.update(textposition="outside", cliponaxis=False))
+    fig.update_layout(
+        **base_layout(title=title, height=max(260, 90 + 28 * len(labels)), margin={"l": 10, "r": 50, "t": 60, "b": 50}),
+        yaxis={"autorange": "reversed", "automargin": True},
+        xaxis={"title": x_title},
+    )
+    return fig
+
+
+__all__ = ["dla_figure", "heads_figure", "lens_figure", "residual_figure"]
