@@ -106,6 +106,7 @@ def main() -> None:
         folder = qwen2_folder(Path(tmp) / "qwen2.5-0.5b-shaped", **sizes)  # type: ignore[arg-type]
         print(f"folder written in {time.perf_counter() - start:.0f} s", file=sys.stderr)
         pair = _child("--side-by-side", str(folder), "--length", str(length))
+        print(f"side by side: {json.dumps(pair)}", file=sys.stderr, flush=True)  # kept if the page's run is cut off
         page = _child("--page", str(folder), "--length", str(length))
     ratio = pair["ours_s"] / pair["transformers_s"]
     print(f"## A Qwen2.5-0.5B-shaped folder ({pair['parameters']:,} parameters) at {length} tokens\n")

@@ -28,6 +28,18 @@ def test_every_page_runs_on_a_modern_decoder(models_dir, family, page):
     if page not in ("lesson", "training"):
         assert drawn, f"{page} drew nothing for {family}"
     assert not [k for k in drawn if "cross" in k], f"{page} drew cross-attention for a decoder-only model"
+    said = " ".join(e.value for e in [*at.info, *at.markdown, *at.subheader])
+    own_part = {
+        "positional": "Rotary positions",
+        "heads": "Grouped-query attention",
+        "layernorm": "RMSNorm",
+        "feed_forward": "SwiGLU",
+        "architecture": "grouped-query",
+    }
+    if page in own_part:
+        assert own_part[page] in said, f"{page} does not show this model's own part"
+    if page == "positional":  # live on the text: the same score for the two tokens moved together
+        assert {"rope_frequencies", "rope_moved"} <= set(drawn) and "leaves it unchanged" in said
 
 
 @pytest.mark.slow
