@@ -37,9 +37,15 @@ def sinusoid_table(n_positions: int, d_model: int, layout: str = "sinusoidal") -
 
 
 def layernorm_affine(bundle: ModelBundle, prefix: str) -> tuple[np.ndarray, np.ndarray]:
-    """The learned gain g and bias b (d_model,) of the LayerNorm at `prefix` (e.g. "encoder.layers.0.sublayer.1.norm")."""
+    """The learned gain g and bias b (d_model,) of the LayerNorm at `prefix` (e.g. "encoder.layers.0.sublayer.1.norm");
+    an RMSNorm has no bias: zeros, which remove nothing (`transformer.rmsnorm`)."""
     norm = bundle.model.get_submodule(prefix)
-    return _read_only(as_numpy(norm.gain)), _read_only(as_numpy(norm.bias))
+    return _read_only(as_numpy(norm.gain)), _read_only(_bias_or_zeros(getattr(norm, "bias", None), norm.gain.shape[0]))
+
+
+def _bias_or_zeros(bias: torch.Tensor | None, size: int) -> np.ndarray:
+    """A layer's bias as an array, or zeros where it has none (Llama's and Qwen's layers)."""
+    return as_numpy(bias) if bias is not None else np.zeros(size, dtype=np.float32)
 
 
 def position_table(bundle: ModelBundle, stack: str) -> np.ndarray | None:
@@ -104,7 +110,7 @@ def parameter_sizes(bundle: ModelBundle) -> dict[str, int]:
 def output_projection(bundle: ModelBundle, kind: str, layer: int) -> tuple[np.ndarray, np.ndarray]:
     """W^O (d_model, H·d_k) and its bias (d_model,) of one attention module, as read-only copies."""
     w_o = bundle.model.get_submodule(attn_module(kind, layer)).w_o
-    return _read_only(as_numpy(w_o.weight)), _read_only(as_numpy(w_o.bias))
+    return _read_only(as_numpy(w_o.weight)), _read_only(_bias_or_zeros(w_o.bias, w_o.weight.shape[0]))
 
 
 RANDOM_D_MODELS = (32, 64, 128, 256, 512)  # the d_model choices of a random model (the sidebar's slider)

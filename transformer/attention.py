@@ -226,6 +226,10 @@ class MultiHeadAttention(nn.Module):
         b, t, _ = x.shape
         return x.view(b, t, self.n_heads, self.d_k).transpose(1, 2)  # (B, H, T, d_k)
 
+    def project_queries(self, query: Tensor) -> Tensor:
+        """Q W^Q split into heads: (B, Tq, d_model) → (B, H, Tq, d_k)."""
+        return self.hook_q(self._split_heads(self.w_q(query)))
+
     def project_keys_values(self, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
         """K W^K and V W^V split into heads: (B, Tk, d_model) each → (B, H, Tk, d_k) each."""
         k = self.hook_k(self._split_heads(self.w_k(key)))  # (B, H, Tk, d_k)
@@ -245,7 +249,7 @@ class MultiHeadAttention(nn.Module):
             (B, Tq, d_model).
         """
         b, tq, _ = query.shape
-        q = self.hook_q(self._split_heads(self.w_q(query)))  # (B, H, Tq, d_k)
+        q = self.project_queries(query)  # (B, H, Tq, d_k)
         if past is None:
             k, v = self.project_keys_values(key, value)  # (B, H, Tk, d_k) each
         else:

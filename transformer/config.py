@@ -15,7 +15,10 @@ from typing import Any, Literal
 Architecture = Literal["encoder-decoder", "decoder-only", "encoder-only"]
 NormPosition = Literal["post", "pre"]
 # "sinusoidal-split": the paper's frequencies with every sine first and every cosine after (Marian's layout)
-Positional = Literal["sinusoidal", "sinusoidal-split", "learned", "none"]
+# "rotary": nothing is added to the embeddings; each attention rotates its queries and keys (`transformer.rotary`)
+Positional = Literal["sinusoidal", "sinusoidal-split", "learned", "none", "rotary"]
+Norm = Literal["layernorm", "rmsnorm"]
+FeedForward = Literal["mlp", "swiglu"]
 Activation = Literal["relu", "gelu", "gelu_new", "silu"]
 
 # Documented limits (README, "Limits"). They are checked before any tensor is allocated, so a hostile
@@ -27,8 +30,9 @@ MAX_HEADS = 64
 MAX_D_FF = 16384  # the paper's big model uses 4096
 MAX_LEN = 4096  # positions; the app shows T x T attention maps, far smaller in practice
 MAX_VOCAB = 262_144
-# Parameters plus positional tables, in float32: the same 1 GiB that bounds a checkpoint's weights file.
-MAX_MODEL_BYTES = 1 << 30
+# Parameters plus positional tables, in float32: 2 GiB, so that a Qwen2.5-0.5B-sized folder (494 M parameters,
+# 1.84 GiB in float32) converts, within a 24 GB laptop's means (benchmarks/modern_scale.py measures its server peak).
+MAX_MODEL_BYTES = 2 << 30
 FLOAT32_BYTES = 4
 _LIMITS: dict[str, int] = {
     "src_vocab_size": MAX_VOCAB,
@@ -43,10 +47,22 @@ _LIMITS: dict[str, int] = {
 _CHOICES: dict[str, tuple[str, ...]] = {
     "architecture": ("encoder-decoder", "decoder-only", "encoder-only"),
     "norm_position": ("post", "pre"),
-    "positional": ("sinusoidal", "sinusoidal-split", "learned", "none"),
+    "positional": ("sinusoidal", "sinusoidal-split", "learned", "none", "rotary"),
     "activation": ("relu", "gelu", "gelu_new", "silu"),
+    "norm": ("layernorm", "rmsnorm"),
+    "feed_forward": ("mlp", "swiglu"),
 }
-_FLAGS = ("share_embeddings", "scale_embeddings", "token_type", "embed_norm", "output_transform")
+_FLAGS = (
+    "share_embeddings",
+    "scale_embeddings",
+    "token_type",
+    "embed_norm",
+    "output_transform",
+    "qkv_bias",
+    "out_bias",
+    "ff_bias",
+    "qk_norm",
+)
 
 
 @dataclass(frozen=True)
@@ -80,6 +96,17 @@ class TransformerConfig:
     token_type: bool = False  # BERT: a learned "sentence A" vector added to every token embedding
     embed_norm: bool = False  # BERT: a LayerNorm over embeddings + positions, before the first layer
     output_transform: bool = False  # BERT's masked-LM head: Linear, activation, LayerNorm before the output linear
+    # Today's decoders (Llama, Qwen2, Qwen3; `transformer/hf/llama.py`): decoder-only models only. The defaults are
+    # the paper's, so a config that names none of these is the 2017 model.
+    rope_theta: float = 10000.0  # positional="rotary": the base of the rotation frequencies (`transformer.rotary`)
+    n_kv_heads: int = 0  # grouped-query attention: key/value heads, each read by n_heads / n_kv_heads query heads; 0 = n_heads
+    head_dim: int = 0  # d_k when it is not d_model / n_heads (Qwen3); 0 = d_model / n_heads
+    norm: Norm = "layernorm"  # "rmsnorm": x / RMS(x) · gain, no mean subtracted and no bias (`transformer.rmsnorm`)
+    feed_forward: FeedForward = "mlp"  # "swiglu": (SiLU(x W_1) ⊙ x W_3) W_2 (`transformer.swiglu`)
+    qkv_bias: bool = True  # biases of W^Q, W^K, W^V (Llama: none; Qwen2: these only)
+    out_bias: bool = True  # bias of W^O
+    ff_bias: bool = True  # biases of the feed-forward's linears (swiglu only may leave them out)
+    qk_norm: bool = False  # Qwen3: an RMSNorm over each head's queries and keys, before the rotation
 
     def __post_init__(self) -> None:
         for field, choices in _CHOICES.items():
@@ -123,16 +150,61 @@ class TransformerConfig:
                 f"share_embeddings needs one vocabulary for source and target, but src_vocab_size="
                 f"{self.src_vocab_size} and tgt_vocab_size={self.tgt_vocab_size}; set share_embeddings=false"
             )
+        self._check_modern_parts()
         if self.estimated_bytes() > MAX_MODEL_BYTES:
             raise ValueError(
                 f"this config needs about {self.estimated_bytes() / 2**20:,.0f} MiB for {self.estimated_parameters():,} "
                 f"parameters, above the limit of {MAX_MODEL_BYTES / 2**20:,.0f} MiB (see README, Limits)"
             )
 
+    def _check_modern_parts(self) -> None:
+        """The fields of today's decoders: valid values, and only where the model has them (decoder-only)."""
+        for field in ("n_kv_heads", "head_dim"):
+            value = getattr(self, field)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{field} must be a non-negative integer (0: the default), got {value!r}")
+        if self.n_kv_heads > self.n_heads or self.n_heads % self.kv_heads:
+            raise ValueError(
+                f"n_kv_heads={self.n_kv_heads} must divide n_heads={self.n_heads}: each key/value head is read by "
+                f"the same number of query heads"
+            )
+        if self.head_dim > MAX_D_MODEL:
+            raise ValueError(f"head_dim={self.head_dim} is above the limit of {MAX_D_MODEL} (see README, Limits)")
+        theta = self.rope_theta
+        if not isinstance(theta, (int, float)) or isinstance(theta, bool) or not 1.0 < theta < 1e12:
+            raise ValueError(f"rope_theta must be a number above 1, got {theta!r}")
+        if self.positional == "rotary" and self.d_k % 2:
+            raise ValueError(f"rotary positions turn pairs of dimensions: d_k={self.d_k} must be even")
+        if self.has_modern_attention and self.architecture != "decoder-only":
+            raise ValueError(
+                "rotary positions, grouped-query attention, head_dim, q/k norms and biases left out are for "
+                "decoder-only models (architecture=decoder-only)"
+            )
+        if not self.ff_bias and self.feed_forward != "swiglu":
+            raise ValueError("ff_bias=false is for feed_forward=swiglu; the paper's feed-forward keeps its biases")
+
     @property
     def d_k(self) -> int:
-        """Width of one head's queries, keys and values (the paper's d_k = d_v = d_model / h)."""
-        return self.d_model // self.n_heads
+        """Width of one head's queries, keys and values (the paper's d_k = d_v = d_model / h; Qwen3 sets its own)."""
+        return self.head_dim or self.d_model // self.n_heads
+
+    @property
+    def kv_heads(self) -> int:
+        """Key/value heads: n_heads (the paper), or fewer in grouped-query attention, each shared by a group."""
+        return self.n_kv_heads or self.n_heads
+
+    @property
+    def has_modern_attention(self) -> bool:
+        """Whether self-attention is `GroupedQueryAttention` (`transformer.grouped_query_attention`) rather than the
+        paper's: rotary positions, fewer key/value heads, a head width of its own, q/k norms or biases left out."""
+        return (
+            self.positional == "rotary"
+            or self.kv_heads != self.n_heads
+            or self.d_k * self.n_heads != self.d_model
+            or self.qk_norm
+            or not self.qkv_bias
+            or not self.out_bias
+        )
 
     @property
     def is_encoder_decoder(self) -> bool:
@@ -164,9 +236,12 @@ class TransformerConfig:
         checked before a single tensor is allocated.
         """
         d, f = self.d_model, self.d_ff
-        attention = 4 * (d * d + d)  # W_Q, W_K, W_V, W_O with biases
-        feed_forward = d * f + f + f * d + d
-        norm = 2 * d  # gain and bias
+        q_width, kv_width = self.n_heads * self.d_k, self.kv_heads * self.d_k
+        attention = d * (q_width + 2 * kv_width) + q_width * d  # W_Q, W_K, W_V, W_O
+        attention += (q_width + 2 * kv_width) * self.qkv_bias + d * self.out_bias + 2 * self.d_k * self.qk_norm
+        swiglu = 3 * d * f + (2 * f + d) * self.ff_bias  # W_1 (gate), W_3 (up), W_2 (down)
+        feed_forward = swiglu if self.feed_forward == "swiglu" else d * f + f + f * d + d
+        norm = d if self.norm == "rmsnorm" else 2 * d  # gain (and bias)
         cross = self.is_encoder_decoder
         encoder_layer = attention + feed_forward + 2 * norm
         decoder_layer = attention * (2 if cross else 1) + feed_forward + norm * (3 if cross else 2)
@@ -174,8 +249,9 @@ class TransformerConfig:
         total = self.n_layers * (decoder_layer * self.has_decoder + encoder_layer * self.has_encoder)
         total += stacks * norm * (self.norm_position == "pre")  # the final LayerNorm of a pre-norm stack
         total += stacks * self.max_len * d * (self.positional == "learned")
-        total += stacks * (d * self.token_type + norm * self.embed_norm)
-        total += (d * d + d + norm) * self.output_transform
+        layer_norm = 2 * d  # BERT's embedding and output LayerNorms stay LayerNorms
+        total += stacks * (d * self.token_type + layer_norm * self.embed_norm)
+        total += (d * d + d + layer_norm) * self.output_transform
         if self.share_embeddings:  # one matrix for every embedding and the generator, plus its bias
             return total + self.tgt_vocab_size * d + self.tgt_vocab_size
         embeddings = sum(self.vocab_sizes) * d

@@ -35,9 +35,10 @@ from transformer.layers import LayerKeysValues
 from transformer.masks import cross_mask, decoder_self_mask
 from transformer.model import Transformer
 
-CACHED_POSITIONALS = ("sinusoidal", "sinusoidal-split", "learned", "none")
+CACHED_POSITIONALS = ("sinusoidal", "sinusoidal-split", "learned", "none", "rotary")
 """Position schemes that only add a vector to position t's embedding, so a step can start at t (Marian's split
-sinusoids are a fixed column permutation of the paper's table: the same row lookup)."""
+sinusoids are a fixed column permutation of the paper's table: the same row lookup), and rotary positions, whose
+attention turns a step's new queries and keys from the store's length on (`transformer.grouped_query_attention`)."""
 
 # Computed the same way by both strategies: the encoder once per run, the generator on the newest row only.
 _SAME_EITHER_WAY = ("encoder.", "src_", "generator.")

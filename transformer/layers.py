@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from torch import Tensor, nn
 
 from transformer.attention import KeyValueStore, MultiHeadAttention
+from transformer.block_parts import feed_forward, norm, self_attention
 from transformer.config import TransformerConfig
 from transformer.dropout import Dropout
-from transformer.feedforward import PositionwiseFeedForward
 from transformer.hooks import HookPoint
-from transformer.layernorm import LayerNorm
 
 
 class SublayerConnection(nn.Module):
@@ -23,9 +22,9 @@ class SublayerConnection(nn.Module):
                    and needs a final LayerNorm after the stack.
     """
 
-    def __init__(self, d_model: int, dropout: float, norm_position: str, eps: float = 1e-5) -> None:
+    def __init__(self, d_model: int, dropout: float, norm_position: str, eps: float = 1e-5, kind: str = "layernorm") -> None:
         super().__init__()
-        self.norm = LayerNorm(d_model, eps)
+        self.norm = norm(kind, d_model, eps)  # LayerNorm, or RMSNorm (`config.norm`)
         self.norm_position = norm_position
         self.dropout = Dropout(dropout)
         self.hook_sublayer_out = HookPoint()  # (B, T, d_model): what the sublayer adds
@@ -44,8 +43,10 @@ class EncoderLayer(nn.Module):
         super().__init__()
         c = config
         self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.dropout)
-        self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout, c.activation)
-        self.sublayer = nn.ModuleList(SublayerConnection(c.d_model, c.dropout, c.norm_position, c.norm_eps) for _ in range(2))
+        self.feed_forward = feed_forward(c)
+        self.sublayer = nn.ModuleList(
+            SublayerConnection(c.d_model, c.dropout, c.norm_position, c.norm_eps, c.norm) for _ in range(2)
+        )
 
     def forward(self, x: Tensor, src_allowed: Tensor) -> Tensor:
         x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, src_allowed))
@@ -70,12 +71,12 @@ class DecoderLayer(nn.Module):
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
         c = config
-        self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.dropout)
+        self.self_attn = self_attention(c)  # the paper's, or grouped-query attention with rotary positions
         self.cross_attn = MultiHeadAttention(c.d_model, c.n_heads, c.dropout) if c.is_encoder_decoder else None
-        self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout, c.activation)
+        self.feed_forward = feed_forward(c)  # the paper's, or SwiGLU
         n_sublayers = 3 if c.is_encoder_decoder else 2
         self.sublayer = nn.ModuleList(
-            SublayerConnection(c.d_model, c.dropout, c.norm_position, c.norm_eps) for _ in range(n_sublayers)
+            SublayerConnection(c.d_model, c.dropout, c.norm_position, c.norm_eps, c.norm) for _ in range(n_sublayers)
         )
 
     def forward(
@@ -105,7 +106,7 @@ class Encoder(nn.Module):
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(EncoderLayer(config) for _ in range(config.n_layers))
-        self.norm = LayerNorm(config.d_model, config.norm_eps) if config.norm_position == "pre" else None
+        self.norm = norm(config.norm, config.d_model, config.norm_eps) if config.norm_position == "pre" else None
 
     def forward(self, x: Tensor, src_allowed: Tensor) -> Tensor:
         for layer in self.layers:
@@ -119,7 +120,7 @@ class Decoder(nn.Module):
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.n_layers))
-        self.norm = LayerNorm(config.d_model, config.norm_eps) if config.norm_position == "pre" else None
+        self.norm = norm(config.norm, config.d_model, config.norm_eps) if config.norm_position == "pre" else None
 
     def forward(
         self,

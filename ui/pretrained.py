@@ -44,8 +44,10 @@ def pretrained_summary(bundle: ModelBundle) -> str:
 
 
 def refusal_line(err: PretrainedRefused) -> str:
-    """Why a pretrained folder is refused, in the UI language (`err.reason` picks the sentence)."""
-    return t(f"pretrained.refused_{err.reason}", **{k: str(v) for k, v in err.details.items()})
+    """Why a pretrained folder is refused, in the UI language (`err.reason` picks the sentence, or the refusal's own
+    `catalog` key where it names one: `transformer/hf/llama.py`)."""
+    key = str(err.details.get("catalog") or f"pretrained.refused_{err.reason}")
+    return t(key, **{k: str(v) for k, v in err.details.items()})
 
 
 def _sizes(bundle: ModelBundle) -> list[int]:

@@ -12,6 +12,7 @@ from ui.caches import get_architecture_page
 from ui.charts import show_figure
 from ui.figure_words import architecture_text
 from ui.i18n import t
+from ui.modern_sections import block_section
 from ui.page import show_run, start_page
 from ui.pretrained import scale_table
 from ui.prose import prose
@@ -81,6 +82,7 @@ config, trace = page.config, page.trace
 _diagram(page)
 src = t("architecture.shapes_src", n=len(trace.src_tokens)) if trace.src_tokens else ""
 scale_table(ctx.bundle)  # a pretrained model's real sizes beside the shipped toy's
+block_section(ctx.bundle)  # a Llama / Qwen-style model: its real block beside the paper's
 st.caption(
     t(
         "architecture.shapes_note",

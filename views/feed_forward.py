@@ -17,6 +17,7 @@ from ui.charts import show_figure
 from ui.figure_words import feed_forward_text
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
+from ui.modern_sections import swiglu_section
 from ui.page import section, show_run, start_page
 from ui.prose import prose
 from ui.safe import md_literal
@@ -139,6 +140,7 @@ with st.spinner(t("feed_forward.running")):
     run = get_feed_forward(ctx.model.key, ctx.text)
 if not ctx.bundle.config.is_encoder_decoder:
     st.info(t("feed_forward.decoder_only"), icon=":material/info:")
+swiglu_section(ctx.bundle, ctx.text)  # a SwiGLU model: its gate, on the text
 _parameters(run)
 show_run(run.trace, ctx.bundle)
 stack, layer, token = _pickers(run)

@@ -26,6 +26,7 @@ from ui.i18n import labels_of, t
 from ui.kind_tabs import open_kind_tab
 from ui.labels import keep_valid
 from ui.model_words import alignment_verb, rows_write_caption
+from ui.modern_sections import kv_groups_note
 from ui.page import PageContext, show_run, start_page
 from ui.pages.heads.counterpart import counterpart_button
 from ui.pages.heads.detectors import head_detectors
@@ -271,6 +272,7 @@ if not page.kinds:
     st.warning(t("heads.no_attention"))
     st.stop()
 _open_on(ctx.model.key, page)
+kv_groups_note(ctx.bundle)  # grouped-query attention: which heads share keys and values
 _inspector(run, ctx)
 importance_section(ctx.model.key, page.shapes, untrained=page.untrained, default=page.opening[0])
 _grids(run, page)

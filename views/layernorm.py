@@ -20,6 +20,7 @@ from ui.charts import show_figure
 from ui.figure_words import contrast_text, layernorm_text, norm_diagram_text
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
+from ui.modern_sections import rmsnorm_section
 from ui.page import PageContext, start_page
 from ui.prose import prose
 from viz.batchnorm_contrast import batch_mean_figure, sentence_one_figure
@@ -168,6 +169,7 @@ def batch_section(ctx: PageContext) -> None:
 
 
 ctx = start_page("layernorm")
+rmsnorm_section(ctx.bundle, ctx.text)  # an RMSNorm model: RMSNorm beside LayerNorm, on the text
 network_section(ctx)
 position_section(ctx)
 batch_section(ctx)

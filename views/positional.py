@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from runs.model_ref import ModelRef
+from runs.modern_page import is_modern
 from runs.positional_page import learned_options
 from runs.teaching_arrays import sinusoid_table
 from ui.caches import get_pe_learned, get_pe_relative, get_pe_sinusoids, get_pe_tokens
@@ -18,6 +19,7 @@ from ui.charts import show_figure
 from ui.figure_words import positional_text
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
+from ui.modern_sections import no_position_vector_note, rotary_section
 from ui.page import PageContext, start_page
 from ui.prose import prose
 from viz.embedding_scale import before_after_figure, learned_figure, norms_figure
@@ -153,7 +155,9 @@ def tokens_section(ctx: PageContext) -> None:
 
 
 ctx = start_page("positional", text="optional")
+rotary_section(ctx.bundle, ctx.text)  # a rotary model: its own positions first, live on the text
+no_position_vector_note(ctx.bundle)
 table_section(ctx.bundle.config.d_model, ctx.bundle.config.positional)
 learned_section(ctx)
-if ctx.text is not None:
+if ctx.text is not None and not is_modern(ctx.bundle):  # a rotary model adds no vector to show (note above)
     tokens_section(ctx)

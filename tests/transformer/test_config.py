@@ -43,7 +43,13 @@ def test_decoder_only_ignores_src_vocab_size() -> None:
 
 @pytest.mark.parametrize(
     "field,value",
-    [("architecture", "encoder-only-ish"), ("norm_position", "middle"), ("positional", "rotary"), ("positional", None)],
+    [
+        ("architecture", "encoder-only-ish"),
+        ("norm_position", "middle"),
+        ("positional", "alibi"),
+        ("positional", None),
+        ("norm", "batchnorm"),
+    ],
 )
 def test_bad_choices(field: str, value: object) -> None:
     with pytest.raises(ValueError, match=field) as info:
@@ -105,3 +111,24 @@ def test_to_dict_from_dict_round_trip() -> None:
     assert c.replace(n_layers=1).n_layers == 1
     with pytest.raises(ValueError, match="n_heads"):
         c.replace(n_heads=5)
+
+
+def test_todays_decoder_parts_are_checked() -> None:
+    """Rotary positions, grouped-query attention and the rest: valid values, decoder-only, and counted exactly."""
+    modern = {"architecture": "decoder-only", "positional": "rotary", "norm": "rmsnorm", "feed_forward": "swiglu"}
+    with pytest.raises(ValueError, match="decoder-only"):
+        TransformerConfig(positional="rotary")  # an encoder-decoder model keeps the paper's attention
+    with pytest.raises(ValueError, match="n_kv_heads=3 must divide n_heads=4"):
+        TransformerConfig(**modern, n_kv_heads=3)
+    with pytest.raises(ValueError, match="rope_theta"):
+        TransformerConfig(**modern, rope_theta=0.5)
+    with pytest.raises(ValueError, match="even"):
+        TransformerConfig(**modern, head_dim=7)
+    with pytest.raises(ValueError, match="ff_bias"):
+        TransformerConfig(architecture="decoder-only", ff_bias=False)
+    from transformer.model import Transformer
+
+    no_bias = {"qkv_bias": False, "out_bias": False, "ff_bias": False}
+    for extra in ({}, {"n_kv_heads": 2, "qk_norm": True, "head_dim": 8}, no_bias):
+        config = TransformerConfig(**modern, **extra)
+        assert config.estimated_parameters() == Transformer(config).num_parameters(), extra

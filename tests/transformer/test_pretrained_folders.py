@@ -79,11 +79,11 @@ def test_refusals_say_why(pretrained_dir, tmp_path):
     err = _refused(bin_only)
     assert err.reason == "no_safetensors" and "pytorch_model.bin" in str(err) and "safe_serialization=True" in str(err)
 
-    unknown = _copy(pretrained_dir / "tiny-gpt2", tmp_path / "llama")
+    unknown = _copy(pretrained_dir / "tiny-gpt2", tmp_path / "gpt-neox")
     config = json.loads((unknown / "config.json").read_text())
-    (unknown / "config.json").write_text(json.dumps({**config, "model_type": "llama"}))
+    (unknown / "config.json").write_text(json.dumps({**config, "model_type": "gpt_neox"}))
     err = _refused(unknown)
-    assert err.reason == "unknown_family" and err.details["family"] == "llama"
+    assert err.reason == "unknown_family" and err.details["family"] == "gpt_neox"
 
     remote = _copy(pretrained_dir / "tiny-gpt2", tmp_path / "remote")
     (remote / "config.json").write_text(json.dumps({**config, "auto_map": {"AutoModel": "modeling_evil.Model"}}))
@@ -127,7 +127,7 @@ def test_models_dirs_come_from_the_command_line_and_the_environment(tmp_path):
 def test_labels_are_readable():
     assert byte_level_label("Ġbook") == " book"
     assert byte_level_label("æĪĳ") == "我"  # three bytes of one character, decoded
-    assert byte_level_label("æĪ") == "\\xe6\\x88"  # part of a character: its bytes, not a replacement mark
+    assert byte_level_label("æĪ") == "▯▯"  # part of a character, read alone: neither escapes nor a replacement mark
     assert byte_level_label("<|endoftext|>") == "<|endoftext|>"
 
 

@@ -62,6 +62,7 @@ def test_registry_has_the_tasks_under_their_names():
         "induction",
         "en-zh",
         "zh-en",
+        "gpt-en-zh",
     ]
     for name, task in TASKS.items():
         assert task.name == name

@@ -107,6 +107,8 @@ def command_for(settings: TrainSettings, out: str) -> str:
         words += ["--init-from", settings.init_from]
     if settings.bf16:
         words += ["--bf16"]
+    if settings.device != "cpu":
+        words += ["--device", settings.device]
     for key, value in sorted(settings.task_options.items()):
         words += ["--task-option", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
     for key, value in sorted(settings.config.items()):
@@ -317,7 +319,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     recipe = {k: preset[k] for k in _RECIPE_FLAGS if k in preset}
     recipe.update({k: getattr(args, k) for k in _RECIPE_FLAGS if getattr(args, k) is not None})
     task_options = config_overrides(args.task_option)
-    settings = TrainSettings(task=args.task, config=config, seed=args.seed, task_options=task_options, **recipe)
+    settings = TrainSettings(
+        task=args.task, config=config, seed=args.seed, task_options=task_options, device=args.device, **recipe
+    )
     task = task_with_options(task, task_options)
     command = command_for(settings, args.out)
     print(f"training {args.task}: {command}", file=sys.stderr)
@@ -415,6 +419,7 @@ def add_commands(sub: Any) -> None:
         help="change a task field for this run, e.g. max_len=12 for a short first stage (repeatable)",
     )
     t.add_argument("--threads", type=int, default=1, help="torch threads (default 1: the machine is shared)")
+    t.add_argument("--device", default="cpu", help="where the steps run: cpu (default) or cuda (a GPU machine)")
     t.add_argument(
         "--time-budget",
         type=float,

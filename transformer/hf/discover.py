@@ -22,6 +22,9 @@ SIZE_KEYS = {
     "gpt2": ("n_layer", "n_head", "n_embd"),
     "bert": ("num_hidden_layers", "num_attention_heads", "hidden_size"),
     "marian": ("encoder_layers", "encoder_attention_heads", "d_model"),
+    "llama": ("num_hidden_layers", "num_attention_heads", "hidden_size"),
+    "qwen2": ("num_hidden_layers", "num_attention_heads", "hidden_size"),
+    "qwen3": ("num_hidden_layers", "num_attention_heads", "hidden_size"),
 }
 CACHE_PREFIX = "models--"
 

@@ -87,6 +87,9 @@ def check_folder(folder: Path) -> FolderCheck:
         raise PretrainedRefused(
             "no_safetensors", f"{folder} has {found}; the app reads safetensors only: {CONVERT_HINT}", folder=folder.name
         )
+    check = getattr(FAMILIES[family], "check", None)
+    if check is not None:  # the family's own refusals, from config.json alone (`transformer/hf/llama.py`)
+        check(folder, config)
     return FolderCheck(folder, family, config, weights)
 
 

@@ -154,4 +154,96 @@ def marian_folder(
     return _save(tf.MarianMTModel(config), tokenizer, folder)
 
 
-BUILDERS = {"gpt2": gpt2_folder, "bert": bert_folder, "marian": marian_folder}
+def _byte_level_tokenizer(tf: Any, end: str = "<|endoftext|>") -> Any:
+    """A byte-level BPE tokenizer trained on `LINES`, `end` its only special token (Qwen's and Llama 3's kind)."""
+    from tokenizers import ByteLevelBPETokenizer
+
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(list(LINES) * 4, vocab_size=300, min_frequency=1, special_tokens=[end], show_progress=False)
+    return tf.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, bos_token=end, eos_token=end, unk_token=end)
+
+
+def _randomize_norms_and_biases(model: Any, seed: int) -> None:
+    """Norm gains around 1 and biases around 0, random (a fresh model's are exactly 1 and 0, which would hide a
+    gain or a bias converted to the wrong place)."""
+    generator = torch.Generator().manual_seed(seed + 1)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("norm.weight"):
+                p.copy_(1 + 0.3 * torch.randn(p.shape, generator=generator))
+            elif name.endswith(".bias"):
+                p.copy_(0.3 * torch.randn(p.shape, generator=generator))
+
+
+def decoder_folder(
+    folder: Path,
+    family: str = "llama",
+    *,
+    layers: int = 2,
+    hidden: int = 32,
+    heads: int = 4,
+    kv_heads: int = 2,
+    intermediate: int = 48,
+    head_dim: int | None = None,
+    rope_theta: float = 5000.0,
+    tied: bool = False,
+    max_positions: int = 64,
+    vocab_size: int | None = None,
+    init_range: float = 0.2,
+    seed: int = 0,
+) -> Path:
+    """A Llama, Qwen2 or Qwen3 (`family`) with a byte-level BPE tokenizer: fewer key/value heads than query heads,
+    a non-default `rope_theta`, random norm gains and biases. `vocab_size` above the tokenizer's gives the embedding
+    a real model's size (Qwen2.5's 151,936 rows) while the tiny tokenizer uses its first rows only."""
+    tf = _transformers()
+    tokenizer = _byte_level_tokenizer(tf)
+    end_id = tokenizer.eos_token_id
+    config_class = {"llama": tf.LlamaConfig, "qwen2": tf.Qwen2Config, "qwen3": tf.Qwen3Config}[family]
+    extra: dict[str, Any] = {"attention_bias": True, "mlp_bias": True} if family == "llama" else {}
+    config = config_class(
+        vocab_size=max(vocab_size or 0, len(tokenizer)),
+        hidden_size=hidden,
+        intermediate_size=intermediate,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
+        head_dim=head_dim or hidden // heads,
+        max_position_embeddings=max_positions,
+        rope_theta=rope_theta,
+        rms_norm_eps=1e-6,
+        tie_word_embeddings=tied,
+        initializer_range=init_range,
+        bos_token_id=end_id,
+        eos_token_id=end_id,
+        **extra,
+    )
+    torch.manual_seed(seed)
+    model_class = {"llama": tf.LlamaForCausalLM, "qwen2": tf.Qwen2ForCausalLM, "qwen3": tf.Qwen3ForCausalLM}[family]
+    model = model_class(config)
+    _randomize_norms_and_biases(model, seed)
+    return _save(model, tokenizer, folder)
+
+
+def llama_folder(folder: Path, **sizes: Any) -> Path:
+    """A Llama with biases on every projection (attention_bias, mlp_bias), untied output."""
+    return decoder_folder(folder, "llama", **sizes)
+
+
+def qwen2_folder(folder: Path, **sizes: Any) -> Path:
+    """A Qwen2 (W^Q, W^K, W^V biased), tied embeddings as Qwen2.5-0.5B has them."""
+    return decoder_folder(folder, "qwen2", **{"tied": True, **sizes})
+
+
+def qwen3_folder(folder: Path, **sizes: Any) -> Path:
+    """A Qwen3 (q/k norms) whose head_dim is not hidden / heads, as Qwen3's own are."""
+    return decoder_folder(folder, "qwen3", **{"head_dim": 16, "tied": True, **sizes})
+
+
+BUILDERS = {
+    "gpt2": gpt2_folder,
+    "bert": bert_folder,
+    "marian": marian_folder,
+    "llama": llama_folder,
+    "qwen2": qwen2_folder,
+    "qwen3": qwen3_folder,
+}

@@ -1,10 +1,11 @@
 """A pretrained model's own tokenizer, read from its folder, behind the project's `Tokenizer` interface.
 
 Text is split by the folder's tokenizer (`transformers`, offline); ids are renumbered by `VocabMap`
-(specials at 0-3). Labels are made readable for a class: GPT-2's byte-level pieces are decoded to the
-text they stand for ("Ġbook" → " book"; a piece holding part of a character's UTF-8 bytes shows those
-bytes, "\\xe4\\xbd"), while BERT's "##ing" and Marian's "▁book" stay as they are, since those marks are
-how the model itself sees word boundaries. Chinese characters are shown as characters.
+(specials at 0-3). Labels are made readable for a class: byte-level pieces (GPT-2, Qwen, Llama 3) are decoded
+to the text they stand for ("Ġbook" → " book"; a piece holding part of a character's UTF-8 bytes is labelled
+with that character and which part, "你 ¹⁄₂", read in its sentence: `transformer.hf.byte_labels`), while BERT's
+"##ing" and Marian's "▁book" stay as they are, since those marks are how the model itself sees word boundaries.
+Chinese characters are shown as characters.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from transformer.hf.byte_labels import piece_hex, sequence_labels
 from transformer.hf.vocab import VocabMap
 from transformer.tokenizer import PAD_ID, SPECIALS, UNK_ID, Tokenizer
 
@@ -31,16 +33,19 @@ def _byte_of_char() -> dict[str, int]:
     return {chr(c): b for b, c in zip(printable, chars, strict=True)}
 
 
-def byte_level_label(piece: str) -> str:
-    """A byte-level BPE piece as text: "Ġbook" → " book"; incomplete UTF-8 → its bytes escaped."""
+def piece_bytes(piece: str) -> bytes | None:
+    """The bytes a byte-level BPE piece stands for ("Ġbook" → b" book"); None for a special token such as
+    <|endoftext|>, stored as itself."""
     table = _byte_of_char()
-    if not all(c in table for c in piece):
-        return piece  # a special token such as <|endoftext|> is stored as itself
-    raw = bytes(table[c] for c in piece)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("utf-8", errors="backslashreplace")
+    if not piece or not all(c in table for c in piece):
+        return None
+    return bytes(table[c] for c in piece)
+
+
+def byte_level_label(piece: str) -> str:
+    """A byte-level BPE piece read alone as text: "Ġbook" → " book"; bytes of a character it holds only part of
+    (which it cannot name without its sentence: `PretrainedTokenizer.symbols`) → ▯."""
+    return sequence_labels([piece_bytes(piece)], [piece])[0]
 
 
 def is_byte_level(hf_tokenizer: Any) -> bool:
@@ -68,6 +73,12 @@ class PretrainedTokenizer(Tokenizer):
         decode = byte_level_label if is_byte_level(hf_tokenizer) else str
         specials = [None if role is None else decode(self.pieces[role]) for role in vocab_map.roles]
         self.labels = [s or SPECIALS[i] for i, s in enumerate(specials)] + [decode(p) for p in self.pieces]
+        # byte-level only: each id's bytes (None for specials), so a sequence's labels can name split characters
+        self.bytes: list[bytes | None] | None = None
+        if is_byte_level(hf_tokenizer):
+            self.bytes = [None] * len(SPECIALS) + [piece_bytes(p) for p in self.pieces]
+            for our_id, role in enumerate(vocab_map.roles):
+                self.bytes[our_id] = None if role is None else self.bytes[len(SPECIALS) + role]
 
     @property
     def pad_id(self) -> int:
@@ -94,8 +105,20 @@ class PretrainedTokenizer(Tokenizer):
         return str(self.hf.decode([i for i in hf_ids if i is not None], skip_special_tokens=True)).strip()
 
     def symbols(self, ids: Iterable[int]) -> list[str]:
-        """Readable labels for axes and lists (see the module docstring)."""
-        return [self.labels[i] if 0 <= i < len(self.labels) else SPECIALS[UNK_ID] for i in ids]
+        """Readable labels for a sequence's axes and lists (see the module docstring): a byte-level piece that holds
+        part of a character is labelled with that character and which part, from its neighbours in `ids`."""
+        ids = [i if 0 <= i < len(self.labels) else UNK_ID for i in ids]
+        names = [self.labels[i] for i in ids]
+        if self.bytes is None:
+            return names
+        return sequence_labels([self.bytes[i] for i in ids], names)
+
+    def raw_bytes(self, ids: Iterable[int]) -> list[str]:
+        """Each id's raw bytes as hex ("e4 bd"), for a hover beside its label; "" for specials and non-byte-level
+        tokenizers."""
+        if self.bytes is None:
+            return ["" for _ in ids]
+        return [piece_hex(self.bytes[i]) if 0 <= i < len(self.bytes) else "" for i in ids]
 
     def to_dict(self) -> dict[str, Any]:
         raise ValueError("a pretrained model's tokenizer stays in its own folder; it is not saved as vocab.json")

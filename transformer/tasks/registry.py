@@ -7,6 +7,7 @@ from transformer.tasks.base import Task
 from transformer.tasks.chars import CopyTask, ReverseTask, SortTask
 from transformer.tasks.corpus import EN_ZH, ZH_EN
 from transformer.tasks.decoder_only import GptEnglishToChinese
+from transformer.tasks.decoder_only_natural import GPT_EN_ZH
 from transformer.tasks.induction import InductionTask
 from transformer.tasks.translate_fr import EnglishToFrench
 from transformer.tasks.translate_zh import EnglishToChinese
@@ -25,6 +26,7 @@ TASKS: dict[str, Task] = {
         InductionTask(),
         EN_ZH,
         ZH_EN,
+        GPT_EN_ZH,
     )
 }
 

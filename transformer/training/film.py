@@ -78,13 +78,14 @@ def probe_patterns(bundle: ModelBundle, source: str, target: str) -> dict[str, n
     names = {kind: [act_name(kind, layer, "pattern") for layer in range(bundle.config.n_layers)] for kind in kinds}
     was_training = model.training
     model.eval()
+    device = next(model.parameters()).device  # a GPU during `train --device cuda`
     try:
         with capture(model, [n for layer_names in names.values() for n in layer_names]) as cache:
-            model(batch.src, batch.tgt_in)
+            model(None if batch.src is None else batch.src.to(device), batch.tgt_in.to(device))
     finally:
         model.train(was_training)
     return {
-        kind: quantize(torch.stack([cache[n][0] for n in layer_names]).float().numpy())  # (L, H, Tq, Tk)
+        kind: quantize(torch.stack([cache[n][0] for n in layer_names]).float().cpu().numpy())  # (L, H, Tq, Tk)
         for kind, layer_names in names.items()
     }
 

@@ -59,6 +59,8 @@ class TrainSettings:
     # bfloat16 autocast for the forward pass (weights, gradients and Adam stay float32): on a CPU with
     # AVX-512 BF16 a step of the natural translators takes about 1.6x less time; the saved model is float32.
     bf16: bool = False
+    # Where the steps run: "cpu", or "cuda" on a machine with a GPU. Held-out checks and the saved model are on the CPU.
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "warmup", "eval_n", "bucket_pool"):
@@ -68,6 +70,9 @@ class TrainSettings:
             raise ValueError(f"eval_every must be >= 0, got {self.eval_every}")
         if not 0.0 <= self.label_smoothing < 1.0:
             raise ValueError(f"label_smoothing must be in [0, 1), got {self.label_smoothing}")
+        device = torch.device(self.device)  # a RuntimeError names a bad device string
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"device {self.device!r} asked for, but this machine's torch sees no CUDA GPU")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -205,6 +210,8 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
     if settings.init_from is not None:
         _continue_from(bundle, settings.init_from)
     model, d_model = bundle.model, bundle.config.d_model
+    device = torch.device(settings.device)
+    model.to(device)
     heldout = task.examples(settings.eval_n, split="heldout", seed=settings.seed) if settings.eval_every else []
     optimizer, scheduler = noam_optimizer(model.parameters(), d_model, settings.warmup, settings.lr_factor)
     criterion = nn.CrossEntropyLoss(ignore_index=PAD_ID, label_smoothing=settings.label_smoothing)
@@ -218,19 +225,23 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
     model.train()
     for step in range(1, settings.steps + 1):
         batch = make_batch(bundle, next(batches))
-        with intervene(model, lifted), torch.autocast("cpu", dtype=torch.bfloat16, enabled=settings.bf16):
-            logits = model(batch.src, batch.tgt_in).float()  # (B, Tt, vocab)
-        loss = criterion(logits.reshape(-1, logits.shape[-1]), batch.tgt_out.reshape(-1))
+        src = None if batch.src is None else batch.src.to(device)  # (B, Ts)
+        tgt_in, tgt_out = batch.tgt_in.to(device), batch.tgt_out.to(device)  # (B, Tt) each
+        with intervene(model, lifted), torch.autocast(device.type, dtype=torch.bfloat16, enabled=settings.bf16):
+            logits = model(src, tgt_in).float()  # (B, Tt, vocab)
+        loss = criterion(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
         scheduler.step()
         with torch.no_grad():
-            real = batch.tgt_out != PAD_ID  # (B, Tt): labels that count (not padding, not a given prompt)
-            accuracy = ((logits.argmax(-1) == batch.tgt_out) & real).sum().item() / max(real.sum().item(), 1)
+            real = tgt_out != PAD_ID  # (B, Tt): labels that count (not padding, not a given prompt)
+            accuracy = ((logits.argmax(-1) == tgt_out) & real).sum().item() / max(real.sum().item(), 1)
         losses.append(loss.item())
         if settings.eval_every and step % settings.eval_every == 0:
+            model.to("cpu")  # decoding builds its tensors on the CPU; the optimizer's state stays where it is
             latest = evaluate(bundle, heldout).exact_match
+            model.to(device)
             checks.append((step, latest))
             log.debug("step %d: held-out exact-match %.4f", step, latest)
         progress = TrainProgress(
@@ -250,6 +261,7 @@ def train(settings: TrainSettings, callback: ProgressCallback | None = None, tas
             stop_reason = "target reached"
             break
     model.eval()
+    model.to("cpu")
     return TrainResult(bundle, settings, step, time.perf_counter() - start, stop_reason, losses, checks)
 
 

@@ -31,6 +31,7 @@ from ui.figure_words import (
 )
 from ui.i18n import current_language, t
 from ui.model_words import alignment_verb
+from ui.pages.lesson.modern_steps import modern_step
 from ui.projector import TICK_PX
 from ui.safe import md_literal
 from viz.head_grid import grid_figure
@@ -235,6 +236,8 @@ def _why_attention(ls: Lesson) -> StepContent:
 
 
 def _embeddings(ls: Lesson) -> StepContent:
+    if (modern := modern_step(ls, "embeddings", StepContent)) is not None:  # this model's own part (Llama / Qwen)
+        return modern
     from viz.embedding_scale import norms_figure  # one figure module per step keeps the page's imports short
 
     numbers = ls.numbers("embeddings")
@@ -267,6 +270,8 @@ def positions_named(positions: tuple[int, ...]) -> str:
 
 
 def _positional(ls: Lesson) -> StepContent:
+    if (modern := modern_step(ls, "positional", StepContent)) is not None:  # this model's own part (Llama / Qwen)
+        return modern
     numbers = ls.numbers("positional")
     d, learned = numbers.d_model, numbers.learned
     fig = pe_curves(numbers.table, numbers.dims, positional_text())  # table (P, d_model)
@@ -393,6 +398,8 @@ def small(value: float) -> str:
 
 
 def _layernorm(ls: Lesson) -> StepContent:
+    if (modern := modern_step(ls, "layernorm", StepContent)) is not None:  # this model's own part (Llama / Qwen)
+        return modern
     numbers = ls.numbers("layernorm")
     fig = site_detail_figure(
         numbers.stats,
@@ -423,6 +430,8 @@ def _layernorm(ls: Lesson) -> StepContent:
 
 
 def _feed_forward(ls: Lesson) -> StepContent:
+    if (modern := modern_step(ls, "feed_forward", StepContent)) is not None:  # this model's own part (Llama / Qwen)
+        return modern
     shapes = ls.numbers("feed_forward")
     groups = shapes.groups
     fig = parameter_figure(groups, lesson_text())

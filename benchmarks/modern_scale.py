@@ -1,0 +1,125 @@
+"""A Qwen2.5-0.5B-shaped folder (24 layers, 14 query heads over 2 key/value heads, d_model 896, d_ff 4,864, a
+151,936-token vocabulary, tied embeddings: 494 M parameters, random weights) at 512 tokens: our forward pass with
+every hook recording against a plain `transformers` forward of the same folder on the same ids, side by side in one
+process, and the server's peak memory on the heads page.
+
+    python -m benchmarks.modern_scale            # the Qwen2.5-0.5B shape
+    python -m benchmarks.modern_scale --quick    # a 2-layer Qwen2 at 128 tokens (the smoke test)
+
+Side by side: `transformers` reads the folder (float32, its default attention), the app converts that model (the
+converted weights are the same tensors, so both fit at once), and the two forward passes alternate on one (1, 512)
+batch, `ROUNDS` times each; the table gives each one's median and their ratio (target ≤ 1.3×). Ours records every
+hook point (`capture(model)`: queries, keys, values, scores, masked scores, patterns of every head, the residual
+stream, the feed-forward's gate and hidden units, …), which `transformers` does not do at all.
+
+Peak memory: a fresh process loads the folder as the app does (`load_model`) and runs the heads page's server work
+on a new 512-token text (`benchmarks.pretrained_scale.measure`: the run as the app runs it, then every figure);
+its peak resident set, loading included, against the issue's target of < 4 GB. The folder is written once into a
+temporary folder by `transformer.hf.random_folder` (nothing is downloaded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+QWEN25_05B = {
+    "layers": 24,
+    "hidden": 896,
+    "heads": 14,
+    "kv_heads": 2,
+    "intermediate": 4864,
+    "vocab_size": 151_936,
+    "rope_theta": 1_000_000.0,
+    "max_positions": 32_768,
+    "init_range": 0.02,
+}
+QUICK = {"layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2, "intermediate": 96, "max_positions": 256}
+ROUNDS = 3
+
+
+def side_by_side(folder: Path, length: int) -> dict[str, float]:
+    """Median seconds of a plain `transformers` forward and of ours with every hook recording, alternated."""
+    from transformer.hf.load import _transformers, convert
+    from transformer.hooks import capture
+
+    tf = _transformers()
+    tokenizer = tf.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    hf_model = tf.Qwen2ForCausalLM.from_pretrained(str(folder), local_files_only=True, dtype=torch.float32).eval()
+    bundle = convert(hf_model, tokenizer, "qwen2", folder.name)
+    generator = torch.Generator().manual_seed(0)
+    theirs_ids = torch.randint(0, len(tokenizer), (1, length), generator=generator)  # (1, T) pretrained ids
+    ours_ids = torch.tensor([[bundle.target_tokenizer.map.ours(int(i)) for i in theirs_ids[0]]])  # (1, T)
+    times: dict[str, list[float]] = {"transformers_s": [], "ours_s": []}
+    recorded = 0
+    with torch.no_grad():
+        hf_model(input_ids=theirs_ids[:, :8])  # warm-up, not timed
+        for _ in range(ROUNDS):
+            start = time.perf_counter()
+            hf_model(input_ids=theirs_ids)
+            times["transformers_s"].append(time.perf_counter() - start)
+            start = time.perf_counter()
+            with capture(bundle.model) as cache:
+                bundle.model(None, ours_ids)
+            times["ours_s"].append(time.perf_counter() - start)
+            recorded = sum(t.numel() * t.element_size() for t in cache.values())
+            del cache
+    medians = {key: statistics.median(values) for key, values in times.items()}
+    return {**medians, "recorded_gb": recorded / 1e9, "parameters": bundle.model.num_parameters()}
+
+
+def _child(*args: str) -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-m", "benchmarks.modern_scale", *args], capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(done.stderr[-3000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--side-by-side", help=argparse.SUPPRESS)
+    parser.add_argument("--page", help=argparse.SUPPRESS)
+    parser.add_argument("--length", type=int, default=512, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.side_by_side:
+        print(json.dumps(side_by_side(Path(args.side_by_side), args.length)))
+        return
+    if args.page:
+        from benchmarks.pretrained_scale import measure
+
+        print(json.dumps(measure(args.page, args.length)))
+        return
+    from transformer.hf.random_folder import qwen2_folder
+
+    sizes, length = (QUICK, 128) if args.quick else (QWEN25_05B, 512)
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        folder = qwen2_folder(Path(tmp) / "qwen2.5-0.5b-shaped", **sizes)  # type: ignore[arg-type]
+        print(f"folder written in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+        pair = _child("--side-by-side", str(folder), "--length", str(length))
+        print(f"side by side: {json.dumps(pair)}", file=sys.stderr, flush=True)  # kept if the page's run is cut off
+        page = _child("--page", str(folder), "--length", str(length))
+    ratio = pair["ours_s"] / pair["transformers_s"]
+    print(f"## A Qwen2.5-0.5B-shaped folder ({pair['parameters']:,} parameters) at {length} tokens\n")
+    print("| forward pass | median s | recorded |")
+    print("| --- | --- | --- |")
+    print(f"| `transformers` (Qwen2ForCausalLM, float32, plain) | {pair['transformers_s']:.2f} | nothing |")
+    print(f"| ours, every hook recording | {pair['ours_s']:.2f} | {pair['recorded_gb']:.2f} GB |")
+    print(f"\nours / transformers: {ratio:.2f}× (target ≤ 1.3×)")
+    print(
+        f"heads page server work: load {page['load_s']:.1f} s, run {page['run_s']:.2f} s, figures {page['figures_s']:.2f} s; "
+        f"server peak {page['peak_gb']:.2f} GB (target < 4 GB)"
+    )
+
+
+if __name__ == "__main__":
+    main()
