@@ -1,6 +1,7 @@
 """The command line, `python -m transformer --help`: one parser, each command registered by its own module.
 
-`trace` and `models` (`cli/trace.py`), `train` and `eval` (`cli/train.py`), `importance` (`cli/importance.py`).
+`trace` and `models` (`cli/trace.py`), `train` and `eval` (`cli/train.py`), `importance` (`cli/importance.py`),
+`atlas` (`cli/atlas.py`).
 Nothing outside this package imports it: the library, the run layer and the pages read recipes from the tasks
 (`transformer.tasks.recipes`), never from the command line (`tests/test_layers.py`).
 """
@@ -13,13 +14,13 @@ import sys
 from collections.abc import Sequence
 
 from transformer.checkpoint import CheckpointError
-from transformer.cli import importance, trace, train
+from transformer.cli import atlas, importance, trace, train
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m transformer", description="Attention Atlas's Transformer.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for commands in (trace, train, importance):
+    for commands in (trace, train, importance, atlas):
         commands.add_commands(sub)
     return parser
 
