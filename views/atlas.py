@@ -1,7 +1,7 @@
 """Heads across many sentences: one head over the corpus (mean and spread of each score, its top sentences drawn
 small), the head finder (every layer × head, filtered and sorted), and the map of queries and keys.
 
-Where the numbers come from: the model's atlas (`ui.pages.atlas.data.get_atlas` → `runs.atlas_page`: a shipped
+Where the numbers come from: the model's atlas (`ui.atlas_data.get_atlas` → `runs.atlas_page`: a shipped
 model's `atlas.json`, else computed once on its held-out set or the bundled sentence set and cached on disk), the
 page's cached runs for the small patterns, and `runs.qk_map` for the map. The view, the head and the finder's
 filter are in the URL (`?atlas_view=finder&f_score=previous_token&f_min=0.6&f_first=1&f_last=2`).
@@ -11,10 +11,10 @@ import streamlit as st
 
 from runs.atlas_page import cache_dir
 from runs.text_run import attention_kinds
+from ui.atlas_data import get_atlas
 from ui.head_picker import kind_picker, layer_head_picker
 from ui.i18n import labels_of, t
 from ui.page import start_page
-from ui.pages.atlas.data import get_atlas
 from ui.pages.atlas.finder import finder_section
 from ui.pages.atlas.head import follow_heads_link, head_section
 from ui.pages.atlas.qk import qk_section

@@ -64,7 +64,7 @@ def small_multiple(
     cols = min(4, n)
     rows = -(-n // cols)
     fig = make_subplots(
-        rows=rows, cols=cols, subplot_titles=[t[:24] for t in titles], horizontal_spacing=0.03, vertical_spacing=0.08
+        rows=rows, cols=cols, subplot_titles=[html.escape(t[:24]) for t in titles], horizontal_spacing=0.03, vertical_spacing=0.08
     )
     for i, (pattern, qs, ks) in enumerate(zip(patterns, query_tokens, key_tokens, strict=True)):
         weights = np.asarray(pattern, dtype=float)

@@ -8,12 +8,12 @@ import streamlit as st
 from hook_names import ordinal
 from runs.atlas_page import heads_query
 from transformer.probes.atlas import Atlas, head_key
+from ui.atlas_data import head_pattern
 from ui.charts import show_figure
 from ui.head_picker import HEAD_KEY, KIND_KEY, LAYER_KEY, kind_name
 from ui.i18n import current_language, labels_of, t
 from ui.inputs import TEXT_KEY
 from ui.labels import keep_valid
-from ui.pages.atlas.data import head_pattern
 from ui.safe import md_literal
 from viz.atlas_figures import thumbnail
 

@@ -9,60 +9,14 @@ import streamlit as st
 
 from hook_names import ordinal
 from runs.atlas_page import heads_query
-from runs.qk_map import QKMap
-from ui.charts import show_figure
+from ui.atlas_data import get_qk_map
 from ui.head_picker import kind_name
 from ui.i18n import current_language, t
-from ui.pages.atlas.data import get_qk_map
 from ui.pages.atlas.head import go_to_heads
+from ui.qk_chart import draw_map, picked_sentence
 from ui.safe import md_literal
-from viz.atlas_figures import MapWords, qk_figure
 
 MAP_CHART_KEY = "atlas_qk_chart"
-
-
-def _share(x: float) -> str:
-    return f"{100 * x:.0f} %"
-
-
-def map_words() -> MapWords:
-    return MapWords(t("atlas.map_queries"), t("atlas.map_keys"), t("atlas.map_user"), "", "", t("atlas.map_sentence"))
-
-
-def draw_map(qk: QKMap, name: str, key: str) -> object:
-    """The map's caption and figure; returns the chart's event (a selection names a sentence)."""
-    words = map_words()
-    x, y = qk.projection.explained
-    words = MapWords(
-        words.queries,
-        words.keys,
-        words.user,
-        t("atlas.map_axis", i=1, share=_share(x)),
-        t("atlas.map_axis", i=2, share=_share(y)),
-        words.sentence,
-    )
-    n_sentences = len(qk.texts) - (1 if qk.user_index is not None else 0)
-    st.caption(
-        t(
-            "atlas.map_caption",
-            n=n_sentences,
-            points=qk.n_points,
-            method=t(f"atlas.map_method_{qk.method}"),
-            x=_share(x),
-            y=_share(y),
-        )
-    )
-    fig = qk_figure(qk.xy, qk.is_query, qk.tokens, qk.sentence, qk.user, qk.texts, words)
-    return show_figure(fig, name, key=key, on_select="rerun", selection_mode="points", html=False)
-
-
-def picked_sentence(event: object) -> tuple[int, str] | None:
-    """(sentence index, token) of the clicked point, or None."""
-    try:
-        point = event.selection.points[0]  # type: ignore[attr-defined]
-        return int(point["customdata"][0]), str(point["customdata"][1])
-    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
-        return None
 
 
 def qk_section(model_key: str, texts: Sequence[str], kind: str, layer: int, head: int, user_text: str | None) -> None:

@@ -1,5 +1,5 @@
-"""The corpus page's numbers, cached: a model's atlas (stored, cached on disk, or computed here with a progress bar),
-one head's pattern on a sentence, and a head's map of queries and keys."""
+"""What the corpus page and the class's sentences (the lesson's class mode) read, cached: a model's atlas (stored,
+cached on disk, or computed here with a progress bar), one head's pattern on a sentence, and a head's map of queries and keys."""
 
 from __future__ import annotations
 
