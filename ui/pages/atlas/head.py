@@ -33,8 +33,8 @@ def go_to_heads(params: dict[str, str]) -> None:
 def follow_heads_link() -> None:
     """The page's first call: open the heads page if a button asked for it on the last run."""
     params = st.session_state.pop(GO_KEY, None)
-    if params:
-        st.switch_page("views/heads.py", query_params=params)
+    if params:  # the model and the text are widgets' (bound to the URL): they travel in session state, not here
+        st.switch_page("views/heads.py", query_params={k: params[k] for k in (KIND_KEY, LAYER_KEY, HEAD_KEY)})
 
 
 def score_label(name: str) -> str:
