@@ -54,7 +54,9 @@ def head_vectors(
     bundle.model.eval()
     try:
         for i, text in enumerate(texts):
-            trace = trace_text(bundle, text, names=[q_name, k_name], generate=generate)
+            # an encoder head's queries and keys come before any decoding: no output is written for them
+            budget = 0 if kind == "encoder" and bundle.config.is_encoder_decoder else None
+            trace = trace_text(bundle, text, names=[q_name, k_name], generate=generate, max_new_tokens=budget)
             read.append(trace.text)
             q = trace.cache[q_name][0, head].float().numpy()  # (Tq, d_k)
             k = trace.cache[k_name][0, head].float().numpy()  # (Tk, d_k)
