@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from viz.style import ATTENTION_SCALE, QUALITATIVE, base_layout
+from viz.tokens import escape_token, visible_token
 
 QUERY_COLOR, KEY_COLOR, USER_COLOR = QUALITATIVE[0], QUALITATIVE[1], QUALITATIVE[5]  # Okabe–Ito blue, orange, vermillion
 THUMB_PX = 220  # a small pattern's side
@@ -22,7 +23,7 @@ THUMB_PX = 220  # a small pattern's side
 
 def _pairs(query_tokens: Sequence[str], key_tokens: Sequence[str], shape: tuple[int, ...]) -> list[list[list[str]]]:
     """(Tq, Tk, 2) hover labels [query token, key token], escaped (a token such as <bos> is text, not markup)."""
-    qs, ks = [html.escape(q) for q in query_tokens[: shape[0]]], [html.escape(k) for k in key_tokens[: shape[1]]]
+    qs, ks = [escape_token(q) for q in query_tokens[: shape[0]]], [escape_token(k) for k in key_tokens[: shape[1]]]
     return [[[q, k] for k in ks] for q in qs]
 
 
@@ -46,8 +47,8 @@ def thumbnail(pattern: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequ
         **base_layout(height=THUMB_PX, margin=dict(l=4, r=4, t=28 if title else 4, b=4)),
         title=dict(text=html.escape(title), font=dict(size=13)) if title else None,
     )
-    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
-    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed", scaleanchor="x")
+    fig.update_xaxes(showticklabels=False, ticks="", showgrid=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, ticks="", showgrid=False, zeroline=False, autorange="reversed", scaleanchor="x")
     return fig
 
 
@@ -83,8 +84,8 @@ def small_multiple(
         )
     fig.update_layout(**base_layout(height=200 * rows + 40, margin=dict(l=4, r=4, t=40, b=4)))
     fig.update_annotations(font_size=12)
-    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
-    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed")
+    fig.update_xaxes(showticklabels=False, ticks="", showgrid=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, ticks="", showgrid=False, zeroline=False, autorange="reversed")
     return fig
 
 
@@ -117,7 +118,8 @@ def qk_figure(
     is_query, user, sentence = np.asarray(is_query, bool), np.asarray(user, bool), np.asarray(sentence, int)
     fig = go.Figure()
     short = [html.escape(t if len(t) <= 60 else t[:59] + "…") for t in texts]
-    tokens = [html.escape(t) for t in tokens]
+    plain = [visible_token(t) for t in tokens]  # WebGL text labels are drawn as plain text: never escaped
+    tokens = [escape_token(t) for t in tokens]  # hover text is plotly's markup: escaped
     for chosen, name, color, symbol in (
         (is_query, words.queries, QUERY_COLOR, "circle"),
         (~is_query, words.keys, KEY_COLOR, "diamond"),
@@ -142,7 +144,7 @@ def qk_figure(
                 y=xy[mine, 1],
                 mode="markers+text",
                 name=words.user,
-                text=[("Q " if is_query[i] else "K ") + tokens[i] for i in mine],
+                text=[("Q " if is_query[i] else "K ") + plain[i] for i in mine],
                 textposition="top center",
                 textfont=dict(color=USER_COLOR, size=13),
                 marker=dict(color="rgba(0,0,0,0)", size=13, line=dict(color=USER_COLOR, width=2)),

@@ -38,7 +38,11 @@ def test_head_view_shows_the_stored_means_and_top_sentences(lang):
         assert item["text"].split()[0] in shown
     assert words["atlas.source_heldout"].split("{n}")[0] in " ".join(c.value for c in at.caption)
     buttons = [b for b in at.button if b.key and b.key.startswith("atlas_open_")]
-    assert len(buttons) == len(entry["top"]) and buttons[0].label == words["atlas.open_on_heads"]
+    assert (
+        len(buttons) == len(entry["top"])
+        and buttons[0].label == words["atlas.open_short"]
+        and buttons[0].help == words["atlas.open_on_heads"]
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

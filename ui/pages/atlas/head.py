@@ -83,7 +83,8 @@ def head_section(model_key: str, atlas: Atlas, kind: str, layer: int, head: int)
             st.caption(t("atlas.top_score", score=score_label(score), value=_number(item["score"])))
             params = heads_query(model_key, item["text"], kind, layer, head, lang)
             st.button(
-                t("atlas.open_on_heads"),
+                t("atlas.open_short"),
+                help=t("atlas.open_on_heads"),
                 key=f"atlas_open_{i}",
                 icon=":material/open_in_new:",
                 on_click=go_to_heads,
