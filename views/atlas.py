@@ -31,10 +31,9 @@ bundle = ctx.bundle
 atlas, live = get_atlas(ctx.model.key)
 if atlas is None:
     st.stop()
-if atlas.source == "bundled":
-    st.info(t("atlas.source_bundled", n=atlas.n_sentences, where=md_literal(cache_dir())), icon=":material/library_books:")
-else:
-    st.caption(t("atlas.source_heldout_live" if live else "atlas.source_heldout", n=atlas.n_sentences))
+if atlas.source == "bundled":  # said first: every number below is of the bundled set, not the model's own
+    where = md_literal(cache_dir(), code=True)
+    st.info(t("atlas.source_bundled", n=atlas.n_sentences, where=where), icon=":material/library_books:")
 
 seed_choice(VIEW_KEY, VIEWS, VIEWS[0])
 view = st.segmented_control(
@@ -45,10 +44,12 @@ kinds = tuple(attention_kinds(bundle))
 if view == "finder":
     finder_section(ctx.model.key, atlas, bundle.config.n_layers)
 else:
-    cols = st.columns(3)
+    cols = st.columns(4 if view == "head" else 3)
     kind = kind_picker(cols[0], kinds, default=kinds[0], section="atlas", key=KEYS[0])
-    layer, head = layer_head_picker(cols[1:], bundle.config.n_layers, bundle.config.n_heads, section="atlas", keys=KEYS[1:])
+    layer, head = layer_head_picker(cols[1:3], bundle.config.n_layers, bundle.config.n_heads, section="atlas", keys=KEYS[1:])
     if view == "head":
-        head_section(ctx.model.key, atlas, kind, layer, head)
+        head_section(ctx.model.key, atlas, kind, layer, head, cols[3])
     else:
         qk_section(ctx.model.key, atlas.texts, kind, layer, head, ctx.text)
+if atlas.source != "bundled":
+    st.caption(t("atlas.source_heldout_live" if live else "atlas.source_heldout", n=atlas.n_sentences))

@@ -10,6 +10,7 @@ from runs.atlas_page import filter_rows, head_rows, stored_atlas
 from tests.ui.conftest import app_test, assert_no_exception, figures
 from transformer.probes.atlas import head_key
 from ui.i18n import catalog
+from ui.safe import md_literal
 
 MODEL = "translate-en-zh"
 
@@ -72,3 +73,21 @@ def test_map_rings_the_users_sentence(lang):
     assert names == [words["atlas.map_queries"], words["atlas.map_keys"], words["atlas.map_user"]]
     assert all(trace["type"] == "scattergl" for trace in fig["data"])
     assert "PCA" in fig["layout"]["xaxis"]["title"]["text"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_model_without_a_held_out_set_reads_the_bundled_set_and_says_so(lang, tmp_path, monkeypatch):
+    from runs.atlas_page import CACHE_ENV
+    from transformer.probes.atlas import bundled_sentences
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    at = app_test("atlas", params={"lang": lang, "model": "random"})
+    at.run()
+    assert_no_exception(at)
+    words = catalog(lang)
+    n = len(bundled_sentences())
+    said = " ".join(i.value for i in at.info)
+    assert words["atlas.source_bundled"].split("{n}")[0] in said and str(n) in said
+    assert md_literal(str(tmp_path), code=True) in said
+    assert len(list(tmp_path.glob("*.json"))) == 1  # cached on disk, where the page says
+    assert [k for k in figures(at) if k.startswith("atlas_top_")]

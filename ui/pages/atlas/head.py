@@ -45,14 +45,29 @@ def _number(x: float | None) -> str:
     return "—" if x is None else f"{x:.2f}"
 
 
-def head_section(model_key: str, atlas: Atlas, kind: str, layer: int, head: int) -> None:
-    """The head's corpus scores and top sentences (`layer`, `head` 0-based, shown from 1)."""
+def head_section(model_key: str, atlas: Atlas, kind: str, layer: int, head: int, score_column) -> None:
+    """The head's top sentences drawn small (first: a chart on the first screen), then its corpus scores
+    (`layer`, `head` 0-based, shown from 1); the score whose top sentences are shown is picked in `score_column`."""
     entry = atlas.heads.get(head_key(kind, layer, head))
-    st.subheader(t("atlas.head_title", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head)))
     if not entry or not entry["scores"]:
+        st.subheader(t("atlas.head_title", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head)))
         st.info(t("atlas.no_scores"), icon=":material/info:")
         return
     names = [n for n in atlas.names if n in entry["scores"]]
+    chosen = entry.get("chosen")
+    keep_valid(SCORE_KEY, names, chosen or names[0])
+    if SCORE_KEY not in st.session_state:
+        st.session_state[SCORE_KEY] = chosen or names[0]
+    labels = labels_of({n: score_label(n) for n in names})
+    score = score_column.selectbox(t("atlas.top_for"), names, key=SCORE_KEY, format_func=labels)
+    if chosen:
+        st.markdown(t("atlas.chosen", score=score_label(chosen), mean=_number(entry["scores"][chosen])))
+    top = entry["top_by_score"].get(score, [])
+    if not top:
+        st.info(t("atlas.no_top"), icon=":material/info:")
+    else:
+        _top_sentences(model_key, top, score, kind, layer, head)
+    st.subheader(t("atlas.head_title", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head)))
     st.table(
         {
             t("atlas.score"): [score_label(n) for n in names],
@@ -61,18 +76,10 @@ def head_section(model_key: str, atlas: Atlas, kind: str, layer: int, head: int)
             t("atlas.applies"): [str(entry["n"][n]) for n in names],
         }
     )
-    chosen = entry.get("chosen")
-    if chosen:
-        st.markdown(t("atlas.chosen", score=score_label(chosen), mean=_number(entry["scores"][chosen])))
-    keep_valid(SCORE_KEY, names, chosen or names[0])
-    if SCORE_KEY not in st.session_state:
-        st.session_state[SCORE_KEY] = chosen or names[0]
-    score = st.selectbox(t("atlas.top_for"), names, key=SCORE_KEY, format_func=labels_of({n: score_label(n) for n in names}))
-    top = entry["top_by_score"].get(score, [])
-    if not top:
-        st.info(t("atlas.no_top"), icon=":material/info:")
-        return
-    st.caption(t("atlas.top_caption", k=len(top), score=score_label(score)))
+
+
+def _top_sentences(model_key: str, top: list[dict], score: str, kind: str, layer: int, head: int) -> None:
+    """A row of small patterns, one per top sentence, each with its text, score and heads-page button."""
     lang = current_language()
     columns = st.columns(min(len(top), 5))
     for i, item in enumerate(top):
@@ -90,3 +97,4 @@ def head_section(model_key: str, atlas: Atlas, kind: str, layer: int, head: int)
                 on_click=go_to_heads,
                 args=(params,),
             )
+    st.caption(t("atlas.top_caption", k=len(top), score=score_label(score)))
