@@ -60,13 +60,13 @@ def head_section(model_key: str, atlas: Atlas, kind: str, layer: int, head: int,
         st.session_state[SCORE_KEY] = chosen or names[0]
     labels = labels_of({n: score_label(n) for n in names})
     score = score_column.selectbox(t("atlas.top_for"), names, key=SCORE_KEY, format_func=labels)
-    if chosen:
-        st.markdown(t("atlas.chosen", score=score_label(chosen), mean=_number(entry["scores"][chosen])))
     top = entry["top_by_score"].get(score, [])
     if not top:
         st.info(t("atlas.no_top"), icon=":material/info:")
     else:
         _top_sentences(model_key, top, score, kind, layer, head)
+    if chosen:
+        st.markdown(t("atlas.chosen", score=score_label(chosen), mean=_number(entry["scores"][chosen])))
     st.subheader(t("atlas.head_title", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head)))
     st.table(
         {
