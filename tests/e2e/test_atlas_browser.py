@@ -23,7 +23,8 @@ def test_atlas_page_head_finder_and_map(app_page, app_url, browser_tools):
     top_text = page.locator(".st-key-atlas_open_0").locator("xpath=..").locator("..").inner_text()
     assert top_text
 
-    page.locator(".st-key-atlas_open_0 button").click()  # opens the heads page on that sentence, that head
+    tools.wait_settled(page)
+    page.locator(".st-key-atlas_open_0 button").first.click()  # opens the heads page on that sentence, that head
     page.wait_for_url("**/heads?**", timeout=120_000)
     tools.wait_idle(page)
     url = page.url
