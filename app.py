@@ -38,6 +38,7 @@ PAGES: list[tuple[str, str]] = [
     ("architecture", ":material/account_tree:"),
     ("step_by_step", ":material/calculate:"),
     ("heads", ":material/grid_view:"),
+    ("atlas", ":material/travel_explore:"),
     ("masks", ":material/visibility_off:"),
     ("why", ":material/psychology_alt:"),
     ("positional", ":material/waves:"),
@@ -50,7 +51,7 @@ PAGES: list[tuple[str, str]] = [
 # attention itself, the rest of a Transformer block, training.
 SECTIONS: list[tuple[str, tuple[str, ...]]] = [
     ("lesson", ("lesson", "architecture")),
-    ("attention", ("step_by_step", "heads", "masks", "why")),
+    ("attention", ("step_by_step", "heads", "atlas", "masks", "why")),
     ("block", ("positional", "layernorm", "output", "feed_forward")),
     ("training", ("training",)),
 ]

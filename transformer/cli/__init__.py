@@ -1,7 +1,6 @@
 """The command line, `python -m transformer --help`: one parser, each command registered by its own module.
 
-`trace` and `models` (`cli/trace.py`), `train` and `eval` (`cli/train.py`), `importance` (`cli/importance.py`), `lens` and `patch`
-(`cli/why.py`).
+from transformer.cli import atlas, importance, trace, train, why
 Nothing outside this package imports it: the library, the run layer and the pages read recipes from the tasks
 (`transformer.tasks.recipes`), never from the command line (`tests/test_layers.py`).
 """
@@ -14,13 +13,13 @@ import sys
 from collections.abc import Sequence
 
 from transformer.checkpoint import CheckpointError
-from transformer.cli import importance, trace, train, why
+from transformer.cli import atlas, importance, trace, train, why
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m transformer", description="Attention Atlas's Transformer.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for commands in (trace, train, importance, why):
+from transformer.cli import atlas, importance, trace, train, why
         commands.add_commands(sub)
     return parser
 

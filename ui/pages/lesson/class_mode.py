@@ -363,6 +363,11 @@ def question_panel(cls: InClass | None, ls: Lesson, n: int, beside) -> None:
     if cls is None:
         return
     state = cls.state
+    if question_id(n, ls.model_key, ls.text) == state.question:  # issue 38: the class's own sentences for this step
+        from ui.pages.lesson.class_sentences import class_sentences_panel  # the lesson's alone, not every page's banner
+
+        secret = st.session_state[TEACHER_KEY][1] if cls.teacher else None
+        class_sentences_panel(store(), state, secret, student_id())
     question = step_question(ls, n)
     if question is None:
         return

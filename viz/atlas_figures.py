@@ -1,0 +1,166 @@
+"""The corpus pages' figures: a head's pattern drawn small, a small multiple of one head over many sentences, and the
+map of queries and keys (a `Scattergl`: WebGL keeps a few thousand points responsive where SVG markers do not).
+
+No torch and no `transformer`: arrays and words come from the caller (`runs.atlas_page`, `runs.qk_map`, the page).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz.style import ATTENTION_SCALE, QUALITATIVE, base_layout
+from viz.tokens import escape_token, visible_token
+
+QUERY_COLOR, KEY_COLOR, USER_COLOR = QUALITATIVE[0], QUALITATIVE[1], QUALITATIVE[5]  # Okabe–Ito blue, orange, vermillion
+THUMB_PX = 220  # a small pattern's side
+
+
+def _pairs(query_tokens: Sequence[str], key_tokens: Sequence[str], shape: tuple[int, ...]) -> list[list[list[str]]]:
+    """(Tq, Tk, 2) hover labels [query token, key token], escaped (a token such as <bos> is text, not markup)."""
+    qs, ks = [escape_token(q) for q in query_tokens[: shape[0]]], [escape_token(k) for k in key_tokens[: shape[1]]]
+    return [[[q, k] for k in ks] for q in qs]
+
+
+def thumbnail(pattern: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str], title: str = "") -> go.Figure:
+    """One head's weights (Tq, Tk) on one sentence, drawn small (hover names the query and key tokens)."""
+    weights = np.asarray(pattern, dtype=float)
+    fig = go.Figure(
+        go.Heatmap(
+            z=weights,
+            x=list(range(weights.shape[1])),
+            y=list(range(weights.shape[0])),
+            customdata=_pairs(query_tokens, key_tokens, weights.shape),
+            hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.2f}<extra></extra>",
+            colorscale=ATTENTION_SCALE,
+            zmin=0,
+            zmax=1,
+            showscale=False,
+        )
+    )
+    fig.update_layout(
+        **base_layout(height=THUMB_PX, margin=dict(l=4, r=4, t=28 if title else 4, b=4)),
+        title=dict(text=html.escape(title), font=dict(size=13)) if title else None,
+    )
+    fig.update_xaxes(showticklabels=False, ticks="", showgrid=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, ticks="", showgrid=False, zeroline=False, autorange="reversed", scaleanchor="x")
+    return fig
+
+
+def small_multiple(
+    patterns: Sequence[np.ndarray],
+    query_tokens: Sequence[Sequence[str]],
+    key_tokens: Sequence[Sequence[str]],
+    titles: Sequence[str],
+) -> go.Figure:
+    """One head over many sentences: a grid of its patterns, one per sentence (up to 4 a row)."""
+    n = len(patterns)
+    if n == 0:
+        raise ValueError("a small multiple needs at least one pattern")
+    cols = min(4, n)
+    rows = -(-n // cols)
+    fig = make_subplots(
+        rows=rows, cols=cols, subplot_titles=[html.escape(t[:24]) for t in titles], horizontal_spacing=0.03, vertical_spacing=0.08
+    )
+    for i, (pattern, qs, ks) in enumerate(zip(patterns, query_tokens, key_tokens, strict=True)):
+        weights = np.asarray(pattern, dtype=float)
+        fig.add_trace(
+            go.Heatmap(
+                z=weights,
+                customdata=_pairs(qs, ks, weights.shape),
+                hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.2f}<extra></extra>",
+                colorscale=ATTENTION_SCALE,
+                zmin=0,
+                zmax=1,
+                showscale=False,
+            ),
+            row=i // cols + 1,
+            col=i % cols + 1,
+        )
+    fig.update_layout(**base_layout(height=200 * rows + 40, margin=dict(l=4, r=4, t=40, b=4)))
+    fig.update_annotations(font_size=12)
+    fig.update_xaxes(showticklabels=False, ticks="", showgrid=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, ticks="", showgrid=False, zeroline=False, autorange="reversed")
+    return fig
+
+
+@dataclass(frozen=True)
+class MapWords:
+    """The map's words in the reader's language."""
+
+    queries: str
+    keys: str
+    user: str
+    x: str  # e.g. "PCA 1 (41 % of the variance)"
+    y: str
+    sentence: str  # hover label of the sentence
+
+
+def qk_figure(
+    xy: np.ndarray,
+    is_query: np.ndarray,
+    tokens: Sequence[str],
+    sentence: np.ndarray,
+    user: np.ndarray,
+    texts: Sequence[str],
+    words: MapWords,
+    *,
+    height: int = 560,
+) -> go.Figure:
+    """Queries and keys of one head in 2-D, in two colours; the user's sentence's points ringed and labelled by
+    token. Each point's customdata is [sentence index, token, sentence]: a click selects its sentence."""
+    xy = np.asarray(xy, dtype=float)
+    is_query, user, sentence = np.asarray(is_query, bool), np.asarray(user, bool), np.asarray(sentence, int)
+    fig = go.Figure()
+    short = [html.escape(t if len(t) <= 60 else t[:59] + "…") for t in texts]
+    plain = [visible_token(t) for t in tokens]  # WebGL text labels are drawn as plain text: never escaped
+    tokens = [escape_token(t) for t in tokens]  # hover text is plotly's markup: escaped
+    for chosen, name, color, symbol in (
+        (is_query, words.queries, QUERY_COLOR, "circle"),
+        (~is_query, words.keys, KEY_COLOR, "diamond"),
+    ):
+        idx = np.flatnonzero(chosen)
+        fig.add_trace(
+            go.Scattergl(
+                x=xy[idx, 0],
+                y=xy[idx, 1],
+                mode="markers",
+                name=name,
+                marker=dict(color=color, size=7, symbol=symbol, opacity=0.75),
+                customdata=[[int(sentence[i]), tokens[i], short[sentence[i]]] for i in idx],
+                hovertemplate="<b>%{customdata[1]}</b><br>" + words.sentence + ": %{customdata[2]}<extra>" + name + "</extra>",
+            )
+        )
+    mine = np.flatnonzero(user)
+    if mine.size:
+        fig.add_trace(
+            go.Scattergl(
+                x=xy[mine, 0],
+                y=xy[mine, 1],
+                mode="markers+text",
+                name=words.user,
+                text=[("Q " if is_query[i] else "K ") + plain[i] for i in mine],
+                textposition="top center",
+                textfont=dict(color=USER_COLOR, size=13),
+                marker=dict(color="rgba(0,0,0,0)", size=13, line=dict(color=USER_COLOR, width=2)),
+                customdata=[[int(sentence[i]), tokens[i], short[sentence[i]]] for i in mine],
+                hovertemplate="<b>%{customdata[1]}</b><br>"
+                + words.sentence
+                + ": %{customdata[2]}<extra>"
+                + words.user
+                + "</extra>",
+            )
+        )
+    fig.update_layout(
+        **base_layout(height=height, margin=dict(l=50, r=10, t=30, b=50)),
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),
+        xaxis_title=words.x,
+        yaxis_title=words.y,
+        dragmode="pan",
+    )
+    return fig
