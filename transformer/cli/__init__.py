@@ -1,6 +1,7 @@
 """The command line, `python -m transformer --help`: one parser, each command registered by its own module.
 
-from transformer.cli import atlas, importance, trace, train, why
+`trace` and `models` (`cli/trace.py`), `train` and `eval` (`cli/train.py`), `importance` (`cli/importance.py`), `lens` and `patch`
+(`cli/why.py`), `atlas` (`cli/atlas.py`).
 Nothing outside this package imports it: the library, the run layer and the pages read recipes from the tasks
 (`transformer.tasks.recipes`), never from the command line (`tests/test_layers.py`).
 """
@@ -19,7 +20,7 @@ from transformer.cli import atlas, importance, trace, train, why
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m transformer", description="Attention Atlas's Transformer.")
     sub = parser.add_subparsers(dest="command", required=True)
-from transformer.cli import atlas, importance, trace, train, why
+    for commands in (trace, train, importance, why, atlas):
         commands.add_commands(sub)
     return parser
 
