@@ -16,6 +16,7 @@ from ui.pages.lesson.class_mode import STUDENT_KEY, TEACHER_KEY
 @pytest.fixture(autouse=True)
 def class_dir(tmp_path, monkeypatch):
     monkeypatch.setenv(DIR_ENV, str(tmp_path))
+    monkeypatch.setenv("ATLAS_CLASS_JOIN_BURST", "1000")  # every page here is one client (tests/ui/test_class_faults.py limits)
     return tmp_path
 
 
