@@ -176,7 +176,7 @@ def test_storage_faults_pause_class_mode_and_it_comes_back(chromium, server, bro
 
 
 def test_one_browser_is_one_student_and_the_cap_holds(chromium, server, browser_tools):
-    url, classes = server
+    url, _ = server
     wait_idle = browser_tools.wait_idle
     with ExitStack() as stack:
         teacher = _tab(stack, chromium, PROJECTOR)
