@@ -210,3 +210,18 @@ def test_joins_and_code_guesses_are_rate_limited_per_client(class_dir, monkeypat
     assert ClassStore(class_dir).tally(code, secret).joined == 1
     assert STEPS  # the lesson itself goes on for the refused page
     assert _title(refused).startswith("1/")
+
+
+def test_the_class_distribution_is_one_line_with_proper_plurals():
+    from runs.class_questions import ClassQuestion, named
+    from runs.classroom_store import Tally
+    from ui.pages.lesson.class_mode import distribution_line
+
+    question = ClassQuestion("heads", "choose", "changes", named("changes", "same"))
+    one = distribution_line(question, Tally(joined=3, answered=1, counts={"same": 1}))
+    assert "(1 answer;" in one and "answers" not in one, one
+    assert one.count("\n") == 0 and "**✓ The output changes**: 0 (0%)" in one and "The output stays the same: 1 (100%)" in one
+    many = distribution_line(question, Tally(joined=3, answered=3, counts={"changes": 2, "same": 1}))
+    assert "(3 answers;" in many and "**✓ The output changes**: 2 (67%)" in many
+    none = distribution_line(question, Tally(joined=3, answered=0, counts={}))
+    assert "(0 answers;" in none and "0 (–)" in none

@@ -502,22 +502,27 @@ def _student_answer(code: str, question: ClassQuestion, qid: str, revealed: bool
             st.caption(t("classroom.answer_in"))
 
 
-def _distribution(question: ClassQuestion, tally: Tally) -> None:
-    """The class's answers next to the truth: one bar per choice (typed numbers: the most given, and the truth)."""
+def distribution_line(question: ClassQuestion, tally: Tally) -> str:
+    """The class's answers next to the truth in one line (markdown): "✓ 3 – 10: 2 (67%) · ≥ 30: 1 (33%)". One line,
+    not a bar per choice: above the step's figure on a 1280 × 720 projector, eight bars pushed the figure below the
+    fold. Every choice someone gave is listed, most given first after the truth; typed numbers: the five most given."""
     if question.is_number:
         codes = list(dict.fromkeys([question.truth, *list(tally.counts)[:5]]))
         other = tally.answered - sum(tally.counts.get(c, 0) for c in codes)
     else:
-        codes, other = [c.code for c in question.choices], 0
-    st.markdown(t("classroom.distribution_one" if tally.answered == 1 else "classroom.distribution", n=tally.answered))
+        given = [c.code for c in question.choices if tally.counts.get(c.code)]
+        codes = list(dict.fromkeys([question.truth, *sorted(given, key=lambda c: -tally.counts[c])]))
+        other = 0
+    items = []
     for code in codes:
         n = tally.counts.get(code, 0)
-        share = n / tally.answered if tally.answered else 0.0
+        share = f"{n / tally.answered:.0%}" if tally.answered else "–"
         label = _label(question, code)
-        text = f"**✓ {label}** · {n} ({share:.0%})" if code == question.truth else f"{label} · {n} ({share:.0%})"
-        st.progress(share, text=text)
+        items.append(f"**✓ {label}**: {n} ({share})" if code == question.truth else f"{label}: {n} ({share})")
     if other:
-        st.progress(other / tally.answered, text=f"{t('classroom.other')} · {other}")
+        items.append(f"{t('classroom.other')}: {other}")
+    head = t("classroom.distribution_one" if tally.answered == 1 else "classroom.distribution", n=tally.answered)
+    return f"{head} " + " · ".join(items)
 
 
 def question_panel(cls: InClass | None, ls: Lesson, n: int, beside) -> None:
@@ -541,7 +546,7 @@ def question_panel(cls: InClass | None, ls: Lesson, n: int, beside) -> None:
         except ClassError:
             return  # the store failed (or the class ended) since this run began: the bar says so on the next run
         with beside, st.container(key="class_question", border=True):
-            _distribution(question, tally)
+            st.markdown(distribution_line(question, tally))
     else:
         st.caption(t("classroom.answering"))
 
