@@ -15,7 +15,6 @@ third of the run), so "flat after warm-up" is a number.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import tempfile
@@ -23,6 +22,7 @@ import time
 
 from benchmarks.browser import rss_peak_kib, streamlit_server
 from benchmarks.classroom import Student, with_children
+from benchmarks.common import arguments, header
 from runs.classroom_store import DIR_ENV, ClassStore
 
 SENTENCES = ("the cat sat on the mat", "i read a book in the library today", "we like green tea", "the dog runs")
@@ -81,42 +81,48 @@ async def _open_lesson(student: Student) -> None:
             return
 
 
-async def run(port: int, pid: int, code: str, minutes: float, clients: int, every_s: float) -> list[tuple[float, int, float]]:
+Sample = tuple[float, int, float, float]  # minute, page loads so far, server RSS MB, load average
+
+
+async def run(port: int, pid: int, code: str, minutes: float, clients: int, every_s: float) -> list[Sample]:
+    """(minute, loads so far, server RSS MB, load average) every `every_s` seconds while `clients` load pages."""
+    await load_pages(port, code, time.monotonic() + 1.0, 0, [0])  # the first page loads the models: before the clock
     began = time.monotonic()
     until = began + minutes * 60
     loads = [0]
-    samples = [(0.0, 0, rss_mb(pid))]
-    print(f"{'minute':>7} {'loads':>7} {'RSS MB':>8}   (load average: {os.getloadavg()[0]:.1f})", flush=True)
-    print(f"{0.0:7.1f} {0:7d} {samples[0][2]:8.0f}", flush=True)
+    samples = [(0.0, 0, rss_mb(pid), os.getloadavg()[0])]
     tasks = [asyncio.create_task(load_pages(port, code, until, c, loads)) for c in range(clients)]
     while time.monotonic() < until:
         await asyncio.sleep(min(every_s, max(0.1, until - time.monotonic())))
-        minute = (time.monotonic() - began) / 60
-        samples.append((minute, loads[0], rss_mb(pid)))
-        print(f"{minute:7.1f} {loads[0]:7d} {samples[-1][2]:8.0f}   (load average {os.getloadavg()[0]:.1f})", flush=True)
+        samples.append(((time.monotonic() - began) / 60, loads[0], rss_mb(pid), os.getloadavg()[0]))
     await asyncio.gather(*tasks, return_exceptions=True)
     return samples
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments(__doc__)
     parser.add_argument("--minutes", type=float, default=30.0, help="how long pages are loaded (default 30)")
     parser.add_argument("--clients", type=int, default=4, help="clients loading pages at once (default 4)")
     parser.add_argument("--every", type=float, default=30.0, help="seconds between memory samples (default 30)")
     args = parser.parse_args()
+    if args.quick:
+        args.minutes, args.clients, args.every = 0.25, 2, 5.0
+    header("Memory over a long day: pages loaded again and again, each a new session")
     with tempfile.TemporaryDirectory(prefix="atlas-class-memory-") as folder:
         code, _ = ClassStore(folder).create(1, "translate-en-zh", "i read a book in the library today")
         env = {DIR_ENV: folder, "ATLAS_CLASS_JOIN_BURST": "100000"}  # one client address: no join limit here
         with streamlit_server(**env) as server:
             port = int(server.url.rsplit(":", 1)[1])
             samples = asyncio.run(run(port, server.process.pid, code, args.minutes, args.clients, args.every))
+    print("| minute | page loads | server RSS MB | load average |\n| --- | --- | --- | --- |")
+    for minute, loads, rss, load in samples:
+        print(f"| {minute:.1f} | {loads} | {rss:.0f} | {load:.1f} |")
     warm = [s for s in samples if s[0] >= args.minutes / 3]
     if len(warm) >= 2 and warm[-1][0] > warm[0][0]:
         slope = (warm[-1][2] - warm[0][2]) / (warm[-1][0] - warm[0][0])
         print(
-            f"after warm-up (minute {warm[0][0]:.1f} on): {warm[0][2]:.0f} → {warm[-1][2]:.0f} MB, "
-            f"{slope:+.1f} MB/min over {warm[-1][1] - warm[0][1]} loads",
-            flush=True,
+            f"\nAfter warm-up (minute {warm[0][0]:.1f} on): {warm[0][2]:.0f} → {warm[-1][2]:.0f} MB, "
+            f"{slope:+.1f} MB/min over {warm[-1][1] - warm[0][1]} loads."
         )
 
 
