@@ -225,3 +225,18 @@ def test_the_class_distribution_is_one_line_with_proper_plurals():
     assert "(3 answers;" in many and "**✓ The output changes**: 2 (67%)" in many
     none = distribution_line(question, Tally(joined=3, answered=0, counts={}))
     assert "(0 answers;" in none and "0 (–)" in none
+
+
+def test_a_join_link_opened_during_a_fault_says_so_and_joins_once_it_ends(class_dir):
+    _, code, secret = _start()
+    for path in class_dir.glob(f"{FILE_NAME}-*"):
+        path.unlink()
+    with unwritable(class_dir):
+        student = open_page("lesson", params={"class": code})
+        assert_no_exception(student)
+        assert _paused(student) and STUDENT_KEY not in student.session_state
+        assert student.query_params.get("class") == code, "the link is kept, to join once the file works"
+    student.run()
+    assert_no_exception(student)
+    assert student.session_state[STUDENT_KEY] == code and not _paused(student)
+    assert ClassStore(class_dir).tally(code, secret).joined == 1

@@ -420,7 +420,8 @@ def class_bar(cls: InClass | None, asks: bool) -> None:
     """Under the title: the class, its counts and the teacher's or student's buttons; while the store is
     unavailable, one line that says so (the teacher's and the students' alike) and the check that ends it."""
     if cls is None:
-        if st.session_state.get(PAUSED_KEY) and (TEACHER_KEY in st.session_state or STUDENT_KEY in st.session_state):
+        in_class = TEACHER_KEY in st.session_state or STUDENT_KEY in st.session_state or CLASS_PARAM in st.query_params
+        if st.session_state.get(PAUSED_KEY) and in_class:  # (a join link opened during the fault joins once it ends)
             with st.container(key="class_paused"):
                 st.warning(t("classroom.unavailable"), icon=":material/cloud_off:")
                 _await_store(st.session_state.get(STUDENT_KEY))
