@@ -5,8 +5,8 @@ the students' answers. Why SQLite (Python's own `sqlite3`) and not session state
 run several `streamlit run` processes (one per core), and a restart must lose no class; a file in WAL
 mode lets every process read while one writes, and each write is one short transaction.
 
-What is kept about a student: an anonymous id the student's browser session made up, and that
-session's answers in this class. A class ends when the teacher ends it or after `IDLE_S` without a
+What is kept about a student: an anonymous id the student's browser keeps in a cookie, and that
+browser's answers in this class. A class ends when the teacher ends it or after `IDLE_S` without a
 move or an answer; its rows are deleted then (`purge_expired` runs on every create and join).
 
 Who may do what: `create` returns the class's secret once; only its SHA-256 is stored. Moving the
