@@ -238,7 +238,7 @@ def _cpu_burners(n: int):
     strict=False,
     reason="issue 40 item 4, open: at load ~25-30 the first Reveal reached one of five pages after 9-37 s (moves: 2-5 s); "
     "the server ran every student's rerun within 1.1 s (its log), but that page's websocket received nothing from "
-    "0.5 s to the end of the wait: the replies (the revealed step's figure for every student) left the server late",
+    "0.5 s to the end of the wait: the rerun's replies (6 KB of figure: not their size) reached it late",
 )
 def test_students_follow_every_move_under_load(chromium, server, browser_tools):
     """Five students (browser pages) follow eight moves, a Reveal among them, while two processes burn the CPU:
