@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -49,6 +50,7 @@ class School:
     apps: list[subprocess.Popen] = field(default_factory=list)
     proxy: subprocess.Popen | None = None
     prefix: Path = field(default_factory=Path)
+    keep_logs: bool = False  # keep `prefix` (its logs) after stopping: set when a process died, so they can be read
 
     @property
     def app_pids(self) -> list[int]:
@@ -110,7 +112,8 @@ def school_server(
     app_address: str = "127.0.0.1",
 ) -> Iterator[School]:
     """Start `processes` app processes (or use running `backends`, "host:port") and nginx in front of them;
-    yield once the proxy answers; stop everything this started.
+    yield once the proxy answers; stop everything this started, and delete the temporary folder of its nginx
+    config and logs (`atlas-school-*`) unless `School.keep_logs` was set or the start failed (then it says where).
 
     Args:
         listen: where nginx listens, "address:port" (default 127.0.0.1 on a free port).
@@ -129,6 +132,7 @@ def school_server(
     prefix = Path(tempfile.mkdtemp(prefix="atlas-school-"))
     environment = app_environment(cookie_secret or secrets.token_hex(32), processes)
     school = School(url, list(backends), prefix=prefix)
+    started = False
     try:
         if not backends:
             ports = [free_port() for _ in range(processes)]
@@ -142,9 +146,14 @@ def school_server(
                 nginx_command(binary, prefix), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
             )
         wait_healthy(url, [school.proxy, *school.apps], STARTUP_TIMEOUT_S)
+        started = True
         yield school
     finally:
         school.stop()
+        if started and not school.keep_logs:
+            shutil.rmtree(prefix, ignore_errors=True)
+        else:
+            print(f"logs kept in {prefix}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -179,6 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("Ctrl+C stops nginx and every app process.", flush=True)
             while not stop:
                 if any(process.poll() is not None for process in [*school.apps, school.proxy] if process):
+                    school.keep_logs = True
                     print(f"a process exited; stopping (logs in {school.prefix})", file=sys.stderr)
                     return 1
                 time.sleep(1)

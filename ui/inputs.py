@@ -2,8 +2,10 @@
 
 Beside the box: the card's example and a random sentence from the task's own sampler (held out of
 training, so the verdict under the output is honest); under it, one line saying what this model reads
-and a "what can I type?" panel (`ui.grammar_panel`). The box accepts at most MAX_URL_TEXT_CHARS
+and a "what can I type?" panel (`ui.grammar_panel`). The box keeps at most MAX_URL_TEXT_CHARS
 characters, the same cap a link's `?text=` gets (`ui.url_values`), so every link reopens in seconds.
+A longer paste is cut to that many characters and the page says so (`_cut_long_text`): the widget's own
+`max_chars` made the browser drop such a paste whole, silently, and keep the old sentence.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ui.url_values import MAX_URL_TEXT_CHARS
 
 TEXT_KEY = "text"
 RANDOM_DRAWS_KEY = "random_draws"  # how many random sentences this session drew: the next one's seed
+CUT_KEY = "text_cut"  # session state: the length of the paste just cut to MAX_URL_TEXT_CHARS (said once)
 FALLBACK_EXAMPLE = "Hello, 世界!"
 
 
@@ -33,6 +36,15 @@ def example_text(bundle: ModelBundle) -> str:
 def use_text(text: str) -> None:
     """Button callback: put `text` in the box (runs before the script, so the box shows it at once)."""
     st.session_state[TEXT_KEY] = text[:MAX_URL_TEXT_CHARS]
+
+
+def _cut_long_text() -> None:
+    """The box's callback (before the script reads it): a text longer than MAX_URL_TEXT_CHARS is cut to that
+    many characters, and the page says how long the paste was."""
+    value = st.session_state.get(TEXT_KEY)
+    if isinstance(value, str) and len(value) > MAX_URL_TEXT_CHARS:
+        st.session_state[CUT_KEY] = len(value)
+        st.session_state[TEXT_KEY] = value[:MAX_URL_TEXT_CHARS]
 
 
 def _use_random(bundle: ModelBundle) -> None:
@@ -62,9 +74,12 @@ def text_box(bundle: ModelBundle) -> TextCheck:
         key=TEXT_KEY,
         bind="query-params",
         placeholder=example,
-        max_chars=MAX_URL_TEXT_CHARS,
+        on_change=_cut_long_text,  # no max_chars: the browser would drop a longer paste whole, without a word
         help=f"{t('input.help', max=MAX_URL_TEXT_CHARS)}\n\n{reads}",
     )
+    cut = st.session_state.pop(CUT_KEY, None)
+    if cut is not None:
+        st.info(t("input.cut", n=cut, max=MAX_URL_TEXT_CHARS), icon=":material/content_cut:")
     row.button(t("input.example"), key="use_example", on_click=use_text, args=(example,), width="content")
     if task is not None:
         row.button(

@@ -90,6 +90,15 @@ def test_class_follow_prints_its_table():
 
 
 @pytest.mark.slow
+def test_class_memory_prints_its_table():
+    """Pages loaded again and again: memory sampled with the page loads and the machine's load beside it."""
+    stdout = _run("class_memory")
+    assert stdout.startswith("## ") and _has_table(stdout), stdout
+    rows = [line for line in stdout.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert len(rows) >= 3 and int(rows[-1].split("|")[2]) > 0, stdout  # some pages loaded
+
+
+@pytest.mark.slow
 def test_classroom_through_nginx_prints_its_table():
     """The school-server rows: students load the page through nginx for their cookie, then use their websocket."""
     if shutil.which("nginx") is None and not os.access("/usr/sbin/nginx", os.X_OK):

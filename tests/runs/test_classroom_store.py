@@ -121,7 +121,7 @@ def test_answers_are_for_the_current_question_until_reveal(store):
 
 def test_many_students_answering_at_once_lose_nothing(tmp_path):
     store = ClassStore(tmp_path)
-    code, secret = store.create(1, MODEL, TEXT)
+    code, secret = store.create(1, MODEL, TEXT, cap=100)  # more than the default cap of 60
     question = store.state(code).question
     students = [f"student-{i}" for i in range(80)]
     barrier = threading.Barrier(16)

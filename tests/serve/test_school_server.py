@@ -7,7 +7,10 @@ proxy and runs a real websocket session there (the heads page, a typed sentence,
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import shutil
 import subprocess
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -107,3 +110,40 @@ def test_each_app_process_gets_one_thread_per_library_and_its_share_of_model_run
     assert environment[school_module.COOKIE_SECRET_ENV] == "secret"
     monkeypatch.setenv("MKL_NUM_THREADS", "3")
     assert school_module.app_environment("secret", 2)["MKL_NUM_THREADS"] == "3"
+
+
+@contextlib.contextmanager
+def _healthy_backend():
+    """A stand-in app process for nginx to front: answers every GET with 200 (the health check included)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Ok(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Ok)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+@needs_nginx
+def test_the_temporary_folder_goes_on_exit_unless_its_logs_are_kept() -> None:
+    """Every run made an `atlas-school-*` folder (nginx's config and the logs) and left it in the temp directory."""
+    with _healthy_backend() as backend:
+        with school_server(backends=[backend]) as school:
+            prefix = school.prefix
+            assert (prefix / "nginx.conf").is_file() and prefix.name.startswith("atlas-school-")
+        assert not prefix.exists(), "stopped: its folder is gone"
+        with school_server(backends=[backend]) as school:
+            school.keep_logs = True  # what `main` sets when a process died: its logs are then worth reading
+        assert school.prefix.is_dir()
+        shutil.rmtree(school.prefix)

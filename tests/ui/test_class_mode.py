@@ -16,6 +16,7 @@ from ui.pages.lesson.class_mode import STUDENT_KEY, TEACHER_KEY
 @pytest.fixture(autouse=True)
 def class_dir(tmp_path, monkeypatch):
     monkeypatch.setenv(DIR_ENV, str(tmp_path))
+    monkeypatch.setenv("ATLAS_CLASS_JOIN_BURST", "1000")  # every page here is one client (tests/ui/test_class_faults.py limits)
     return tmp_path
 
 
@@ -87,9 +88,9 @@ def test_teacher_starts_students_follow_answer_and_see_the_truth(class_dir):
 
     teacher.button(key="lesson_reveal_why_attention").click().run()
     assert store.state(code).revealed
-    bars = [p.proto.text for p in teacher.get("progress")]
-    truth = next(line for line in bars if line.startswith("**✓"))
-    assert bars and truth.startswith("**✓ 7**"), bars  # the sentence's first and last words are 7 positions apart
+    line = next(m.value for m in teacher.markdown if "How the class answered" in m.value)
+    assert "(2 answers;" in line and "**✓ 7**: 1 (50%)" in line and "3: 1 (50%)" in line, line  # first/last words 7 apart
+    assert not teacher.get("progress"), "one line, not a bar per choice: the figure stays on the projector's screen"
     for student, verdict in ((linked, "success"), (typed, "error")):
         student.run()
         assert_no_exception(student)
