@@ -1,37 +1,25 @@
 """The class's own sentences: in class mode a student may send a sentence of their own for the current step, and the
 teacher's screen shows the chosen head across all of them (issue 38).
 
-Kept in the class file (`runs.classroom_store`, the same SQLite file) in a table of their own, created here if it is
-missing. Each row references its class with `ON DELETE CASCADE`, and every connection of the class store turns
-foreign keys on, so ending a class (or its expiry) deletes its sentences with it. What is kept is plain text: control
-characters dropped, whitespace collapsed, cut to `MAX_SENTENCE_CHARS`; at most `MAX_PER_STUDENT` a student per step
-and `MAX_SHOWN` a step. The anonymous per-session student id is stored only to count a student's sentences: the
-teacher's read returns the texts alone, in the order sent, never who sent them.
+Kept in the class file (`runs.classroom_store`, the same SQLite file) in a table of their own, declared in the store's
+one schema and read through the store's own connections (so a storage fault is the store's `StoreUnavailable`, and a
+file made anew has the table too). Each row references its class with `ON DELETE CASCADE`, and every connection of the
+class store turns foreign keys on, so ending a class (or its expiry) deletes its sentences with it.
+What is kept is plain text: control characters dropped, whitespace collapsed, cut to `MAX_SENTENCE_CHARS`; at most
+`MAX_PER_STUDENT` a student per step and `MAX_SHOWN` a step. The anonymous per-session student id is stored only to
+count a student's sentences: the teacher's read returns the texts alone, in the order sent, never who sent them.
 """
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
 import unicodedata
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-from runs.classroom_store import BUSY_TIMEOUT_S, ClassError, ClassStore, normalize_code
+from runs.classroom_store import ClassError, ClassStore, normalize_code
 
 MAX_SENTENCE_CHARS = 120  # about 25 words: what a shipped translator reads, and a readable small-multiple title
 MAX_PER_STUDENT = 3  # sentences one student may send for one step
 MAX_SHOWN = 24  # sentences a step keeps (the first sent): a small multiple the teacher's screen can hold
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS class_sentences (
-    code TEXT NOT NULL REFERENCES classes(code) ON DELETE CASCADE,
-    question TEXT NOT NULL,
-    student TEXT NOT NULL,
-    text TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS class_sentences_by_question ON class_sentences (code, question);
-"""
 
 
 def clean_sentence(raw: object, limit: int = MAX_SENTENCE_CHARS) -> tuple[str, bool]:
@@ -57,17 +45,6 @@ class ClassSentences:
 
     def __init__(self, store: ClassStore) -> None:
         self.store = store
-        with self._connect() as db:
-            db.executescript(SCHEMA)
-
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.store.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        try:
-            db.execute("PRAGMA foreign_keys=ON")
-            yield db
-        finally:
-            db.close()
 
     def submit(self, code: str, student: str, question: str, raw: object) -> Sent:
         """Keep a student's sentence for the class's current question. Raises ClassError: "no_class", "not_current"
@@ -82,25 +59,19 @@ class ClassSentences:
         if state.question != question:
             raise ClassError("not_current")
         student = str(student)[:64]
-        with self._connect() as db:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                mine, everyone = db.execute(
-                    "SELECT SUM(student = ?), COUNT(*) FROM class_sentences WHERE code = ? AND question = ?",
-                    (student, state.code, question),
-                ).fetchone()
-                if (mine or 0) >= MAX_PER_STUDENT or everyone >= MAX_SHOWN:
-                    raise ClassError("limit")
-                db.execute("INSERT INTO class_sentences VALUES (?, ?, ?, ?)", (state.code, question, student, text))
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+        with self.store.connection(write=True) as db:  # the write lock first: the count and the insert cannot race
+            mine, everyone = db.execute(
+                "SELECT SUM(student = ?), COUNT(*) FROM class_sentences WHERE code = ? AND question = ?",
+                (student, state.code, question),
+            ).fetchone()
+            if (mine or 0) >= MAX_PER_STUDENT or everyone >= MAX_SHOWN:
+                raise ClassError("limit")
+            db.execute("INSERT INTO class_sentences VALUES (?, ?, ?, ?)", (state.code, question, student, text))
         return Sent(text, cut)
 
     def mine(self, code: str, student: str, question: str) -> int:
         """How many sentences `student` sent for `question`."""
-        with self._connect() as db:
+        with self.store.connection() as db:
             row = db.execute(
                 "SELECT COUNT(*) FROM class_sentences WHERE code = ? AND question = ? AND student = ?",
                 (normalize_code(code) or "", question, str(student)[:64]),
@@ -112,7 +83,7 @@ class ClassSentences:
         needs the class's secret). Raises ClassError("no_class"/"not_teacher") as the store does."""
         if not self.store.leads(code, secret):
             raise ClassError("not_teacher")
-        with self._connect() as db:
+        with self.store.connection() as db:
             rows = db.execute(
                 "SELECT text FROM class_sentences WHERE code = ? AND question = ? ORDER BY rowid LIMIT ?",
                 (normalize_code(code) or "", question, MAX_SHOWN),
@@ -121,7 +92,7 @@ class ClassSentences:
 
     def count_all(self, code: str) -> int:
         """Every sentence kept for class `code` (any step): what ending the class must bring to 0."""
-        with self._connect() as db:
+        with self.store.connection() as db:
             return int(
                 db.execute("SELECT COUNT(*) FROM class_sentences WHERE code = ?", (normalize_code(code) or "",)).fetchone()[0]
             )

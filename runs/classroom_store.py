@@ -95,6 +95,13 @@ CREATE TABLE IF NOT EXISTS reveals (
     question TEXT NOT NULL,
     PRIMARY KEY (code, question)
 );
+CREATE TABLE IF NOT EXISTS class_sentences (
+    code TEXT NOT NULL REFERENCES classes(code) ON DELETE CASCADE,
+    question TEXT NOT NULL,
+    student TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS class_sentences_by_question ON class_sentences (code, question);
 """
 # Columns added after a file may already exist on a school's server: (table, column, its declaration).
 MIGRATIONS = (("classes", "cap", f"INTEGER NOT NULL DEFAULT {DEFAULT_CAP}"),)
@@ -283,6 +290,11 @@ class ClassStore:
             raise self._failed(err) from err
         finally:
             db.close()
+
+    def connection(self, write: bool = False) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """The store's connection (`_connect`) for a table another module keeps in the class file
+        (`runs.class_sentences`): the same schema, fault handling and write lock."""
+        return self._connect(write)
 
     def created_at(self) -> float:
         """When the file's tables were made: a class that started before it and is gone was lost with an older
