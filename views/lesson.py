@@ -156,12 +156,14 @@ n = step_number(st.query_params.get(STEP_PARAM))
 go_to(n)  # a malformed or out-of-range ?step= is rewritten to the step shown
 step = STEPS[n - 1]
 top = st.container()  # the step's title and Previous / Next, filled once the sentence is known
-# The class's sentence, the whole window wide right under the title: typing in it never scrolls the title away, and
-# an everyday sentence fits the box. Open on step 1 (where the class types it) until Reveal, a one-line closed bar
-# elsewhere, its label the sentence and the model every step runs.
+# The class's sentence, its label the sentence and the model every step runs. On step 1 (where the class types it,
+# open until Reveal) the whole window wide right under the title: typing in it never scrolls the title away, and an
+# everyday sentence fits the box. Elsewhere a one-line closed bar over the figure, so the question and the whole
+# revealed answer have the left column from the title down (the 1280 × 720 first screen).
 sentence_bar = st.container()
-# The figure column starts right under the sentence bar on every step (the 1280 × 720 first screen).
 left, right = st.columns([2, 3], gap="medium")
+if n != 1:
+    sentence_bar = right.container()
 figure = right.container()  # the step's figure, at the top of the right column
 links = right.container(horizontal=True, vertical_alignment="center")  # under the figure: the lab link, the handout
 tools = right.container()  # then the teacher's notes

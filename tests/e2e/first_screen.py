@@ -53,7 +53,7 @@ LAYOUT = """() => {
 
 def layout_faults(layout: dict) -> list[str]:
     """What of `LAYOUT`'s measures leaves the first 1280 × 720 screen or overlaps: the title, the figure, its tick
-    labels and axis titles, the answer; an x-axis title that runs into its tick labels."""
+    labels and axis titles, the answer; an axis title that runs into its tick labels."""
     width, height = PROJECTOR["width"], PROJECTOR["height"]
     faults = [] if layout["scroll"] == 0 else [f"scrolled {layout['scroll']} px"]
 
@@ -67,8 +67,16 @@ def layout_faults(layout: dict) -> list[str]:
     for name in ("x_ticks", "y_ticks", "x_title", "y_title"):
         for b in layout[name]:
             off(name, b)
-    lowest_tick = max((b["bottom"] for b in layout["x_ticks"]), default=None)
-    for b in layout["x_title"]:
-        if lowest_tick is not None and b["top"] < lowest_tick - 1:
-            faults.append(f"x-axis title {b} overlaps its tick labels (lowest at {lowest_tick:.0f} px)")
+    for axis in ("x", "y"):
+        for title in layout[f"{axis}_title"]:
+            hit = [b for b in layout[f"{axis}_ticks"] if overlap(title, b)]
+            if hit:
+                faults.append(f"{axis}-axis title {title} overlaps its tick labels {hit[:2]}")
     return faults
+
+
+def overlap(a: dict, b: dict, px: float = 1.0) -> bool:
+    """Whether two boxes share more than `px` in both directions."""
+    wide = min(a["right"], b["right"]) - max(a["left"], b["left"])
+    tall = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+    return wide > px and tall > px
