@@ -11,7 +11,6 @@ from contextlib import nullcontext
 from urllib.parse import urlencode
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 from runs.lesson import STEPS, lesson_step, step_number
 from ui.charts import show_figure
@@ -75,10 +74,10 @@ def lab_link(content: StepContent, text: str, model_key: str) -> None:
     params = {key: st.query_params[key] for key in st.query_params if key != STEP_PARAM}
     params.update(model=model_key, text=text, **content.lab_params)
     label = t("lesson.open_lab", page=t(f"nav.{content.lab_page}"))
-    try:
-        st.page_link(f"views/{content.lab_page}.py", label=label, icon=":material/science:", query_params=params)
-    except StreamlitAPIException:  # the page run alone (tests): no navigation to link into, so a plain link
-        st.markdown(f"[{md_literal(label)}](/{content.lab_page}?{urlencode(params)})")
+    # A new tab, opened from the URL alone: the lesson stays where it is, and the lab page reads the sentence, model
+    # and head from its link (an in-app `st.page_link` carried the lesson's widget state over them: the Masks page
+    # opened with an empty text box on its own example batch).
+    st.link_button(label, f"/{content.lab_page}?{urlencode(params)}", icon=":material/science:", type="tertiary")
 
 
 def show_step(
@@ -105,7 +104,9 @@ def show_step(
     with left:
         # Once the answer is shown, the step's text (read before the question) folds away, so the question and
         # the whole answer fit on the 1280 × 720 projector screen without scrolling.
-        with st.expander(t("lesson.text_again"), icon=":material/menu_book:") if content.question and shown else nullcontext():
+        # Step 1's text folds from the start: the open sentence box above it takes its room.
+        folded = content.question and (shown or content.step == STEPS[0])
+        with st.expander(t("lesson.text_again"), icon=":material/menu_book:") if folded else nullcontext():
             st.markdown(content.text)
             if content.extra:
                 st.markdown(content.extra)
