@@ -14,11 +14,9 @@ label is shown as it is (a token, a range) or, when `literal` is False, looked u
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from runs import lesson
 from runs.lesson_numbers import (
     ArchitectureNumbers,
     AttentionNumbers,
@@ -31,7 +29,6 @@ from runs.lesson_numbers import (
     PositionalNumbers,
     RecapNumbers,
     ScalingNumbers,
-    StepNumbers,
     TaskNumbers,
     WhyAttentionNumbers,
 )
@@ -133,39 +130,39 @@ NORM_SIZES = (1.0, 3.0, 10.0, 30.0)  # vector lengths: the embeddings step's ran
 MAX_WEIGHTS = (0.25, 0.5, 0.75, 0.95)  # the biggest softmax weight: the scaling step's ranges
 
 
-def _task(numbers: TaskNumbers, trace: TraceData) -> ClassQuestion | None:
+def task_question(numbers: TaskNumbers, trace: TraceData) -> ClassQuestion | None:
     return yes_no("task", numbers.correct)
 
 
-def _why_attention(numbers: WhyAttentionNumbers, trace: TraceData) -> ClassQuestion:
+def why_attention_question(numbers: WhyAttentionNumbers, trace: TraceData) -> ClassQuestion:
     return number("why_attention", "rnn_steps", numbers.rnn)
 
 
-def _embeddings(numbers: EmbeddingNumbers, trace: TraceData) -> ClassQuestion:
+def embeddings_question(numbers: EmbeddingNumbers, trace: TraceData) -> ClassQuestion:
     choices, truth = range_choices(numbers.scaled, NORM_SIZES)
     return ClassQuestion("embeddings", "scaled_norm", truth, choices)
 
 
-def _positional(numbers: PositionalNumbers, trace: TraceData) -> ClassQuestion:
-    position = numbers.position
+def positional_question(numbers: PositionalNumbers, trace: TraceData) -> ClassQuestion:
+    position, last = numbers.position, numbers.positions  # positions 0 … last − 1: the table the step draws
     nearest, *tied = numbers.nearest  # positions equally alike: one of them is offered
-    candidates = {nearest, numbers.farthest[0], 0, 2 * position, lesson.PE_POSITIONS // 2}
-    kept = sorted(p for p in candidates - {position, *tied} if 0 <= p < lesson.PE_POSITIONS)
+    candidates = {nearest, numbers.farthest[0], 0, 2 * position, last // 2}
+    kept = sorted(p for p in candidates - {position, *tied} if 0 <= p < last)
     return ClassQuestion("positional", "nearest", f"p{nearest}", tuple(Choice(f"p{p}", str(p)) for p in kept))
 
 
-def _attention(numbers: AttentionNumbers, trace: TraceData) -> ClassQuestion:
-    tokens = trace.key_tokens(lesson.query_kind(trace))
+def attention_question(numbers: AttentionNumbers, trace: TraceData) -> ClassQuestion:
+    tokens = trace.key_tokens(numbers.kind)
     choices, truth = token_choices(tokens, numbers.key_index)
     return ClassQuestion("attention", "choose", truth, choices)
 
 
-def _scaling(numbers: ScalingNumbers, trace: TraceData) -> ClassQuestion:
+def scaling_question(numbers: ScalingNumbers, trace: TraceData) -> ClassQuestion:
     choices, truth = range_choices(numbers.unscaled, MAX_WEIGHTS)
     return ClassQuestion("scaling", "unscaled_weight", truth, choices)
 
 
-def _heads(numbers: HeadsNumbers, trace: TraceData) -> ClassQuestion:
+def heads_question(numbers: HeadsNumbers, trace: TraceData) -> ClassQuestion:
     truth = "changes" if numbers.before != numbers.after else "same"
     return ClassQuestion("heads", "choose", truth, named("changes", "same"))
 
@@ -173,7 +170,7 @@ def _heads(numbers: HeadsNumbers, trace: TraceData) -> ClassQuestion:
 LN_SETTLED = 0.05  # a mean within this of 0, a spread within this of 1: what LayerNorm promises
 
 
-def _layernorm(numbers: LayerNormNumbers, trace: TraceData) -> ClassQuestion:
+def layernorm_question(numbers: LayerNormNumbers, trace: TraceData) -> ClassQuestion:
     centred = numbers.out_mean < LN_SETTLED
     unit = abs(numbers.out_std_min - 1) < LN_SETTLED and abs(numbers.out_std_max - 1) < LN_SETTLED
     truth = {(True, True): "mean0_std1", (True, False): "mean0", (False, True): "std1", (False, False): "unchanged"}[
@@ -182,21 +179,21 @@ def _layernorm(numbers: LayerNormNumbers, trace: TraceData) -> ClassQuestion:
     return ClassQuestion("layernorm", "choose", truth, named("mean0_std1", "mean0", "std1", "unchanged"))
 
 
-def _feed_forward(numbers: FeedForwardNumbers, trace: TraceData) -> ClassQuestion:
+def feed_forward_question(numbers: FeedForwardNumbers, trace: TraceData) -> ClassQuestion:
     truth = "ffn" if numbers.ffn_params > numbers.attn_params else "attn"
     return ClassQuestion("feed_forward", "choose", truth, named("ffn", "attn"))
 
 
-def _masks(numbers: MaskNumbers, trace: TraceData) -> ClassQuestion | None:
+def masks_question(numbers: MaskNumbers, trace: TraceData) -> ClassQuestion | None:
     return yes_no("masks", numbers.changed)
 
 
-def _cross(numbers: CrossNumbers, trace: TraceData) -> ClassQuestion:
+def cross_question(numbers: CrossNumbers, trace: TraceData) -> ClassQuestion:
     choices, truth = token_choices(trace.src_tokens, numbers.key)
     return ClassQuestion("cross", "choose", truth, choices)
 
 
-def _architecture(numbers: ArchitectureNumbers, trace: TraceData) -> ClassQuestion | None:
+def architecture_question(numbers: ArchitectureNumbers, trace: TraceData) -> ClassQuestion | None:
     word = numbers.word
     written = list(trace.next_tokens or trace.output_tokens)
     if not word or word not in written:
@@ -205,31 +202,5 @@ def _architecture(numbers: ArchitectureNumbers, trace: TraceData) -> ClassQuesti
     return ClassQuestion("architecture", "choose", truth, choices)
 
 
-def _recap(numbers: RecapNumbers, trace: TraceData) -> ClassQuestion:
+def recap_question(numbers: RecapNumbers, trace: TraceData) -> ClassQuestion:
     return number("recap", "heads_total", numbers.heads)
-
-
-# Each step's question from its own record (`runs.lesson_numbers`), keyed by the names of `runs.lesson.LESSON`.
-QUESTIONS: dict[str, Callable[[Any, TraceData], ClassQuestion | None]] = {
-    "task": _task,
-    "why_attention": _why_attention,
-    "embeddings": _embeddings,
-    "positional": _positional,
-    "attention": _attention,
-    "scaling": _scaling,
-    "heads": _heads,
-    "layernorm": _layernorm,
-    "feed_forward": _feed_forward,
-    "masks": _masks,
-    "cross": _cross,
-    "architecture": _architecture,
-    "recap": _recap,
-}
-
-
-def class_question(step: str, numbers: StepNumbers | None, trace: TraceData) -> ClassQuestion | None:
-    """The class's question on step `step` (its `numbers`) for the run `trace`, or None where the step asks nothing
-    the model can settle (a sentence outside the grammar, an untrained model that generates nothing)."""
-    if numbers is None:  # a step the model skips (an encoder-only model has no causal mask to lift): nothing to ask
-        return None
-    return QUESTIONS[step](numbers, trace)

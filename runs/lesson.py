@@ -6,17 +6,21 @@ the one call the lesson page and its handout make per step (`ui.caches.get_lesso
 model, sentence and step) and the call `benchmarks/lesson.py` times; a test can change the sentence
 and check that each revealed answer follows the model (nothing is written down in advance). Every
 answer is plain values; the page puts them in the UI language and builds the figure. `LESSON` is the
-one list of steps, in the order of the project's teaching notes.
+lesson's registry: one `LessonStep` record per step (its numbers, its class question, its words and figure), in
+the order of the project's teaching notes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from hook_names import GENERATOR, act_name, attn_module, hook_name
+from runs import class_questions as questions
+from runs.class_questions import ClassQuestion
 from runs.head_importance import stored_importance
 from runs.heads import aligned_within, axes_of, card_alignment_head, gold_alignment, right_output_alignment
 from runs.lesson_numbers import (
@@ -48,8 +52,9 @@ from transformer.probes.head_scores import alignment_matrix as aligned_cells
 from transformer.tokenizer import EOS
 from viz.embedding_scale import EmbeddingScale
 from viz.layernorm import StackStats, norm_sites, remove_affine, token_stats
-from viz.scaling import D_K_OPTIONS, scaling_demo
+from viz.scaling import scaling_demo
 from viz.step_by_step import build_step_view
+from viz.tokens import TokenAxis
 from viz.trace import TraceData
 
 GENERATOR_LOGITS = hook_name(GENERATOR, "logits")  # (1, T, V): the output layer's scores per decoder row
@@ -222,9 +227,9 @@ def attention_numbers(bundle: ModelBundle, trace: TraceData) -> AttentionNumbers
 
 
 def scaling_numbers(bundle: ModelBundle, trace: TraceData) -> ScalingNumbers:
-    """The scaling step: the seeded demo at this model's d_k (64 where the demo has no such d_k)."""
-    d_k = bundle.config.d_k
-    return ScalingNumbers(scaling_demo(d_k if d_k in D_K_OPTIONS else 64))
+    """The scaling step: the seeded demo at this model's own d_k (d_model / n_heads; the demo's curve gains that point
+    where it is not one of its powers of two)."""
+    return ScalingNumbers(scaling_demo(bundle.config.d_k))
 
 
 def important_head(bundle: ModelBundle, trace: TraceData) -> HeadChoice:
@@ -237,6 +242,19 @@ def important_head(bundle: ModelBundle, trace: TraceData) -> HeadChoice:
     kind = trace.kinds()[-1]
     patterns = trace.pattern(kind, trace.n_layers(kind) - 1)  # (H, Tq, Tk)
     return HeadChoice(kind, trace.n_layers(kind) - 1, int(np.argmax(patterns.max(-1).mean(-1))))
+
+
+def tied_heads(bundle: ModelBundle, choice: HeadChoice) -> tuple[float | None, tuple[HeadChoice, ...]]:
+    """The share of the model's test sample whose output `choice`'s removal changed, and the other heads that changed
+    exactly as many (a tie: the table orders them by how much they lower the right output's probability); (None, ())
+    where the choice did not come from the stored table."""
+    table = stored_importance(bundle)
+    ranked = table.important() if table is not None else ()
+    mine = [s for s in ranked if (s.kind, s.layer, s.head) == (choice.kind, choice.layer, choice.head)]
+    if not mine:
+        return None, ()
+    share = mine[0].changed
+    return share, tuple(HeadChoice(s.kind, s.layer, s.head) for s in ranked if s.changed == share and s is not mine[0])
 
 
 def has_importance(bundle: ModelBundle) -> bool:
@@ -256,9 +274,12 @@ def heads_numbers(bundle: ModelBundle, trace: TraceData) -> HeadsNumbers:
     choice = important_head(bundle, trace)
     ablated = run_text(bundle, trace.text, names=(), interventions=ablation_specs(choice))  # its output only
     before, after = trace.output_tokens, ablated.output_tokens
+    share, tied = tied_heads(bundle, choice)
     return HeadsNumbers(
         choice=choice,
         from_table=has_importance(bundle),
+        share=share,
+        tied=tied,
         before=trace.output_text,
         after=ablated.output_text,
         changed=sum(a != b for a, b in zip(before, after, strict=False)) + abs(len(before) - len(after)),
@@ -342,7 +363,7 @@ def mask_numbers(bundle: ModelBundle, trace: TraceData) -> MaskNumbers | None:
     None for an encoder-only model: it has no causal mask to lift (the step says so)."""
     if not bundle.config.has_decoder:
         return None
-    figure = {"mask": decoder_mask(trace), "axes": axes_of(trace, "decoder")}
+    figure = clipped_mask(decoder_mask(trace), axes_of(trace, "decoder"))
     if not trace.output_text.strip():
         return MaskNumbers(None, trace.output_text, trace.output_text, rows=0, n_rows=0, looking=0, **figure)
     exp = causal_experiment(bundle, trace.text, trace.output_text, generate=not trace.teacher_forced)
@@ -355,6 +376,18 @@ def mask_numbers(bundle: ModelBundle, trace: TraceData) -> MaskNumbers | None:
         looking=len(exp.looking_ahead),
         **figure,
     )
+
+
+MASK_POSITIONS = 16  # decoder positions the masks step draws at most: a class reads the 0s and 1s of a 16 × 16 corner
+
+
+def clipped_mask(mask: np.ndarray, axes: tuple[TokenAxis, TokenAxis], limit: int = MASK_POSITIONS) -> dict:
+    """The masks step's figure fields: the first `limit` decoder positions of `mask` ((Tt, Tt) → (k, k)) and of its
+    axes, and how many positions there are (a 75-token induction run drew unreadable labels in 790 px)."""
+    k = min(limit, len(mask))
+    query, key = axes
+    clip = lambda axis: TokenAxis(axis.tokens[:k], None if axis.reads is None else axis.reads[:k])  # noqa: E731
+    return {"mask": mask[:k, :k], "axes": (clip(query), clip(key)), "positions": len(mask)}
 
 
 def decoder_mask(trace: TraceData) -> np.ndarray:
@@ -520,36 +553,73 @@ def marked_head(trace: TraceData, choice: HeadChoice) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LessonStep:
-    """One step of the lesson: its name (the key of its words in `ui.pages.lesson.steps.BUILDERS`, of its class question
-    in `runs.class_questions.QUESTIONS` and of its catalog entries `lesson.<name>_*`) and the one call that computes
-    its numbers (None where the step does not apply to the model)."""
+    """One step of the lesson, the one record of everything it is: its name (also the prefix of its catalog entries
+    `lesson.<name>_*`), the call that computes its numbers (None where the step does not apply to the model), the
+    class's question asked from those numbers (`runs.class_questions`), and its words and figure: the function of
+    that name in `WORDS_MODULE` (the UI layer, which this layer may not import; `ui.pages.lesson.steps.build_step`
+    finds it from here, so a step cannot exist without its words)."""
 
     name: str
     numbers: Callable[[ModelBundle, TraceData], StepNumbers | None]
+    question: Callable[[Any, TraceData], ClassQuestion | None]
+    words: str
+
+    @property
+    def number(self) -> int:
+        """The step as the class counts it: 1 for the first."""
+        return STEPS.index(self.name) + 1
 
 
-# The lesson, in teaching order: the one list of its steps (tests/runs/test_lesson.py checks that the words and
-# the class questions are keyed by the same names).
+WORDS_MODULE = "ui.pages.lesson.steps"  # where each step's `words` function is
+
+# The lesson, in teaching order: the one list of its steps.
 LESSON: tuple[LessonStep, ...] = (
-    LessonStep("task", task_numbers),  # what the model is asked to do, and did
-    LessonStep("why_attention", why_attention_numbers),  # one step between any two words
-    LessonStep("embeddings", embedding_numbers),  # token vectors × √d_model
-    LessonStep("positional", positional_numbers),  # the position codes added to them
-    LessonStep("attention", attention_numbers),  # one attention computation, q·k ÷ √d_k, softmax
-    LessonStep("scaling", scaling_numbers),  # why ÷ √d_k
-    LessonStep("heads", heads_numbers),  # many heads; one removed
-    LessonStep("layernorm", layernorm_numbers),  # LayerNorm
-    LessonStep("feed_forward", feed_forward_numbers),  # the position-wise feed-forward layer
-    LessonStep("masks", mask_numbers),  # the decoder's causal mask
-    LessonStep("cross", cross_numbers),  # cross-attention
-    LessonStep("architecture", architecture_numbers),  # the whole model, to its output probabilities
-    LessonStep("recap", recap_numbers),  # the model's own numbers
+    # what the model is asked to do, and did
+    LessonStep("task", task_numbers, questions.task_question, "task_words"),
+    # one step between any two words
+    LessonStep("why_attention", why_attention_numbers, questions.why_attention_question, "why_attention_words"),
+    # token vectors × √d_model
+    LessonStep("embeddings", embedding_numbers, questions.embeddings_question, "embeddings_words"),
+    # the position codes added to them
+    LessonStep("positional", positional_numbers, questions.positional_question, "positional_words"),
+    # one attention computation, q·k ÷ √d_k, softmax
+    LessonStep("attention", attention_numbers, questions.attention_question, "attention_words"),
+    # why ÷ √d_k
+    LessonStep("scaling", scaling_numbers, questions.scaling_question, "scaling_words"),
+    # many heads; one removed
+    LessonStep("heads", heads_numbers, questions.heads_question, "heads_words"),
+    # LayerNorm
+    LessonStep("layernorm", layernorm_numbers, questions.layernorm_question, "layernorm_words"),
+    # the position-wise feed-forward layer
+    LessonStep("feed_forward", feed_forward_numbers, questions.feed_forward_question, "feed_forward_words"),
+    # the decoder's causal mask
+    LessonStep("masks", mask_numbers, questions.masks_question, "masks_words"),
+    # cross-attention
+    LessonStep("cross", cross_numbers, questions.cross_question, "cross_words"),
+    # the whole model, to its output probabilities
+    LessonStep("architecture", architecture_numbers, questions.architecture_question, "architecture_words"),
+    # the model's own numbers
+    LessonStep("recap", recap_numbers, questions.recap_question, "recap_words"),
 )
 STEPS: tuple[str, ...] = tuple(step.name for step in LESSON)
 _BY_NAME: dict[str, LessonStep] = {step.name: step for step in LESSON}
+
+
+def lesson_step(name: str) -> LessonStep:
+    """The registry's record of step `name` (a name in `STEPS`)."""
+    return _BY_NAME[name]
 
 
 def step_numbers(step: str, bundle: ModelBundle, trace: TraceData) -> StepNumbers | None:
     """Everything step `step` (a name in `STEPS`) shows for `trace`, a run of `bundle` capturing every hook; None
     where the step does not apply to the model."""
     return _BY_NAME[step].numbers(bundle, trace)
+
+
+def class_question(step: str, numbers: StepNumbers | None, trace: TraceData) -> ClassQuestion | None:
+    """The class's question on step `step` (its `numbers`) for the run `trace`: the question its record names, or
+    None where the step asks nothing the model can settle (a step the model skips, a sentence outside the grammar,
+    an untrained model that generates nothing)."""
+    if numbers is None:  # a step the model skips (an encoder-only model has no causal mask to lift): nothing to ask
+        return None
+    return _BY_NAME[step].question(numbers, trace)

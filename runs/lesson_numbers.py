@@ -19,6 +19,9 @@ from viz.scaling import ScalingDemo
 from viz.step_by_step import StepView
 from viz.tokens import TokenAxis
 
+SAME_SIZE = 1.5  # two vector lengths within this factor of each other are "about the same size"
+NEAR_CAP = 0.05  # an average probability within this of 1 − ε is "near" label smoothing's target
+
 
 @dataclass(frozen=True)
 class HeadChoice:
@@ -76,6 +79,19 @@ class EmbeddingNumbers:
     @property
     def d_model(self) -> int:
         return self.scale.d_model
+
+    @property
+    def ratio(self) -> float:
+        """How many times longer the larger of the scaled token vector and the position vector is (≥ 1)."""
+        big, little = max(self.scaled, self.pe), min(self.scaled, self.pe)
+        return big / max(little, 1e-12)
+
+    @property
+    def balance(self) -> str:
+        """Which is larger after × √d_model: "same" (within `SAME_SIZE` of each other), "word" or "position"."""
+        if self.ratio <= SAME_SIZE:
+            return "same"
+        return "word" if self.scaled > self.pe else "position"
 
     @property
     def sqrt_d(self) -> float:
@@ -163,6 +179,8 @@ class HeadsNumbers:
 
     choice: HeadChoice
     from_table: bool  # chosen from the model's stored importance table (else: the sharpest head of the last layer)
+    share: float | None  # (from the table) the fraction of the model's test sample whose output the head's removal changed
+    tied: tuple[HeadChoice, ...]  # (from the table) the other heads whose removal changed exactly as many outputs
     before: str
     after: str
     changed: int
@@ -218,8 +236,13 @@ class MaskNumbers:
     rows: int  # decoder rows whose attention changed
     n_rows: int
     looking: int  # rows that looked ahead once allowed
-    mask: np.ndarray  # (Tt, Tt) layer 0's decoder self-attention mask (True = may attend)
-    axes: tuple[TokenAxis, TokenAxis]  # (query axis, key axis)
+    mask: np.ndarray  # (k, k) layer 0's decoder self-attention mask (True = may attend), its first k ≤ 16 positions
+    axes: tuple[TokenAxis, TokenAxis]  # (query axis, key axis) of those k positions
+    positions: int  # the decoder's positions in all (the figure shows the first k)
+
+    @property
+    def shown(self) -> int:
+        return len(self.mask)
 
 
 @dataclass(frozen=True)
@@ -247,6 +270,15 @@ class ArchitectureNumbers:
     mean: float
     label_smoothing: float | None  # the card's ε (None: not known)
     probabilities: tuple[tuple[str, float], ...]  # (token, probability), in writing order
+
+    @property
+    def versus_cap(self) -> str | None:
+        """Where the average probability sits against label smoothing's target 1 − ε: "near" (within `NEAR_CAP`),
+        "below" or "above"; None without a known ε > 0 or an output."""
+        if not self.label_smoothing or not self.probabilities:
+            return None
+        gap = self.mean - (1 - self.label_smoothing)
+        return "near" if abs(gap) <= NEAR_CAP else "below" if gap < 0 else "above"
 
 
 @dataclass(frozen=True)

@@ -61,9 +61,11 @@ def check_batch(first: str | None, more: str, tokenizer: Tokenizer, max_tokens: 
 DEFAULT_SAMPLE = 64  # sentences drawn (seeded) from a word task's held-out split to pick the default lines from
 
 
-def default_more(example: str, tokenizer: Tokenizer, task: Task | None = None) -> str:
+def default_more(example: str, tokenizer: Tokenizer, task: Task | None = None, chosen: Sequence[str] = ()) -> str:
     """Two sentences shorter than the example (about 1/2 and 3/4 of its length), made only of symbols
-    the model knows, each with a right answer in the model's task.
+    the model knows, each with a right answer in the model's task; or the card's own `chosen` lines (its
+    "batch": a natural translator's held-out lines it was measured to translate as its corpus does, so the
+    page's own example is never a mistranslation).
 
     A word task's grammar is small: a prefix of the example ("i read a") is usually no sentence of
     it, so its translation would be an invention. Those lines come from the task's own sampler
@@ -71,6 +73,8 @@ def default_more(example: str, tokenizer: Tokenizer, task: Task | None = None) -
     task (or no task) takes prefixes of the example, which have an answer for reverse or copy; where
     they have none (an induction sequence must repeat), the sampler again.
     """
+    if chosen:
+        return "\n".join(str(line) for line in chosen)
     symbols = tokenizer.tokenize(example)
     wanted = [n for n in dict.fromkeys((len(symbols) // 2, 3 * len(symbols) // 4)) if 0 < n < len(symbols)]
     lines: list[str] = []

@@ -24,7 +24,8 @@ def more_sentences(bundle: ModelBundle, first: str | None, label: str, help_text
     of the example: see `runs.sentence_batch.default_more`), checked with `first`."""
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     if MORE_KEY not in st.session_state and not st.query_params.get(MORE_KEY):
-        st.session_state[MORE_KEY] = default_more(example_text(bundle), reader, model_task(bundle))
+        chosen = bundle.card.get("batch") or ()
+        st.session_state[MORE_KEY] = default_more(example_text(bundle), reader, model_task(bundle), chosen)
     more = st.text_area(
         label, key=MORE_KEY, bind="query-params", height=height, help=help_text, max_chars=MAX_URL_TEXT_CHARS
     )  # what a link may carry (ui.url_values)

@@ -11,9 +11,8 @@ from contextlib import nullcontext
 from urllib.parse import urlencode
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
-from runs.lesson import STEPS, step_number
+from runs.lesson import STEPS, lesson_step, step_number
 from ui.charts import show_figure
 from ui.i18n import t
 from ui.inputs import TEXT_KEY, example_text, text_box
@@ -69,29 +68,45 @@ def header(n: int, content_title: str, following: bool = False) -> None:
     )
 
 
-def lab_link(content: StepContent, text: str) -> None:
-    """The step's full page in the same state: this URL's model, language and projector settings, the
-    sentence, and the step's own head or setting."""
+def lab_link(content: StepContent, text: str, model_key: str) -> None:
+    """The step's full page in the same state: this URL's language and projector settings, the lesson's model and
+    the class's sentence, and the step's own head, row or setting."""
     params = {key: st.query_params[key] for key in st.query_params if key != STEP_PARAM}
-    params.update(text=text, **content.lab_params)
+    params.update(model=model_key, text=text, **content.lab_params)
     label = t("lesson.open_lab", page=t(f"nav.{content.lab_page}"))
-    try:
-        st.page_link(f"views/{content.lab_page}.py", label=label, icon=":material/science:", query_params=params)
-    except StreamlitAPIException:  # the page run alone (tests): no navigation to link into, so a plain link
-        st.markdown(f"[{md_literal(label)}](/{content.lab_page}?{urlencode(params)})")
+    # A new tab, opened from the URL alone: the lesson stays where it is, and the lab page reads the sentence, model
+    # and head from its link (an in-app `st.page_link` carried the lesson's widget state over them: the Masks page
+    # opened with an empty text box on its own example batch).
+    st.link_button(label, f"/{content.lab_page}?{urlencode(params)}", icon=":material/science:", type="tertiary")
 
 
-def show_step(content: StepContent, token: tuple, text: str, left, right, ls: Lesson, cls: InClass | None = None) -> None:
-    """The step's text, question, answer and notes in `left`; its figure in `right`, at the top of the screen.
-    In a class (`cls`), the question gets the class's answers, and a student's page reveals when the teacher's does."""
+def show_step(
+    content: StepContent,
+    token: tuple,
+    text: str,
+    left,
+    right,
+    ls: Lesson,
+    cls: InClass | None = None,
+    tools=None,
+    links=None,
+) -> None:
+    """The step's text, question and answer in `left`; its figure in `right`, at the top of the screen, and under
+    it (`tools`) the teacher's notes and the link into the lab: on a 1280 × 720 projector the question, the whole
+    answer and the figure with its axis labels share the first screen. In a class (`cls`), the question gets the
+    class's answers, and a student's page reveals when the teacher's does."""
     student = cls is not None and not cls.teacher
+    tools = right if tools is None else tools
+    links = tools if links is None else links
     if student and cls.state.revealed:
         set_revealed(token, True)
     shown = content.question is None or token in revealed_set()
     with left:
         # Once the answer is shown, the step's text (read before the question) folds away, so the question and
         # the whole answer fit on the 1280 × 720 projector screen without scrolling.
-        with st.expander(t("lesson.text_again"), icon=":material/menu_book:") if content.question and shown else nullcontext():
+        # Step 1's text folds from the start: the open sentence box above it takes its room.
+        folded = content.question and (shown or content.step == STEPS[0])
+        with st.expander(t("lesson.text_again"), icon=":material/menu_book:") if folded else nullcontext():
             st.markdown(content.text)
             if content.extra:
                 st.markdown(content.extra)
@@ -99,7 +114,7 @@ def show_step(content: StepContent, token: tuple, text: str, left, right, ls: Le
             st.info(t("lesson.skipped", why=content.skipped), icon=":material/skip_next:")
         if content.question:
             st.info(f"**{t('lesson.predict')}:** {content.question}", icon=":material/psychology_alt:")
-            question_panel(cls, ls, STEPS.index(content.step) + 1, beside=right)
+            question_panel(cls, ls, lesson_step(content.step).number, beside=right)
             if token in revealed_set():
                 st.success(f"**{content.answer_label or t('lesson.answer')}:** {content.answer}", icon=":material/lightbulb:")
                 if not student:
@@ -119,15 +134,17 @@ def show_step(content: StepContent, token: tuple, text: str, left, right, ls: Le
                     type="primary",
                     icon=":material/visibility:",
                 )
-        if content.notes and not student:  # the teacher's notes give answers away
-            with st.expander(t("lesson.notes")):
-                st.markdown(content.notes)
-        lab_link(content, text)
     with right:
         if content.figure is not None and (shown or not content.figure_hidden):
             show_figure(content.figure, f"lesson_{content.step}", key=f"lesson_fig_{content.step}", html=False)
         elif content.figure is not None:  # an empty half of the projector screen would look like a fault
             st.info(t("lesson.figure_after_reveal"), icon=":material/visibility_off:")
+    with tools:
+        if content.notes and not student:  # the teacher's notes give answers away
+            with st.expander(t("lesson.notes")):
+                st.markdown(content.notes)
+    with links:  # one row: the lab link, then (the page adds it) the handout
+        lab_link(content, text, ls.model_key)
 
 
 # The lesson's own link carries the sentence and a random model's numbers too (guarded like every page's link). Its
@@ -140,17 +157,24 @@ n = step_number(st.query_params.get(STEP_PARAM))
 go_to(n)  # a malformed or out-of-range ?step= is rewritten to the step shown
 step = STEPS[n - 1]
 top = st.container()  # the step's title and Previous / Next, filled once the sentence is known
-# The figure column starts right under the title on every step (the 1280 × 720 first screen).
+# The class's sentence, its label the sentence and the model every step runs. On step 1 (where the class types it,
+# open until Reveal) the whole window wide right under the title: typing in it never scrolls the title away, and an
+# everyday sentence fits the box. Elsewhere a one-line closed bar over the figure, so the question and the whole
+# revealed answer have the left column from the title down (the 1280 × 720 first screen).
+sentence_bar = st.container()
 left, right = st.columns([2, 3], gap="medium")
+if n != 1:
+    sentence_bar = right.container()
 figure = right.container()  # the step's figure, at the top of the right column
+links = right.container(horizontal=True, vertical_alignment="center")  # under the figure: the lab link, the handout
+tools = right.container()  # then the teacher's notes
 body = left.container()  # the step's text, question and answer, first under the title
-# Step 1 (where the class types its sentence) opens the sentence box in the wide right column, under
-# the figure Reveal shows: in the narrow left one, on a projector, it squeezed its buttons and pushed
-# the question and Reveal below the fold. Elsewhere it sits closed under the step, so the question and
-# the whole revealed answer fit the 1280 × 720 screen.
 current = st.session_state.get(TEXT_KEY, st.query_params.get(TEXT_KEY, example_text(choice.bundle)))
+model_words = t("lesson.step_model", model=md_literal(choice.key.split("?", 1)[0]))  # "random?d_model=…": "random"
 label = t("lesson.sentence", text=md_literal(current)) if current else t("lesson.sentence_hint")
-with right if n == 1 else left, st.expander(label, expanded=n == 1 or not current, icon=":material/edit:"):
+# Step 1's box closes once its answer is revealed: the answer and its figure then have the screen.
+typing = not current or (n == 1 and (step, choice.key, current) not in revealed_set())
+with sentence_bar, st.expander(f"{label} · {model_words}", expanded=typing, icon=":material/edit:"):
     check = text_box(choice.bundle)
     st.caption(t("lesson.sentence_hint") + " " + t("lesson.keys"))
 if check.text is None:
@@ -167,11 +191,11 @@ else:
     with top:
         header(n, content.title, following=following is not None)
         class_bar(cls, asks_class(ls, n))
-    show_step(content, token, check.text, body, figure, ls, cls)
+    show_step(content, token, check.text, body, figure, ls, cls, tools, links)
     with left:
         class_controls(cls, n, choice.key, check.text)
     if following is None:  # a student's handout would hold every answer before Reveal
-        left.download_button(
+        links.download_button(
             t("lesson.handout"),
             data=deferred_handout(ls),
             file_name="attention-lesson.html",

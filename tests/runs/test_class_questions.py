@@ -7,7 +7,8 @@ import functools
 import pytest
 
 from runs import lesson
-from runs.class_questions import NUMBER_MAX, ClassQuestion, class_question, range_choices, token_choices
+from runs.class_questions import NUMBER_MAX, ClassQuestion, range_choices, token_choices
+from runs.lesson import class_question
 from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import run_text
 from transformer.registry import DEFAULT_MODEL

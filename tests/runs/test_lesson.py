@@ -53,11 +53,16 @@ def test_step_number_is_range_checked(raw, expected):
     assert lesson.step_number(raw) == expected
 
 
-def test_every_step_has_its_numbers_words_and_class_question_under_one_name():
-    from runs.class_questions import QUESTIONS
-    from ui.pages.lesson.steps import BUILDERS
+def test_every_step_is_one_record_of_numbers_words_and_class_question():
+    """The registry's record is the step: its words are found from it (no list beside it to keep in step)."""
+    import importlib
 
-    assert tuple(step.name for step in lesson.LESSON) == tuple(BUILDERS) == tuple(QUESTIONS) == lesson.STEPS
+    words = importlib.import_module(lesson.WORDS_MODULE)
+    assert tuple(step.name for step in lesson.LESSON) == lesson.STEPS and len(set(lesson.STEPS)) == len(lesson.STEPS)
+    for n, step in enumerate(lesson.LESSON, start=1):
+        assert lesson.lesson_step(step.name) is step and step.number == n
+        assert callable(step.numbers) and callable(step.question), step.name
+        assert callable(getattr(words, step.words, None)), (step.name, step.words)
 
 
 def test_steps_are_the_issue_order():

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from runs.class_questions import ClassQuestion, class_question
+from runs.class_questions import ClassQuestion
 from runs.classroom_store import (
     CLASS_PARAM,
     DEFAULT_CAP,
@@ -53,7 +53,7 @@ from runs.classroom_store import (
     normalize_code,
     question_id,
 )
-from runs.lesson import STEPS
+from runs.lesson import STEPS, class_question
 from runs.model_ref import ModelRef, shipped_models
 from runs.rate_limit import RateLimiter
 from transformer.registry import RANDOM

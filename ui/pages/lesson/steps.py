@@ -8,6 +8,7 @@ this file only puts them into words (the UI language) and figures (`viz/` builde
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -15,7 +16,8 @@ import plotly.graph_objects as go
 
 from hook_names import ordinal
 from runs import lesson
-from runs.lesson_numbers import StepNumbers, TaskNumbers
+from runs.heads import axes_of
+from runs.lesson_numbers import HeadChoice, StepNumbers, TaskNumbers
 from runs.model_kind import ModelKind, model_kind
 from transformer.checkpoint import ModelBundle
 from ui.caches import get_bundle, get_lesson_step, get_trace
@@ -40,14 +42,15 @@ from viz.layernorm_figures import site_detail_figure
 from viz.lesson_figures import head_count_figure, parameter_figure, probability_figure
 from viz.mask_figures import binary_heatmap
 from viz.positional import pe_curves
-from viz.scaling import variance_figure
+from viz.scaling import D_K_OPTIONS, variance_figure
 from viz.step_figures import scores_figure
 from viz.tokens import TokenAxis, visible_token
 from viz.trace import TraceData
 
 FIRST = str(ordinal(0))  # "1": the first layer or head in a link, as the pages count them
-FIGURE_HEIGHT = 440  # px: a step's figure fits beside its text in a 1280 × 720 window
+FIGURE_HEIGHT = 420  # px: a step's figure, under the title and the sentence bar, fits a 1280 × 720 window
 FIGURE_WIDTH = 640  # px: the figure column (3 of 5) of a 1280 px window
+AXIS_STANDOFF = 12  # px between an axis title and its tick labels
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,14 @@ def code(text: object) -> str:
     return md_literal(text or "∅", code=True)
 
 
+OUTPUT_CHARS = 32  # an output the answer quotes is cut here: a 64-character induction loop filled the projector twice
+
+
+def clip_output(text: str, limit: int = OUTPUT_CHARS) -> str:
+    """`text`, or its first `limit` characters and "…" (the figure and the lab page show the whole)."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def num(value: float, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
@@ -124,12 +135,15 @@ def card_summary(bundle: ModelBundle) -> str:
 
 
 def fit(fig: go.Figure, height: int = FIGURE_HEIGHT) -> go.Figure:
-    """The figure at the lesson's height, filling the column's width (viz builders size for the lab pages)."""
+    """The figure at the lesson's height, filling the column's width (viz builders size for the lab pages); each axis
+    title set off from its tick labels, margins grown to hold both (rotated token labels ran under "key")."""
     fig.update_layout(height=height, width=None)
+    fig.update_xaxes(automargin=True, title_standoff=AXIS_STANDOFF)
+    fig.update_yaxes(automargin=True, title_standoff=AXIS_STANDOFF)
     return fig
 
 
-def _task(ls: Lesson) -> StepContent:
+def task_words(ls: Lesson) -> StepContent:
     kind, numbers = ls.kind, ls.numbers("task")
     text = t(f"lesson.task_text_{arch_key(kind)}")
     if not kind.trained:
@@ -172,7 +186,7 @@ def _task(ls: Lesson) -> StepContent:
         )
         reply += " " + t("lesson.task_figure_head", layer=ordinal(head.layer), head=ordinal(head.head))
     else:  # said with the answer: before Reveal it would give the verdict away
-        reply += " " + t(no_figure_key(kind), step=lesson.STEPS.index("cross") + 1)
+        reply += " " + t(no_figure_key(kind, numbers.correct), step=lesson.lesson_step("cross").number)
     return StepContent(
         "task",
         t("lesson.task_title"),
@@ -185,12 +199,15 @@ def _task(ls: Lesson) -> StepContent:
     )
 
 
-def no_figure_key(kind: ModelKind) -> str:
-    """Why step 1 draws no alignment: untrained, a real sentence pair (no word alignment comes with it), or an input
-    outside the task's rules."""
+def no_figure_key(kind: ModelKind, correct: bool | None) -> str:
+    """Why step 1 draws no alignment: untrained, a real sentence pair (no word alignment comes with it), a right
+    output whose task defines no token-by-token alignment (an induction sequence), or an output the task's rules
+    give no alignment for (wrong, or an input outside them)."""
     if not kind.trained:
         return "lesson.task_no_figure_untrained"
-    return "lesson.task_no_figure_corpus" if kind.corpus else "lesson.task_no_figure"
+    if kind.corpus:
+        return "lesson.task_no_figure_corpus"
+    return "lesson.task_no_figure_unaligned" if correct else "lesson.task_no_figure"
 
 
 def _corpus_reply(numbers: TaskNumbers, output: str) -> str:
@@ -210,7 +227,7 @@ def _corpus_reply(numbers: TaskNumbers, output: str) -> str:
     )
 
 
-def _why_attention(ls: Lesson) -> StepContent:
+def why_attention_words(ls: Lesson) -> StepContent:
     numbers = ls.numbers("why_attention")
     tokens = numbers.tokens
     fig = matrix_figure(
@@ -235,7 +252,7 @@ def _why_attention(ls: Lesson) -> StepContent:
     )
 
 
-def _embeddings(ls: Lesson) -> StepContent:
+def embeddings_words(ls: Lesson) -> StepContent:
     if (modern := modern_step(ls, "embeddings", StepContent)) is not None:  # this model's own part (Llama / Qwen)
         return modern
     from viz.embedding_scale import norms_figure  # one figure module per step keeps the page's imports short
@@ -255,7 +272,9 @@ def _embeddings(ls: Lesson) -> StepContent:
             pe=num(numbers.pe),
             sqrt_d=num(numbers.sqrt_d),
             d_model=d,
-        ),
+        )
+        + " "
+        + t(f"lesson.embeddings_balance_{numbers.balance}", ratio=num(numbers.ratio, 1)),
         t("lesson.embeddings_notes"),
         fig,
         lab_page="positional",
@@ -269,7 +288,7 @@ def positions_named(positions: tuple[int, ...]) -> str:
     return t("lesson.position_tie", ps=", ".join(str(p) for p in positions))
 
 
-def _positional(ls: Lesson) -> StepContent:
+def positional_words(ls: Lesson) -> StepContent:
     if (modern := modern_step(ls, "positional", StepContent)) is not None:  # this model's own part (Llama / Qwen)
         return modern
     numbers = ls.numbers("positional")
@@ -297,7 +316,7 @@ def _positional(ls: Lesson) -> StepContent:
     )
 
 
-def _attention(ls: Lesson) -> StepContent:
+def attention_words(ls: Lesson) -> StepContent:
     numbers = ls.numbers("attention")
     fig = scores_figure(
         numbers.view,
@@ -330,11 +349,17 @@ def _attention(ls: Lesson) -> StepContent:
         t("lesson.attention_notes"),
         fig,
         lab_page="step_by_step",
-        lab_params={"kind": kind, "layer": FIRST, "head": FIRST, "query": str(numbers.query_index)},
+        # the page's query picker holds its option's label in the URL ("3: 我 → 今天"), as `option_label` writes it
+        lab_params={
+            "kind": kind,
+            "layer": FIRST,
+            "head": FIRST,
+            "query": axes_of(ls.trace, kind)[0].option_label(numbers.query_index),
+        },
     )
 
 
-def _scaling(ls: Lesson) -> StepContent:
+def scaling_words(ls: Lesson) -> StepContent:
     numbers = ls.numbers("scaling")
     demo = numbers.demo
     fig = variance_figure(demo, scaling_text())
@@ -354,12 +379,12 @@ def _scaling(ls: Lesson) -> StepContent:
         fig,
         figure_hidden=False,
         lab_page="step_by_step",
-        lab_params={"dk": str(numbers.d_k)},
+        lab_params={"dk": str(numbers.d_k)} if numbers.d_k in D_K_OPTIONS else {},  # the page's slider: powers of 2
         answer_label=t("lesson.answer_simulated"),
     )
 
 
-def _heads(ls: Lesson) -> StepContent:
+def heads_words(ls: Lesson) -> StepContent:
     numbers = ls.numbers("heads")
     choice = numbers.choice
     query_axis, key_axis = numbers.axes
@@ -372,17 +397,26 @@ def _heads(ls: Lesson) -> StepContent:
     )
     changed = "changed" if numbers.before != numbers.after else "same"
     kind_name = t(f"lesson.kind_{choice.kind}")
-    question = "lesson.heads_question" if numbers.from_table else "lesson.heads_question_sharpest"
+    question = "lesson.heads_question_sharpest"
+    if numbers.from_table:
+        question = "lesson.heads_question_tie" if numbers.tied else "lesson.heads_question"
     return StepContent(
         "heads",
         t("lesson.heads_title"),
         t("lesson.heads_text"),
-        t(question, kind=kind_name, layer=ordinal(choice.layer), head=ordinal(choice.head)),
+        t(
+            question,
+            kind=kind_name,
+            layer=ordinal(choice.layer),
+            head=ordinal(choice.head),
+            share=f"{numbers.share or 0:.0%}",
+            others=heads_named(numbers.tied),
+        ),
         t(
             f"lesson.heads_answer_{changed}",
             changed=numbers.changed,
-            before=code(numbers.before),
-            after=code(numbers.after),
+            before=code(clip_output(numbers.before)),
+            after=code(clip_output(numbers.after)),
         ),
         t("lesson.heads_notes"),
         fig,
@@ -392,12 +426,19 @@ def _heads(ls: Lesson) -> StepContent:
     )
 
 
+def heads_named(heads: tuple[HeadChoice, ...]) -> str:
+    """Heads as the class counts them, in the UI language: "cross-attention, layer 3, head 3; …"."""
+    return t("lesson.list_sep").join(
+        t("lesson.head_named", kind=t(f"lesson.kind_{h.kind}"), layer=ordinal(h.layer), head=ordinal(h.head)) for h in heads
+    )
+
+
 def small(value: float) -> str:
     """A number to 3 decimals, or as 1e-05 where that would print 0.000 (the mean LayerNorm leaves)."""
     return num(value, 3) if abs(value) >= 1e-3 else f"{value:.0e}"
 
 
-def _layernorm(ls: Lesson) -> StepContent:
+def layernorm_words(ls: Lesson) -> StepContent:
     if (modern := modern_step(ls, "layernorm", StepContent)) is not None:  # this model's own part (Llama / Qwen)
         return modern
     numbers = ls.numbers("layernorm")
@@ -429,7 +470,7 @@ def _layernorm(ls: Lesson) -> StepContent:
     )
 
 
-def _feed_forward(ls: Lesson) -> StepContent:
+def feed_forward_words(ls: Lesson) -> StepContent:
     if (modern := modern_step(ls, "feed_forward", StepContent)) is not None:  # this model's own part (Llama / Qwen)
         return modern
     shapes = ls.numbers("feed_forward")
@@ -458,7 +499,7 @@ def skipped_step(step: str, text: str, why: str, lab_page: str) -> StepContent:
     return StepContent(step, t(f"lesson.{step}_title"), text, lab_page=lab_page, skipped=why)
 
 
-def _masks(ls: Lesson) -> StepContent:
+def masks_words(ls: Lesson) -> StepContent:
     if not ls.kind.has_decoder:
         return skipped_step("masks", t("lesson.masks_text"), t("lesson.skip_masks_encoder_only"), "masks")
     numbers = ls.numbers("masks")
@@ -489,8 +530,8 @@ def _masks(ls: Lesson) -> StepContent:
         t("lesson.masks_question"),
         t(
             f"lesson.masks_answer_{state}",
-            with_=code(numbers.with_mask),
-            without=code(numbers.without_mask),
+            with_=code(clip_output(numbers.with_mask)),
+            without=code(clip_output(numbers.without_mask)),
             rows=numbers.rows,
             n_rows=numbers.n_rows,
             looking=numbers.looking,
@@ -498,12 +539,19 @@ def _masks(ls: Lesson) -> StepContent:
         t("lesson.masks_notes"),
         fig,
         figure_hidden=False,
+        extra=t("lesson.masks_clipped", shown=numbers.shown, n=numbers.positions) if numbers.shown < numbers.positions else "",
         lab_page="masks",
-        lab_params={"kind": "decoder", "layer": FIRST, "head": FIRST},
+        lab_params={"kind": "decoder", "layer": FIRST, "head": FIRST, "row": masks_row(ls.text)},
     )
 
 
-def _cross(ls: Lesson) -> StepContent:
+def masks_row(text: str) -> str:
+    """The Masks page's row picker on the class's sentence (the batch's first line), as its URL holds it: the option's
+    label, "1: <sentence>" (a plain number is not one of its options, and the page would open on its shortest line)."""
+    return f"1: {text}"
+
+
+def cross_words(ls: Lesson) -> StepContent:
     kind = ls.kind
     numbers = ls.numbers("cross")
     if numbers is None:
@@ -548,7 +596,7 @@ def probability(p: float) -> str:
     return num(p) if p >= 0.01 else f"{p:.5f}"
 
 
-def _architecture(ls: Lesson) -> StepContent:
+def architecture_words(ls: Lesson) -> StepContent:
     kind, config = ls.kind, ls.bundle.config
     if not kind.has_decoder:
         text, why = t("lesson.architecture_text_encoder_only"), t("lesson.skip_architecture_encoder_only")
@@ -565,8 +613,10 @@ def _architecture(ls: Lesson) -> StepContent:
         reply += " " + t("lesson.architecture_unknown_smoothing")
     elif eps == 0:
         reply += " " + t("lesson.architecture_no_smoothing")
-    else:
-        reply += " " + t("lesson.architecture_smoothing", eps=f"{eps:g}", cap=num(1 - eps))
+    elif numbers.versus_cap is not None:  # worded from the average shown beside it: near the target, below or above it
+        where = numbers.versus_cap
+        mean = probability(numbers.mean)
+        reply += " " + t(f"lesson.architecture_smoothing_{where}", eps=f"{eps:g}", cap=num(1 - eps), mean=mean)
     return StepContent(
         "architecture",
         t("lesson.architecture_title"),
@@ -579,7 +629,7 @@ def _architecture(ls: Lesson) -> StepContent:
     )
 
 
-def _recap(ls: Lesson) -> StepContent:
+def recap_words(ls: Lesson) -> StepContent:
     numbers = ls.numbers("recap")
     rows = [
         t("lesson.head_row", kind=t(f"lesson.kind_{kind}"), layer=ordinal(layer))
@@ -609,27 +659,22 @@ def _recap(ls: Lesson) -> StepContent:
     )
 
 
-# Each step's words and figure, keyed by the names of `runs.lesson.LESSON` (tests/runs/test_lesson.py checks they agree).
-BUILDERS: dict[str, Callable[[Lesson], StepContent]] = {
-    "task": _task,
-    "why_attention": _why_attention,
-    "embeddings": _embeddings,
-    "positional": _positional,
-    "attention": _attention,
-    "scaling": _scaling,
-    "heads": _heads,
-    "layernorm": _layernorm,
-    "feed_forward": _feed_forward,
-    "masks": _masks,
-    "cross": _cross,
-    "architecture": _architecture,
-    "recap": _recap,
-}
-
-
 def build_step(step: str, ls: Lesson) -> StepContent:
-    """The content of step `step` (a name in `runs.lesson.STEPS`) on the lesson's sentence."""
-    content = BUILDERS[step](ls)
+    """The content of step `step` (a name in `runs.lesson.STEPS`) on the lesson's sentence: the words function its
+    registry record names (`runs.lesson.LessonStep.words`, a function of this module)."""
+    words: Callable[[Lesson], StepContent] = globals()[lesson.lesson_step(step).words]
+    content = words(ls)
+    content = replace(content, answer=tidy(content.answer), question=tidy(content.question))
     if content.figure is not None:
         fit(content.figure)
     return content
+
+
+# A code span (the model's output) that ends its own sentence, then the catalog's full stop after the placeholder:
+# "`她。`." reads as double punctuation, so the catalog's mark goes.
+_DOUBLE_STOP = re.compile(r"([.!?。！？…] ?`+)[.。]")
+
+
+def tidy(text: str | None) -> str | None:
+    """`text` without a full stop doubled after an output that already ends a sentence ("`她。`." → "`她。`")."""
+    return None if text is None else _DOUBLE_STOP.sub(r"\1", text)
