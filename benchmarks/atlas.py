@@ -26,7 +26,7 @@ from runs.qk_map import qk_map
 from transformer.decoding import trace_text
 from transformer.probes.atlas import ATLAS_JSON, HELDOUT, build_atlas, heldout_sentences, load_atlas, pattern_hooks
 from transformer.registry import MODELS_DIR, load_model
-from viz.atlas_figures import MapWords, qk_figure
+from viz.atlas_figures import MapText, qk_figure
 
 MODELS = (
     "induction",
@@ -38,7 +38,7 @@ MODELS = (
     "translate-en-zh",
     "translate-zh-en",
 )
-WORDS = MapWords("queries", "keys", "yours", "PCA 1", "PCA 2", "sentence")
+WORDS = MapText("queries", "keys", "yours", "PCA 1", "PCA 2", "sentence")
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 
 

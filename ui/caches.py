@@ -32,12 +32,16 @@ first), so one budget bounds them all.
 The `get_<page>` functions without a decorator (`get_heads_page`, `get_step_run`, `get_masks_batch`, …) are
 cheap past the cached runs they read, so they are not cached themselves.
 
-Four caches stay beside the code they serve, because they hold what that code draws in one language, or a
-connection, not numbers from `runs/`: the heads page's figures (`ui.pages.heads.detectors._scores_figure`,
-`ui.pages.heads.importance._stored_figure`: model key, kind and the figure's words; 64 entries each), a lesson
-step's words and figure (`ui.pages.lesson.shared_steps._shared_step`: model key, text, step, language; every
-step in both languages for 16 model-and-sentence pairs) and the class store's connection
-(`ui.pages.lesson.class_mode._store`: its folder). `tests/ui/test_caches.py` holds this list to the code.
+Some caches stay beside the code they serve, because they hold what that code draws in one language, a
+connection or a process-wide counter, not numbers from `runs/`: the heads page's figures
+(`ui.pages.heads.detectors._scores_figure`, `ui.pages.heads.importance._stored_figure`: model key, kind and the
+figure's words; 64 entries each), a lesson step's words and figure (`ui.pages.lesson.shared_steps._shared_step`:
+model key, text, step, language; every step in both languages for 16 model-and-sentence pairs), the class store's
+connection (`ui.pages.lesson.class_mode._store`: its folder) and the process's limit on joins and code guesses
+(`ui.pages.lesson.class_mode._join_limiter`: its two settings; it bounds the addresses it counts itself). The
+corpus pages keep theirs in `ui.atlas_data`: a shipped model's stored atlas (`ui.atlas_data.get_stored_atlas`: model key, 16
+entries, a file read once) and the map of queries and keys (`ui.atlas_data.get_qk_map`: model key, sentences, head and the user's
+sentence; 16 entries). `tests/ui/test_caches.py` holds this list to the code.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from transformer.checkpoint import ModelBundle
 from ui.charts import show_figure
 from ui.i18n import t
 from ui.prose import prose
-from viz.rotary import frequency_figure, moved_scores_figure
+from viz.rotary import FrequencyText, MovedText, frequency_figure, moved_scores_figure
 
 ROPE = (
     r"\begin{pmatrix} q'_i \\ q'_{i + d_k/2} \end{pmatrix} = "
@@ -38,20 +38,21 @@ def rotary_section(bundle: ModelBundle, text: str | None) -> None:
     prose(t("modern.rope_text", theta=f"{c.rope_theta:,.0f}", d_k=c.d_k, pairs=c.d_k // 2))
     st.latex(ROPE)
     freqs = rope_frequencies(bundle)
-    show_figure(frequency_figure(freqs, c.rope_theta, t("modern.rope_pair"), t("modern.rope_rate")), "rope_frequencies")
+    axes = FrequencyText(t("modern.rope_pair"), t("modern.rope_rate"))
+    show_figure(frequency_figure(freqs, c.rope_theta, axes), "rope_frequencies")
     st.caption(t("modern.rope_freq_caption", fast=f"{freqs[0]:.3g}", slow=f"{freqs[-1]:.2e}", pairs=len(freqs)))
     view = rotary(bundle, text) if text else None
     if view is None:
         st.info(t("modern.rope_needs_text"))
         return
-    labels = {
-        "moved": t("modern.rope_moved"),
-        "distance": t("modern.rope_other_distances"),
-        "shift_axis": t("modern.rope_shift_axis"),
-        "distance_axis": t("modern.rope_distance_axis"),
-        "score": t("modern.rope_score"),
-    }
-    show_figure(moved_scores_figure(view.shifts, view.moved_scores, view.distances, view.distance_scores, labels), "rope_moved")
+    words = MovedText(
+        moved=t("modern.rope_moved"),
+        distance=t("modern.rope_other_distances"),
+        shift_axis=t("modern.rope_shift_axis"),
+        distance_axis=t("modern.rope_distance_axis"),
+        score=t("modern.rope_score"),
+    )
+    show_figure(moved_scores_figure(view.shifts, view.moved_scores, view.distances, view.distance_scores, words), "rope_moved")
     prose(
         t(
             "modern.rope_live",

@@ -8,22 +8,22 @@ import streamlit as st
 from runs.qk_map import QKMap
 from ui.charts import show_figure
 from ui.i18n import t
-from viz.atlas_figures import MapWords, qk_figure
+from viz.atlas_figures import MapText, qk_figure
 
 
 def _share(x: float) -> str:
     return f"{100 * x:.0f} %"
 
 
-def map_words() -> MapWords:
-    return MapWords(t("atlas.map_queries"), t("atlas.map_keys"), t("atlas.map_user"), "", "", t("atlas.map_sentence"))
+def map_words() -> MapText:
+    return MapText(t("atlas.map_queries"), t("atlas.map_keys"), t("atlas.map_user"), "", "", t("atlas.map_sentence"))
 
 
 def draw_map(qk: QKMap, name: str, key: str) -> object:
     """The map's caption and figure; returns the chart's event (a selection names a sentence)."""
     words = map_words()
     x, y = qk.projection.explained
-    words = MapWords(
+    words = MapText(
         words.queries,
         words.keys,
         words.user,

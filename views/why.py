@@ -20,7 +20,7 @@ from ui.pages.why.labels import component_labels, head_label, lens_labels, modul
 from ui.pages.why.sweep import patching
 from ui.prose import prose
 from viz.tokens import visible_token
-from viz.why_figures import dla_figure, heads_figure, lens_figure, residual_figure
+from viz.why_figures import AttributionText, LensText, PatchText, dla_figure, heads_figure, lens_figure, residual_figure
 
 
 def refusal(err: ValueError) -> None:
@@ -123,8 +123,7 @@ if pair is not None:
         [module_short(m) for m in pair.modules],
         [str(ordinal(h)) for h in range(pair.heads.shape[1])],
         (best_module, head),
-        title=t("why.heads_title"),
-        x_title=t("why.head_axis"),
+        PatchText(t("why.heads_title"), t("why.head_axis")),
     )
     show_figure(heads_fig, "why_heads")
     row, pos, value = pair.best_point()
@@ -136,7 +135,7 @@ if pair is not None:
         residual_labels(pair.residual.shape[0]),
         [visible_token(s) for s in pair.stream_tokens],
         (row, pos),
-        title=t("why.residual_title"),
+        PatchText(t("why.residual_title")),
     )
     show_figure(resid_fig, "why_residual")
     position = pair.position
@@ -164,8 +163,7 @@ lens_fig = lens_figure(
     [read_labels[i] for i in keep],
     lens.p_token[keep],
     [visible_token(lens.top_tokens[i][0]) for i in keep],
-    y_title=t("why.lens_y", token=visible_token(lens.token)),
-    title=t("why.lens_title"),
+    LensText(title=t("why.lens_title"), y_title=t("why.lens_y", token=visible_token(lens.token))),
 )
 show_figure(lens_fig, "why_lens")
 st.caption(t("why.lens_last", token=visible_token(lens.token), p=f"{lens.p_token[-1]:.3f}"))
@@ -182,9 +180,11 @@ else:
     dla_fig = dla_figure(
         names,
         shares.shares,
-        rest_label=t("why.dla_rest", n=max(0, len(names) - 12)),
-        title=t("why.dla_title", token=visible_token(shares.token)),
-        x_title=t("why.dla_x"),
+        AttributionText(
+            title=t("why.dla_title", token=visible_token(shares.token)),
+            x_title=t("why.dla_x"),
+            rest=t("why.dla_rest", n=max(0, len(names) - 12)),
+        ),
     )
     show_figure(dla_fig, "why_dla")
     st.caption(t("why.dla_sum", total=f"{shares.total:.4f}", logit=f"{shares.logit:.4f}"))

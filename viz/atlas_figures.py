@@ -27,7 +27,14 @@ def _pairs(query_tokens: Sequence[str], key_tokens: Sequence[str], shape: tuple[
     return [[[q, k] for k in ks] for q in qs]
 
 
-def thumbnail(pattern: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str], title: str = "") -> go.Figure:
+@dataclass(frozen=True)
+class MultipleText:
+    """A small pattern's words (`thumbnail`, `small_multiple`): the hover's name for an attention weight."""
+
+    weight: str
+
+
+def thumbnail(pattern: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str], words: MultipleText) -> go.Figure:
     """One head's weights (Tq, Tk) on one sentence, drawn small (hover names the query and key tokens)."""
     weights = np.asarray(pattern, dtype=float)
     fig = go.Figure(
@@ -36,7 +43,7 @@ def thumbnail(pattern: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequ
             x=list(range(weights.shape[1])),
             y=list(range(weights.shape[0])),
             customdata=_pairs(query_tokens, key_tokens, weights.shape),
-            hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.2f}<extra></extra>",
+            hovertemplate=f"%{{customdata[0]}} → %{{customdata[1]}}<br>{html.escape(words.weight)} %{{z:.2f}}<extra></extra>",
             colorscale=ATTENTION_SCALE,
             zmin=0,
             zmax=1,
@@ -44,8 +51,7 @@ def thumbnail(pattern: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequ
         )
     )
     fig.update_layout(
-        **base_layout(height=THUMB_PX, margin=dict(l=4, r=4, t=28 if title else 4, b=4)),
-        title=dict(text=html.escape(title), font=dict(size=13)) if title else None,
+        **base_layout(height=THUMB_PX, margin=dict(l=4, r=4, t=4, b=4)),
     )
     fig.update_xaxes(showticklabels=False, ticks="", showgrid=False, zeroline=False)
     fig.update_yaxes(showticklabels=False, ticks="", showgrid=False, zeroline=False, autorange="reversed", scaleanchor="x")
@@ -57,8 +63,10 @@ def small_multiple(
     query_tokens: Sequence[Sequence[str]],
     key_tokens: Sequence[Sequence[str]],
     titles: Sequence[str],
+    words: MultipleText,
 ) -> go.Figure:
-    """One head over many sentences: a grid of its patterns, one per sentence (up to 4 a row)."""
+    """One head over many sentences: a grid of its patterns, one per sentence (up to 4 a row); `titles` are the
+    sentences themselves (escaped here), `words` the figure's own."""
     n = len(patterns)
     if n == 0:
         raise ValueError("a small multiple needs at least one pattern")
@@ -73,7 +81,7 @@ def small_multiple(
             go.Heatmap(
                 z=weights,
                 customdata=_pairs(qs, ks, weights.shape),
-                hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.2f}<extra></extra>",
+                hovertemplate=f"%{{customdata[0]}} → %{{customdata[1]}}<br>{html.escape(words.weight)} %{{z:.2f}}<extra></extra>",
                 colorscale=ATTENTION_SCALE,
                 zmin=0,
                 zmax=1,
@@ -90,7 +98,7 @@ def small_multiple(
 
 
 @dataclass(frozen=True)
-class MapWords:
+class MapText:
     """The map's words in the reader's language."""
 
     queries: str
@@ -108,7 +116,7 @@ def qk_figure(
     sentence: np.ndarray,
     user: np.ndarray,
     texts: Sequence[str],
-    words: MapWords,
+    words: MapText,
     *,
     height: int = 560,
 ) -> go.Figure:

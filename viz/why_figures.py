@@ -7,6 +7,7 @@ Plain NumPy in, Plotly out: every word on a figure comes in translated from the 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -17,7 +18,32 @@ ROW_HEIGHT = 34  # px per heat-map row: a token label stays readable from the ba
 DLA_BARS = 12  # the components shown: the largest shares by size; the rest are summed in one bar
 
 
-def lens_figure(labels: Sequence[str], p_token: np.ndarray, top1: Sequence[str], *, y_title: str, title: str) -> go.Figure:
+@dataclass(frozen=True)
+class LensText:
+    """The lens chart's title and its y axis (the probability of the token finally written)."""
+
+    title: str
+    y_title: str
+
+
+@dataclass(frozen=True)
+class PatchText:
+    """A patching heat map's title and (heads only) its x axis."""
+
+    title: str
+    x_title: str = ""
+
+
+@dataclass(frozen=True)
+class AttributionText:
+    """The attribution bars' title, x axis and the name of the bar that sums the smaller shares."""
+
+    title: str
+    x_title: str
+    rest: str
+
+
+def lens_figure(labels: Sequence[str], p_token: np.ndarray, top1: Sequence[str], words: LensText) -> go.Figure:
     """p(the token finally written) after each read; each marker's text is the read's most probable token."""
     fig = go.Figure(
         go.Scatter(
@@ -32,8 +58,8 @@ def lens_figure(labels: Sequence[str], p_token: np.ndarray, top1: Sequence[str],
         )
     )
     fig.update_layout(
-        **base_layout(title=title, height=380, margin={"l": 60, "r": 20, "t": 60, "b": 110}),
-        yaxis={"title": y_title, "range": [-0.05, 1.12]},
+        **base_layout(title=words.title, height=380, margin={"l": 60, "r": 20, "t": 60, "b": 110}),
+        yaxis={"title": words.y_title, "range": [-0.05, 1.12]},
         xaxis={"tickvals": list(range(len(labels))), "ticktext": list(labels), "tickangle": -35},
     )
     return fig
@@ -79,10 +105,10 @@ def _heatmap(
 
 
 def residual_figure(
-    residual: np.ndarray, row_labels: Sequence[str], tokens: Sequence[str], best: tuple[int, int] | None, *, title: str
+    residual: np.ndarray, row_labels: Sequence[str], tokens: Sequence[str], best: tuple[int, int] | None, words: PatchText
 ) -> go.Figure:
     """Restored fraction of each (residual point, position); `best` (row, position) outlined."""
-    return _heatmap(residual, tokens, row_labels, best, title, "%{customdata}<br>%{z:.3f}<extra></extra>")
+    return _heatmap(residual, tokens, row_labels, best, words.title, "%{customdata}<br>%{z:.3f}<extra></extra>")
 
 
 def heads_figure(
@@ -90,15 +116,14 @@ def heads_figure(
     module_labels: Sequence[str],
     head_labels: Sequence[str],
     best: tuple[int, int] | None,
-    *,
-    title: str,
-    x_title: str = "",
+    words: PatchText,
 ) -> go.Figure:
     """Restored fraction of each head's output (rows: attention modules); `best` (module, head) outlined."""
-    return _heatmap(heads, head_labels, module_labels, best, title, "%{customdata}<br>%{z:.3f}<extra></extra>", x_title=x_title)
+    hover = "%{customdata}<br>%{z:.3f}<extra></extra>"
+    return _heatmap(heads, head_labels, module_labels, best, words.title, hover, x_title=words.x_title)
 
 
-def dla_figure(names: Sequence[str], shares: np.ndarray, *, rest_label: str, title: str, x_title: str) -> go.Figure:
+def dla_figure(names: Sequence[str], shares: np.ndarray, words: AttributionText) -> go.Figure:
     """The largest direct shares as horizontal bars (positive red, negative blue), the others summed in one bar."""
     shares = np.asarray(shares, dtype=float)
     order = np.argsort(-np.abs(shares))
@@ -106,17 +131,17 @@ def dla_figure(names: Sequence[str], shares: np.ndarray, *, rest_label: str, tit
     labels = [names[i] for i in shown]
     values = [float(shares[i]) for i in shown]
     if len(order) > DLA_BARS:
-        labels.append(rest_label)
+        labels.append(words.rest)
         values.append(float(shares[order[DLA_BARS:]].sum()))
     colors = ["#b2182b" if v >= 0 else "#2166ac" for v in values]
     bars = go.Bar(x=values, y=labels, orientation="h", marker={"color": colors}, text=[f"{v:+.2f}" for v in values])
     fig = go.Figure(bars.update(textposition="outside", cliponaxis=False))
     fig.update_layout(
-        **base_layout(title=title, height=max(260, 90 + 28 * len(labels)), margin={"l": 10, "r": 50, "t": 60, "b": 50}),
+        **base_layout(title=words.title, height=max(260, 90 + 28 * len(labels)), margin={"l": 10, "r": 50, "t": 60, "b": 50}),
         yaxis={"autorange": "reversed", "automargin": True},
-        xaxis={"title": x_title},
+        xaxis={"title": words.x_title},
     )
     return fig
 
 
-__all__ = ["dla_figure", "heads_figure", "lens_figure", "residual_figure"]
+__all__ = ["AttributionText", "LensText", "PatchText", "dla_figure", "heads_figure", "lens_figure", "residual_figure"]

@@ -58,6 +58,18 @@ CODE_NAMES = {
     "GPT",  # the model family (a name, like Transformer)
     "BERT",  # pretrained families the app converts (transformer/hf/)
     "Marian",
+    "Llama",  # today's decoder-only families (transformer/hf/llama.py)
+    "Qwen",
+    "RMSNorm",  # their parts, named as in their papers and configs
+    "SwiGLU",
+    "SiLU",
+    "GELU",
+    "RoPE",
+    "rope_theta",
+    "logit",  # the output layer's score before softmax: the field's word in Chinese texts too
+    "Logit",
+    "PCA",  # the projection the query/key map names
+    "MASK",  # BERT's [MASK] token
     "BLEU",  # the translation metric the paper reports
     "NumPy",
     "PyTorch",
@@ -67,6 +79,8 @@ CODE_NAMES = {
     "PNG",
     "SVG",
     "CSV",
+    "csv",
+    "README",
     "JSON",
     "npz",
     "ASCII",
@@ -78,6 +92,11 @@ CODE_NAMES = {
     "sacrebleu",  # the tool that measures them
     "Tatoeba",
     "HSK",
+    "CC",  # licences: CC BY 2.0 FR, CC BY-SA 4.0
+    "BY",
+    "SA",
+    "FR",
+    "English",  # the language switch's own label, shown as it reads
     # proper names (authors of a cited method)
     "Abnar",
     "Zuidema",

@@ -15,7 +15,7 @@ from ui.i18n import current_language, labels_of, t
 from ui.inputs import TEXT_KEY
 from ui.labels import keep_valid
 from ui.safe import md_literal
-from viz.atlas_figures import thumbnail
+from viz.atlas_figures import MultipleText, thumbnail
 
 GO_KEY = "atlas_go"  # session state: the heads page's URL parameters to open on the next run
 SCORE_KEY = "atlas_score"  # the score whose top sentences are shown (URL: ?atlas_score=previous_token)
@@ -85,7 +85,8 @@ def _top_sentences(model_key: str, top: list[dict], score: str, kind: str, layer
     for i, item in enumerate(top):
         with columns[i % len(columns)]:
             weights, queries, keys = head_pattern(model_key, item["text"], kind, layer, head)
-            show_figure(thumbnail(weights, queries, keys), f"atlas_top_{i + 1}", key=f"atlas_top_{i}", html=False)
+            fig = thumbnail(weights, queries, keys, MultipleText(t("heads.weight")))
+            show_figure(fig, f"atlas_top_{i + 1}", key=f"atlas_top_{i}", html=False)
             st.markdown(md_literal(item["text"]))
             st.caption(t("atlas.top_score", score=score_label(score), value=_number(item["score"])))
             params = heads_query(model_key, item["text"], kind, layer, head, lang)

@@ -20,20 +20,15 @@ from ui.head_picker import kind_name, kind_picker, layer_head_picker
 from ui.i18n import t
 from ui.qk_chart import draw_map
 from ui.safe import md_literal
-from viz.atlas_figures import small_multiple
+from viz.atlas_figures import MultipleText, small_multiple
 
 INPUT_KEY = "class_sentence_input"
 KEYS = ("cs_kind", "cs_layer", "cs_head")  # the teacher's head for the class's sentences (off the URL)
 
 
-@st.cache_resource(show_spinner=False)
-def _sentences(path: str, _store: ClassStore) -> ClassSentences:
-    return ClassSentences(_store)
-
-
 def sentences_of(store: ClassStore) -> ClassSentences:
-    """The class's sentences in `store`'s file (its table created once per file)."""
-    return _sentences(str(store.path), store)
+    """The class's sentences in `store`'s file (their table is the store's own: nothing to make or keep)."""
+    return ClassSentences(store)
 
 
 def _send(store: ClassStore, state: ClassState, student: str) -> None:
@@ -81,7 +76,7 @@ def teacher_view(store: ClassStore, state: ClassState, secret: str) -> None:
     label = t("atlas.head_title", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head))
     st.caption(t("atlas.class_caption", n=len(texts), head=label))
     runs = [head_pattern(state.model, text, kind, layer, head) for text in texts]
-    fig = small_multiple([r[0] for r in runs], [r[1] for r in runs], [r[2] for r in runs], texts)
+    fig = small_multiple([r[0] for r in runs], [r[1] for r in runs], [r[2] for r in runs], texts, MultipleText(t("heads.weight")))
     show_figure(fig, "class_sentences", key="class_sentences_grid", html=False)
     for i, text in enumerate(texts, start=1):
         st.caption(f"{i}. {md_literal(text)}")
