@@ -25,10 +25,10 @@ from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 from runs.heads import head_summary, kind_grid, metric_zmax, rollout_of
 from runs.heads_page import default_metric, heads_page
 from runs.text_run import attention_names
-from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
-from transformer.rows import decoder_row, source_row
-from transformer.tokenizer import SPECIALS
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.rows import decoder_row, source_row
+from transformer.text.tokenizer import SPECIALS
 from viz.head_grid import GridText, grid_geometry
 from viz.head_summary import MetricText, metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure

@@ -6,11 +6,13 @@ from collections.abc import Iterable, Sequence
 
 from hook_names import GENERATOR, attention_hooks, parse
 from runs.model_ref import is_untrained
-from transformer.checkpoint import ModelBundle
-from transformer.checkpoint import attention_kinds as attention_kinds  # the one rule, for views/ (no transformer import there)
-from transformer.decoding import new_token_budget, trace_text
+from transformer.engine.decoding import new_token_budget, trace_text
+from transformer.engine.precision import EXACT, FAST, Precision, large_work, native_bfloat16
 from transformer.interventions import InterventionSpec, build_interventions
-from transformer.precision import EXACT, FAST, Precision, large_work, native_bfloat16
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.checkpoint import (
+    attention_kinds as attention_kinds,  # the one rule, for views/ (no transformer import there)
+)
 from viz.trace import TraceData
 
 
@@ -50,7 +52,7 @@ scores, the weighted sum against z), and those identities hold in float32 only."
 
 def run_precision(bundle: ModelBundle, text: str, names: tuple[str, ...] | None) -> Precision:
     """bfloat16 for a run that records at most attention weights (`FAST_HOOKS`) of a model whose float32 run on
-    this text is long (`transformer.precision.large_work`: parameters × positions), on a CPU that multiplies
+    this text is long (`transformer.engine.precision.large_work`: parameters × positions), on a CPU that multiplies
     bfloat16 natively; float32 otherwise (every shipped model, every short text, every page that checks numbers)."""
     if names is None or not may_run_fast(bundle):
         return EXACT  # checked before tokenizing: most runs stop here

@@ -10,7 +10,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
-from transformer.tokenizer import Tokenizer
+from transformer.text.tokenizer import Tokenizer
 
 MAX_INPUT_CHARS = 20_000  # far beyond any model's max_len; stops a pasted book before tokenizing
 

@@ -16,14 +16,14 @@ import torch
 from torch import Tensor, nn
 
 from transformer.dropout import Dropout
+from transformer.engine.precision import scores_in_float32
+from transformer.engine.workspace import scratch
 from transformer.hooks import HookPoint
-from transformer.precision import scores_in_float32
-from transformer.workspace import scratch
 
 
 def scores_dtype(q: Tensor) -> torch.dtype:
     """The dtype `attention_scores(q, k)` computes in: float32 for lower-precision queries inside bfloat16
-    arithmetic (`transformer.precision.scores_in_float32`), else the queries' own."""
+    arithmetic (`transformer.engine.precision.scores_in_float32`), else the queries' own."""
     return torch.float32 if q.dtype != torch.float32 and scores_in_float32() else q.dtype
 
 
@@ -32,9 +32,9 @@ def attention_scores(q: Tensor, k: Tensor, lent: bool = False) -> Tensor:
 
     Shape: q (..., Tq, d_k), k (..., Tk, d_k) → (..., Tq, Tk).
 
-    Inside `transformer.precision.arithmetic("bfloat16")` the bfloat16 queries and keys are multiplied in float32
+    Inside `transformer.engine.precision.arithmetic("bfloat16")` the bfloat16 queries and keys are multiplied in float32
     (autocast off for this product): a score's rounding would become a factor on its weight after the softmax.
-    `lent`: written into the scratch memory the run lends, where it lends some (`transformer.workspace`); the
+    `lent`: written into the scratch memory the run lends, where it lends some (`transformer.engine.workspace`); the
     caller promises that nothing keeps these scores beyond its layer. The same numbers, bit for bit.
     """
     if scores_dtype(q) != q.dtype:
@@ -93,7 +93,7 @@ def weighted_values(weights: Tensor, v: Tensor, lent: bool = False) -> Tensor:
 
     Inside bfloat16 arithmetic autocast rounds the float32 weights to bfloat16 for this product, into a fresh tensor
     (25 MB for a GPT-2-sized layer at 1,024 tokens, and its first touch costs more than the rounding). `lent`: they
-    are rounded into the run's lent memory instead (`transformer.workspace`), the same numbers, bit for bit.
+    are rounded into the run's lent memory instead (`transformer.engine.workspace`), the same numbers, bit for bit.
     """
     device = weights.device.type
     if lent and torch.is_autocast_enabled(device) and weights.dtype != (low := torch.get_autocast_dtype(device)):
@@ -185,7 +185,7 @@ def attention_by_rows(q: Tensor, k: Tensor, v: Tensor, allowed: Tensor, pattern:
 
 class KeyValueStore(Protocol):
     """Where a decoding step's keys and values come from when earlier steps computed some of them
-    (`transformer.kv_cache`: self-attention appends the new positions' keys, cross-attention
+    (`transformer.engine.kv_cache`: self-attention appends the new positions' keys, cross-attention
     projects the encoder's output once)."""
 
     def keys_values(self, attention: MultiHeadAttention, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
@@ -240,7 +240,7 @@ class MultiHeadAttention(nn.Module):
             query: (B, Tq, d_model); key, value: (B, Tk', d_model).
             allowed: boolean, broadcastable to (B, 1, Tq, Tk).
             past: during incremental decoding, the store that holds the keys and values of positions
-                earlier steps read (`transformer.kv_cache`); it returns Tk >= Tk' keys. None: Tk = Tk'.
+                earlier steps read (`transformer.engine.kv_cache`); it returns Tk >= Tk' keys. None: Tk = Tk'.
         Returns:
             (B, Tq, d_model).
         """
@@ -264,7 +264,7 @@ class MultiHeadAttention(nn.Module):
         dtype = scores_dtype(q)
         # Each step overwrites the last one's tensor where nothing keeps it (see `apply_mask`): the masked scores are
         # the scores themselves only when those were not kept (masked in place). Where none of the three is kept and
-        # no gradient will read them, they are written over the previous layer's (`transformer.workspace`).
+        # no gradient will read them, they are written over the previous layer's (`transformer.engine.workspace`).
         keeps = [hook.may_keep(dtype) for hook in (self.hook_scores, self.hook_masked_scores, self.hook_pattern)]
         lent = not torch.is_grad_enabled() and not any(keeps)
         scores = self.hook_scores(attention_scores(q, k, lent))  # (B, H, Tq, Tk)

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from transformer import record_memory
+from transformer.engine import record_memory
 
 Intervention = Callable[[Tensor], Tensor]
 """Maps the tensor at a hook point to the tensor the model continues with (same shape)."""
@@ -73,7 +73,7 @@ class HookPoint(nn.Module):
     def may_keep(self, dtype: torch.dtype) -> bool:
         """Whether a tensor of `dtype` given to this point may outlive the call: the current context records it as
         it is (not as a `keeping` copy in another dtype) or hands it to an intervention. The model must then not
-        overwrite it in place afterwards, nor write the next layer's numbers over it (`transformer.workspace`)."""
+        overwrite it in place afterwards, nor write the next layer's numbers over it (`transformer.engine.workspace`)."""
         state = _ACTIVE.get()
         return state is not None and state.may_keep(self.name, dtype)
 
@@ -210,7 +210,7 @@ _KEEP_AS: contextvars.ContextVar[torch.dtype | None] = contextvars.ContextVar("a
 def keeping(dtype: torch.dtype | None) -> Iterator[None]:
     """Captures started inside record their floating tensors as `dtype` (None: as computed).
 
-    A bfloat16 run (`transformer.precision`) keeps its weights as float16: they hold about three significant
+    A bfloat16 run (`transformer.engine.precision`) keeps its weights as float16: they hold about three significant
     digits already, float16 holds them in half of float32's bytes (a GPT-2-sized run at 1,024 tokens records
     604 MB of weights in float32), and NumPy can hold float16, where it cannot hold bfloat16."""
     token = _KEEP_AS.set(dtype)
@@ -243,7 +243,7 @@ def capture(
             this call only (see `transformer.interventions`).
         room: hook name → a side S: its (..., Tq, Tk) record is kept as the start of a (..., S, S) tensor
             (`ActivationCache.rooms`), which later rows and keys can fill without copying it
-            (`transformer.recorded_decoding`: a long prompt's patterns, then each step's row).
+            (`transformer.engine.recorded_decoding`: a long prompt's patterns, then each step's row).
     Yields:
         An ActivationCache, filled as the forward pass runs. If the block runs several forward
         passes, the last value at each name wins.

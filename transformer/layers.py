@@ -54,7 +54,7 @@ class EncoderLayer(nn.Module):
 
 @dataclass(frozen=True)
 class LayerKeysValues:
-    """What one decoder layer keeps between incremental decoding steps (`transformer.kv_cache`):
+    """What one decoder layer keeps between incremental decoding steps (`transformer.engine.kv_cache`):
     a store per attention (`cross_attn` is None in a decoder-only model)."""
 
     self_attn: KeyValueStore
@@ -89,7 +89,7 @@ class DecoderLayer(nn.Module):
         """x: (B, Tt, d_model); memory: encoder output (B, Ts, d_model) or None for decoder-only.
 
         `past` (incremental decoding): x holds only the positions not read before, and each attention
-        takes the keys and values of earlier positions from it (`transformer.kv_cache`).
+        takes the keys and values of earlier positions from it (`transformer.engine.kv_cache`).
         """
         self_kv, cross_kv = (None, None) if past is None else (past.self_attn, past.cross_attn)
         x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, tgt_allowed, self_kv))
@@ -129,7 +129,7 @@ class Decoder(nn.Module):
         cross_allowed: Tensor | None = None,
         past: Sequence[LayerKeysValues] | None = None,
     ) -> Tensor:
-        """`past`: one key/value store per layer during incremental decoding (`transformer.kv_cache`)."""
+        """`past`: one key/value store per layer during incremental decoding (`transformer.engine.kv_cache`)."""
         for i, layer in enumerate(self.layers):
             x = layer(x, tgt_allowed, memory, cross_allowed, None if past is None else past[i])
         return self.norm(x) if self.norm is not None else x

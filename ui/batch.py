@@ -11,7 +11,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from runs.reference import model_task
 from runs.sentence_batch import MAX_SENTENCES, MIN_SENTENCES, BatchCheck, check_batch, default_more
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from ui.i18n import t
 from ui.inputs import example_text, text_box
 from ui.url_values import MAX_URL_TEXT_CHARS

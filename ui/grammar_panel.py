@@ -18,10 +18,10 @@ import streamlit as st
 
 from runs.model_ref import is_untrained
 from runs.reference import model_task
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks import GrammarDescription, Task, WordTask, describe_grammar, model_input_description
 from transformer.tasks.reading import CATEGORY_NAMES
-from transformer.tokenizer import SPECIALS, word_pieces
+from transformer.text.tokenizer import SPECIALS, word_pieces
 from ui.i18n import current_language, t
 from ui.safe import md_literal
 

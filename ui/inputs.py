@@ -12,7 +12,7 @@ import streamlit as st
 
 from runs.reference import model_task
 from runs.validation import TextCheck, check_text
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks import length_warning, model_input_description, random_sentence
 from ui.grammar_panel import grammar_panel, reads_line
 from ui.i18n import t

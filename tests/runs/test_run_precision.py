@@ -10,9 +10,9 @@ import pytest
 from hook_names import act_name
 from runs import text_run
 from runs.text_run import attention_names, run_precision, run_text
-from transformer import precision
 from transformer.config import TransformerConfig
-from transformer.registry import DEFAULT_MODEL, list_models, load_model, random_bundle
+from transformer.engine import precision
+from transformer.storage.registry import DEFAULT_MODEL, list_models, load_model, random_bundle
 
 LONG = " ".join(["the cat sat on the mat"] * 8)
 

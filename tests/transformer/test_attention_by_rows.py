@@ -11,11 +11,11 @@ import torch
 import transformer.attention as attention
 from hook_names import act_name
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
+from transformer.engine.precision import arithmetic
+from transformer.engine.workspace import lending
 from transformer.hooks import capture, keeping
-from transformer.precision import arithmetic
-from transformer.registry import random_bundle
-from transformer.workspace import lending
+from transformer.storage.registry import random_bundle
 
 WEIGHTS = 1e-6  # float32 rounding: only the order in which a row's exponentials are summed may differ
 BFLOAT16_OUTPUTS = 2e-2  # the products are bfloat16 either way; a different rounding of one sum moves what follows

@@ -1,4 +1,4 @@
-"""bfloat16 arithmetic for a large model's long input (`transformer.precision`): float32 unless asked, and when
+"""bfloat16 arithmetic for a large model's long input (`transformer.engine.precision`): float32 unless asked, and when
 asked, the products in bfloat16 while the scores, the softmax and the residual stream stay float32, the weights
 within bfloat16's rounding of float32's, every row still summing to 1. And the attention steps that overwrite their
 own tensors (`apply_mask`, `masked_softmax` with `in_place`) give the same bits, and never overwrite one a capture
@@ -15,10 +15,10 @@ import torch
 from hook_names import act_name
 from transformer.attention import apply_mask, masked_softmax
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
+from transformer.engine.precision import arithmetic
 from transformer.hooks import capture
-from transformer.precision import arithmetic
-from transformer.registry import random_bundle
+from transformer.storage.registry import random_bundle
 
 BFLOAT16_WEIGHTS = 2e-2  # 8 significant bits in each product; softmax in float32 (the module's docstring)
 
@@ -170,7 +170,7 @@ def test_float16_weights_widened_through_pytorch_are_numpys_numbers():
     writes, from a read-only strided view, without a warning; the statistics and the rollout are bit-identical."""
     import warnings
 
-    from transformer.precision import widen_into
+    from transformer.engine.precision import widen_into
     from transformer.probes.head_scores import SUMMARY_SCORE_NAMES, head_scores
     from viz.rollout import rollout
 
@@ -195,7 +195,7 @@ def test_float16_weights_widened_through_pytorch_are_numpys_numbers():
 def test_inside_bfloat16_a_decoding_step_of_one_position_multiplies_in_float32(architecture):
     """Casting every weight to bfloat16 for one row's products costs more than they save (`KeyValueCache`): the
     prompt's pass multiplies in bfloat16, each later step in float32, reading the prompt's keys and values."""
-    from transformer.kv_cache import KeyValueCache
+    from transformer.engine.kv_cache import KeyValueCache
 
     bundle = _random(architecture)
     src = torch.tensor([[4, 5, 6, 7, 8, 9, 10, 2]]) if architecture == "encoder-decoder" else None

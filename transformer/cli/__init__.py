@@ -12,8 +12,8 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from transformer.checkpoint import CheckpointError
 from transformer.cli import importance, trace, train
+from transformer.storage.checkpoint import CheckpointError
 
 
 def build_parser() -> argparse.ArgumentParser:

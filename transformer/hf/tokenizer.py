@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from transformer.hf.vocab import VocabMap
-from transformer.tokenizer import PAD_ID, SPECIALS, UNK_ID, Tokenizer
+from transformer.text.tokenizer import PAD_ID, SPECIALS, UNK_ID, Tokenizer
 
 
 @lru_cache(maxsize=1)

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks.base import Example
 from transformer.tasks.cedict import covering_glosses, lemmas
-from transformer.tokenizer import WORD_START, Tokenizer, word_groups
+from transformer.text.tokenizer import WORD_START, Tokenizer, word_groups
 from transformer.training.evaluate import best_head, cross_attention_alignment, greedy_completions
 
 ALIGNMENT_N = 300  # held-out pairs the dictionary check reads

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from transformer.rows import text_limit
 from transformer.tasks.base import Example, Split, Task
 from transformer.tasks.corpus import is_placeholder
 from transformer.tasks.reading import CATEGORY_NAMES, source_lexicon
 from transformer.tasks.registry import get_task
 from transformer.tasks.words import WordTask
-from transformer.tokenizer import SENTENCE_PUNCTUATION, SPECIALS, Tokenizer
+from transformer.text.rows import text_limit
+from transformer.text.tokenizer import SENTENCE_PUNCTUATION, SPECIALS, Tokenizer
 
 Slot = tuple[str, bool]  # (a category name from CATEGORY_NAMES, or a literal word in quotes; optional?)
 

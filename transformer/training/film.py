@@ -26,11 +26,11 @@ import numpy as np
 import torch
 
 from hook_names import act_name
-from transformer.batch import Batch
-from transformer.checkpoint import ModelBundle, attention_kinds
 from transformer.config import TransformerConfig
 from transformer.hooks import capture
+from transformer.storage.checkpoint import ModelBundle, attention_kinds
 from transformer.tasks.base import Example
+from transformer.text.batch import Batch
 from transformer.training.evaluate import make_batch
 
 FILM = "film.npz"  # beside model.safetensors in a checkpoint folder
@@ -91,7 +91,7 @@ def probe_patterns(bundle: ModelBundle, source: str, target: str) -> dict[str, n
 
 def probe_batch(bundle: ModelBundle, source: str, target: str) -> Batch:
     """The probe as the model reads it in training: encoder-decoder, source + <eos> and <bos> + target;
-    decoder-only, one sequence <bos> prompt [suffix] target (`transformer.prompt`), so its frames show the
+    decoder-only, one sequence <bos> prompt [suffix] target (`transformer.text.prompt`), so its frames show the
     completion reading the prompt through self-attention."""
     return make_batch(bundle, [Example(source, target, None)])
 

@@ -40,7 +40,7 @@ from runs.classroom_store import (
 )
 from runs.lesson import STEPS
 from runs.model_ref import ModelRef, shipped_models
-from transformer.registry import RANDOM
+from transformer.storage.registry import RANDOM
 from ui.i18n import t
 from ui.inputs import TEXT_KEY
 from ui.pages.lesson import teacher_cookie

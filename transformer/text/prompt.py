@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transformer.rows import EncodedText, decoder_row, encode_text, encoder_only_row, label_row, source_row, text_limit
-from transformer.tokenizer import PAD_ID, Tokenizer
+from transformer.text.rows import EncodedText, decoder_row, encode_text, encoder_only_row, label_row, source_row, text_limit
+from transformer.text.tokenizer import PAD_ID, Tokenizer
 
 CARD_KEY = "prompt"
 
@@ -87,7 +87,7 @@ class TextRows:
 
 
 def text_rows(bundle: Any, text: str) -> TextRows:
-    """The rows `trace_text`, sampling and the causal lesson feed a model for `text` (`transformer.rows`).
+    """The rows `trace_text`, sampling and the causal lesson feed a model for `text` (`transformer.text.rows`).
 
     An encoder-decoder model reads the text in its encoder and starts the decoder at <bos>; a
     decoder-only model reads <bos> + the text + its card's suffix, cut to the model's length.

@@ -8,7 +8,7 @@ layer's scores, masked scores or weights beyond that layer (no gradient will rea
 copies or nothing: `HookPoint.may_keep`), they are dead once the weighted sum of values is taken, and the next layer
 may write over them.
 
-Lent only inside `lending()` (`transformer.decoding.trace_text` wraps each run in it) and freed when it ends: a
+Lent only inside `lending()` (`transformer.engine.decoding.trace_text` wraps each run in it) and freed when it ends: a
 buffer per thread for the life of the server would hold 50 MB for every session that once read a long text. Small
 tensors are never lent (`LEND_ELEMENTS`): the allocator hands those back from memory it already holds.
 """

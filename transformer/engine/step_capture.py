@@ -2,7 +2,7 @@
 
 Each greedy decoding step keeps only the newest position's prediction. With the causal mask, a
 position never sees later ones (which is also why decoding can cache earlier positions' keys and
-values, `transformer.kv_cache`), so one teacher-forced pass over the finished output computes at
+values, `transformer.engine.kv_cache`), so one teacher-forced pass over the finished output computes at
 every row exactly what the step that wrote the next token computed, and `trace_text` captures that
 single pass.
 
@@ -14,7 +14,7 @@ what generation did: the newest query of a step has no later key to look at. Suc
 reruns the whole prefix at every step (no cache can honour it), and so does this capture.
 
 `stitch` puts steps' rows together, here and for a large model's recording while decoding
-(`transformer.recorded_decoding`).
+(`transformer.engine.recorded_decoding`).
 """
 
 from __future__ import annotations

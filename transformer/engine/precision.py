@@ -14,7 +14,7 @@ commonly run): the linear layers multiply in bfloat16, which keeps 8 significant
 digits), while LayerNorm, the residual stream and softmax stay float32. Attention scores are also kept float32
 (`scores_in_float32`): q·kᵀ/√d_k of the rounded queries and keys, unrounded, because a softmax turns an error δ in
 a score into a factor e^δ on its weight, and rounding a score of 10 to bfloat16 would move its weight by up to 2 %.
-Decoding steps that read one new position multiply in float32 even then (`transformer.kv_cache.KeyValueCache`):
+Decoding steps that read one new position multiply in float32 even then (`transformer.engine.kv_cache.KeyValueCache`):
 for one row, casting every weight to bfloat16 costs more than the products it speeds up (GPT-2 small, 64 tokens
 written after a 498-token text: 2.3 s against 2.4-3.9).
 

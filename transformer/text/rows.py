@@ -7,7 +7,7 @@
 A decoder-only model reads [<bos>] + the text's tokens; an encoder-only model (BERT) [<bos>] + tokens + [<eos>]
 (its [CLS] … [SEP]). A text that does not fit is cut to `max_len - 1`
 symbols, leaving one slot for the <eos> or <bos> its row adds (`encode_text`). Plain Python, so the tasks
-and the prompt format (which need these rows) import no torch; `transformer.batch` pads them into tensors.
+and the prompt format (which need these rows) import no torch; `transformer.text.batch` pads them into tensors.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from transformer.tokenizer import BOS_ID, EOS_ID, Tokenizer
+from transformer.text.tokenizer import BOS_ID, EOS_ID, Tokenizer
 
 
 class EncodedText(NamedTuple):

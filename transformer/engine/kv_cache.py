@@ -131,7 +131,7 @@ class KeyValueCache:
         start, total = self.length, ys.shape[1]
         if start >= total:
             raise ValueError(f"the cache has read {start} tokens; ys has {total}: nothing new to read")
-        # One new position multiplies in float32 even inside bfloat16 arithmetic (`transformer.precision`): for one
+        # One new position multiplies in float32 even inside bfloat16 arithmetic (`transformer.engine.precision`): for one
         # row, casting every weight to bfloat16 costs more than the products it speeds up
         one_row = contextlib.nullcontext() if total - start > 1 else torch.autocast("cpu", enabled=False)
         with one_row:
