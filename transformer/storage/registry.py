@@ -22,7 +22,7 @@ from transformer.tasks import get_task
 from transformer.tasks.recipes import RECIPES
 from transformer.text.tokenizer import CharTokenizer
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
+MODELS_DIR = Path(__file__).resolve().parents[2] / "assets" / "models"
 DEFAULT_MODEL = "en-zh"  # issue 20: a newcomer meets the translator of everyday English
 RANDOM = "random"
 MAX_SEED = 2**64 - 1  # torch.manual_seed takes a 64-bit unsigned seed
