@@ -11,8 +11,8 @@ import transformer.engine.recorded_decoding as recorded_decoding
 from hook_names import act_name
 from transformer.config import TransformerConfig
 from transformer.engine.recorded_decoding import decode_recording
+from transformer.engine.records import capture
 from transformer.engine.step_capture import stitch
-from transformer.hooks import capture
 from transformer.storage.registry import random_bundle
 
 

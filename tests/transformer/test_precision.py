@@ -13,11 +13,11 @@ import pytest
 import torch
 
 from hook_names import act_name
-from transformer.attention import apply_mask, masked_softmax
 from transformer.config import TransformerConfig
 from transformer.engine.decoding import trace_text
 from transformer.engine.precision import arithmetic
-from transformer.hooks import capture
+from transformer.engine.records import capture, keeping
+from transformer.engine.steps import apply_mask, masked_softmax
 from transformer.storage.registry import random_bundle
 
 BFLOAT16_WEIGHTS = 2e-2  # 8 significant bits in each product; softmax in float32 (the module's docstring)
@@ -143,7 +143,7 @@ def test_recording_more_or_less_gives_the_same_weights():
 
 
 def test_a_bfloat16_trace_keeps_its_floats_as_float16_and_numpy_holds_them():
-    from transformer.hooks import as_numpy, keeping
+    from transformer.hooks import as_numpy
 
     bundle = _random("decoder-only")
     trace = trace_text(bundle, "a cab", names=None, precision="bfloat16")

@@ -10,12 +10,12 @@ import torch
 
 import transformer.engine.workspace as workspace
 from hook_names import act_name
-from transformer.attention import attention_scores, weighted_values
 from transformer.config import TransformerConfig
 from transformer.engine.decoding import trace_text
 from transformer.engine.precision import arithmetic
+from transformer.engine.records import capture, keeping
+from transformer.engine.steps import attention_scores, weighted_values
 from transformer.engine.workspace import Workspace, lending, scratch
-from transformer.hooks import capture, keeping
 from transformer.storage.registry import random_bundle
 
 

@@ -29,9 +29,10 @@ from transformer.engine.encoder_run import encoder_trace_fields
 from transformer.engine.kv_cache import start_decoding
 from transformer.engine.precision import EXACT, FAST, Precision, arithmetic
 from transformer.engine.recorded_decoding import decode_recording, records_while_decoding
+from transformer.engine.records import capture, keeping
 from transformer.engine.step_capture import capture_steps, looks_ahead
 from transformer.engine.workspace import lending
-from transformer.hooks import ActivationCache, Intervention, capture, intervene, keeping
+from transformer.hooks import ActivationCache, Intervention, intervene
 from transformer.model import Transformer
 from transformer.storage.checkpoint import ModelBundle
 from transformer.text.prompt import text_rows

@@ -14,7 +14,8 @@ from typing import Any
 
 import torch
 
-from transformer.hooks import Intervention, capture
+from transformer.engine.records import capture
+from transformer.hooks import Intervention
 from transformer.storage.checkpoint import ModelBundle
 from transformer.text.prompt import text_rows
 
