@@ -69,9 +69,7 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, allowed: Tenso
 class Engine(Protocol):
     """What takes over a call's attention inside `run_by` (`transformer.engine.attend.ENGINE`)."""
 
-    def attend(
-        self, attention: MultiHeadAttention, q: Tensor, key: Tensor, value: Tensor, allowed: Tensor | None
-    ) -> Tensor:
+    def attend(self, attention: MultiHeadAttention, q: Tensor, key: Tensor, value: Tensor, allowed: Tensor | None) -> Tensor:
         """Each head's weighted sum of values (B, H, Tq, d_k), as `MultiHeadAttention.attend` computes it, from
         the queries (B, H, Tq, d_k) and the keys' and values' inputs (B, Tk', d_model): the keys and values come
         from `attention.project_keys_values` (or a key/value cache that calls it), every hook point is passed."""

@@ -221,4 +221,3 @@ def as_numpy(tensor: Tensor) -> np.ndarray:
     other floats as float32 (bfloat16 cannot go to NumPy at all), the rest (bool, ids) as they are."""
     t = tensor.detach().cpu()
     return (t.float() if t.is_floating_point() and t.dtype != torch.float16 else t).numpy()
-

@@ -58,9 +58,7 @@ def reading_from(stores: Mapping[MultiHeadAttention, KeyValueStore]) -> Iterator
 class Engine:
     """`transformer.attention.Engine`: the paper's steps, computed for speed (see the module's docstring)."""
 
-    def attend(
-        self, attention: MultiHeadAttention, q: Tensor, key: Tensor, value: Tensor, allowed: Tensor | None
-    ) -> Tensor:
+    def attend(self, attention: MultiHeadAttention, q: Tensor, key: Tensor, value: Tensor, allowed: Tensor | None) -> Tensor:
         """(B, H, Tq, d_k) each head's weighted sum of values; q (B, H, Tq, d_k), key and value (B, Tk', d_model)."""
         store = (_STORES.get() or {}).get(attention)
         if store is None:

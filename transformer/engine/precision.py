@@ -50,6 +50,7 @@ FAST_WORK = 5 * 10**10
 No shipped model comes near it (the largest at its longest input does a fiftieth); GPT-2 small passes it at about
 400 tokens."""
 
+
 @cache
 def native_bfloat16() -> bool:
     """Whether this CPU multiplies bfloat16 natively (AVX-512 BF16 or AMX tiles): without it, PyTorch emulates
