@@ -25,6 +25,7 @@ from transformer.engine.sampling import (
 )
 from transformer.storage.checkpoint import ModelBundle
 from transformer.text.prompt import text_rows
+from transformer.text.reading import reader, symbols
 from transformer.text.tokenizer import EOS_ID
 
 __all__ = ["MAX_TOP_K", "OutputSteps", "SamplingSettings", "output_steps", "replay", "room", "step_budget"]
@@ -77,8 +78,7 @@ def step_budget(bundle: ModelBundle, text: str) -> int:
     """The most tokens a run writes: the room left, and as `sampling.generate` by default
     (`transformer.engine.decoding.output_length_limit`), so "to the end" on an untrained model that never writes <eos>
     stops instead of running the whole 512 positions."""
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
-    return min(room(bundle, text), output_length_limit(bundle.config, len(reader.tokenize(text))))
+    return min(room(bundle, text), output_length_limit(bundle.config, len(symbols(reader(bundle), text))))
 
 
 def replay(bundle: ModelBundle, text: str, settings: SamplingSettings, steps: int) -> list[int]:

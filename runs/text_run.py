@@ -10,9 +10,8 @@ from transformer.engine.decoding import new_token_budget, trace_text
 from transformer.engine.precision import EXACT, FAST, Precision, large_work, native_bfloat16
 from transformer.interventions import InterventionSpec, build_interventions
 from transformer.storage.checkpoint import ModelBundle
-from transformer.storage.checkpoint import (
-    attention_kinds as attention_kinds,  # the one rule, for views/ (no transformer import there)
-)
+from transformer.storage.checkpoint import attention_kinds as attention_kinds  # the one rule, for views/
+from transformer.text.reading import read_text
 from viz.trace import TraceData
 
 
@@ -71,8 +70,7 @@ def _positions(bundle: ModelBundle, text: str) -> int:
     """About the positions a run of `text` computes: its tokens and a special (at most `max_len`), twice for an
     encoder-decoder model (a translation is about as long as its source; a prompt's continuation is short)."""
     config = bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
-    n = min(config.max_len, len(reader.tokenize(text.strip())) + 1)
+    n = min(config.max_len, len(read_text(bundle, text.strip()).symbols) + 1)
     return n * (2 if config.is_encoder_decoder else 1)
 
 
@@ -88,8 +86,7 @@ def capture_bytes(bundle: ModelBundle, text: str, names: Iterable[str] | None = 
     logits (T, vocabulary), any other hook (T, d) with d at most the feed-forward width.
     """
     config = bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
-    n = min(config.max_len - 1, len(reader.tokenize(text.strip())))
+    n = len(read_text(bundle, text.strip()).kept)
     source = n + 1
     target = source
     if not config.is_encoder_only and not is_untrained(bundle):

@@ -21,6 +21,7 @@ from runs.reference import model_task
 from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks import GrammarDescription, Task, WordTask, describe_grammar, model_input_description
 from transformer.tasks.reading import CATEGORY_NAMES
+from transformer.text.reading import symbols_that_fit
 from transformer.text.tokenizer import SPECIALS, word_pieces
 from ui.i18n import current_language, t
 from ui.safe import md_literal
@@ -63,7 +64,7 @@ def reads_line(bundle: ModelBundle) -> str:
     desc = model_input_description(bundle)
     reader = bundle.source_tokenizer or bundle.target_tokenizer
     symbols = reader.vocab[len(SPECIALS) :]  # after <pad> <bos> <eos> <unk>
-    n = desc.max_symbols if desc.max_symbols is not None else bundle.config.max_len - 1
+    n = desc.max_symbols if desc.max_symbols is not None else symbols_that_fit(bundle.config)
     charset = t("architecture.list_sep").join(t(f"grammar.charset_{g}", n=f"{k:,}") for g, k in charset_counts(symbols).items())
     if is_untrained(bundle) or model_task(bundle) is None:
         return t("grammar.reads_untrained", count=f"{len(symbols):,}", n=n)

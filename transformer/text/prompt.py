@@ -17,7 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transformer.text.rows import EncodedText, decoder_row, encode_text, encoder_only_row, label_row, source_row, text_limit
+from transformer.text.reading import reader as text_reader
+from transformer.text.reading import symbols_that_fit
+from transformer.text.rows import EncodedText, cut_text, decoder_row, encoder_only_row, label_row, source_row
 from transformer.text.tokenizer import PAD_ID, Tokenizer
 
 CARD_KEY = "prompt"
@@ -93,14 +95,13 @@ def text_rows(bundle: Any, text: str) -> TextRows:
     decoder-only model reads <bos> + the text + its card's suffix, cut to the model's length.
     """
     config = bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
-    if config.is_encoder_only:  # no decoder: nothing is generated; <bos> and <eos> take two slots
-        encoded = encode_text(reader, text, config.max_len - 1)
+    reader = text_reader(bundle)
+    encoded = cut_text(reader, text, symbols_that_fit(config))
+    if config.is_encoder_only:  # no decoder: nothing is generated
         return TextRows(encoded, encoder_only_row(encoded.ids), [])
-    encoded = encode_text(reader, text, config.max_len)
     if config.is_encoder_decoder:
         return TextRows(encoded, source_row(encoded.ids), decoder_row([]))
-    prompt = with_suffix(encoded.symbols, prompt_format(bundle))[: text_limit(config.max_len)]
+    prompt = with_suffix(encoded.symbols, prompt_format(bundle))[: symbols_that_fit(config)]
     return TextRows(encoded, None, decoder_row(reader.ids(prompt)))  # the suffix added before the cut
 
 
