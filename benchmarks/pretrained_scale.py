@@ -42,6 +42,7 @@ from benchmarks.heads_rerun import heads_rerun
 from runs.text_run import attention_names, run_text
 from transformer.storage.checkpoint import ModelBundle
 from transformer.storage.registry import DEFAULT_MODEL, load_model
+from transformer.text.reading import reader as text_reader
 
 GPT2_SMALL = {"n_layer": 12, "n_embd": 768, "n_head": 12, "n_positions": 1024, "vocab_size": 50257}
 QUICK = {"n_layer": 2, "n_embd": 64, "n_head": 4, "n_positions": 128}
@@ -87,7 +88,7 @@ def texts_of(model: str, n_tokens: int, seeds: tuple[int, ...]) -> list[tuple[st
 def texts_for(bundle: ModelBundle, n_tokens: int, seeds: tuple[int, ...]) -> list[tuple[str, int]]:
     """One new text per seed of at most `n_tokens` tokens for `bundle`'s reader (whole words), each with T: its
     tokens + <eos>/<bos>."""
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     texts = []
     for seed in seeds:
         text = ""

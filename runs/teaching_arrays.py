@@ -20,6 +20,7 @@ from transformer.positional import SINUSOID_TABLES
 from transformer.storage.checkpoint import ModelBundle
 from transformer.storage.registry import list_models
 from transformer.text.batch import pad_batch
+from transformer.text.reading import reader as text_reader
 from transformer.text.rows import encode_text, reading_row
 from viz.batchnorm_contrast import PaddedBatch
 
@@ -70,7 +71,7 @@ def padded_batch(bundle: ModelBundle, texts: Sequence[str], names: Sequence[str]
     decoder-only rows are <bos> + tokens (as `trace_text`).
     """
     model, config = bundle.model, bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     limit = config.max_len - config.is_encoder_only  # an encoder-only row adds <bos> and <eos>
     rows = [reading_row(encode_text(reader, t, limit).ids, config.is_encoder_decoder, config.is_encoder_only) for t in texts]
     ids = pad_batch(rows, config.pad_id)  # (B, T)

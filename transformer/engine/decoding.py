@@ -36,6 +36,7 @@ from transformer.hooks import ActivationCache, Intervention, intervene
 from transformer.model import Transformer
 from transformer.storage.checkpoint import ModelBundle
 from transformer.text.prompt import text_rows
+from transformer.text.reading import reader as text_reader
 from transformer.text.rows import decoder_row
 from transformer.text.tokenizer import EOS_ID
 
@@ -207,7 +208,7 @@ def _decoded_fields(
 ) -> dict[str, Any]:
     """`trace_text`'s fields for a model with a decoder (encoder-decoder or decoder-only)."""
     model, config = bundle.model, bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     rows = text_rows(bundle, text)  # a decoder-only prompt carries its card's suffix, e.g. "=" for gpt-translate-en-zh
     symbols, ids, truncated = rows.text
     if truncated:

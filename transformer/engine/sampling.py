@@ -25,6 +25,7 @@ from transformer.engine.decoding import output_length_limit
 from transformer.engine.kv_cache import start_decoding
 from transformer.storage.checkpoint import ModelBundle
 from transformer.text.prompt import text_rows
+from transformer.text.reading import reader as text_reader
 from transformer.text.tokenizer import EOS_ID
 
 GREEDY_TEMPERATURE = 0.0
@@ -217,7 +218,7 @@ def generate(bundle: ModelBundle, text: str, settings: SamplingSettings | None =
     """
     settings = settings or SamplingSettings(greedy=True)
     config = bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     budget = settings.max_new_tokens
     if budget is None:  # outputs are never much longer than the input
         budget = output_length_limit(config, len(reader.tokenize(text)))

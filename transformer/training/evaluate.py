@@ -22,6 +22,7 @@ from transformer.hooks import capture
 from transformer.storage.checkpoint import ModelBundle
 from transformer.text.batch import Batch, pad_batch
 from transformer.text.prompt import PromptFormat, lm_sequence, prompt_format, prompt_row
+from transformer.text.reading import reader as text_reader
 from transformer.text.rows import decoder_row, label_row
 from transformer.text.tokenizer import EOS_ID, PAD_ID, Tokenizer
 
@@ -41,7 +42,7 @@ def make_batch(bundle: ModelBundle, examples: Sequence[Any]) -> Batch:
     fmt = prompt_format(bundle)
     if fmt is not None:
         return _lm_batch(bundle, fmt, examples)
-    source = bundle.source_tokenizer or bundle.target_tokenizer
+    source = text_reader(bundle)
     srcs = [source.encode(e.source) for e in examples]
     tgts = [target_ids(bundle.target_tokenizer, e.target) for e in examples]
     return Batch.from_pairs(srcs, tgts, PAD_ID)

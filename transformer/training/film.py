@@ -31,6 +31,7 @@ from transformer.hooks import capture
 from transformer.storage.checkpoint import ModelBundle, attention_kinds
 from transformer.tasks.base import Example
 from transformer.text.batch import Batch
+from transformer.text.reading import reader as text_reader
 from transformer.training.evaluate import make_batch
 
 FILM = "film.npz"  # beside model.safetensors in a checkpoint folder
@@ -102,7 +103,7 @@ def probe_tokens(bundle: ModelBundle, source: str, target: str) -> tuple[list[st
     The decoder's input is <bos> + target (encoder-decoder) or <bos> + prompt + suffix + target (decoder-only,
     whose source tokens are then empty: it has no encoder)."""
     batch = probe_batch(bundle, source, target)
-    src_vocab = (bundle.source_tokenizer or bundle.target_tokenizer).vocab
+    src_vocab = text_reader(bundle).vocab
     src = [src_vocab[i] for i in batch.src[0].tolist()] if batch.src is not None else []
     tgt_vocab = bundle.target_tokenizer.vocab
     return src, [tgt_vocab[i] for i in batch.tgt_in[0].tolist()]
