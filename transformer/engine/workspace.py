@@ -5,8 +5,8 @@ Why: a GPT-2-sized layer at 1,024 tokens computes 50 MB of float32 scores. Writt
 the product pays for the kernel's first touch of every page: 24 ms against 11 into a tensor already in hand
 (measured on two cores), and the run asked for a fresh 50 MB at every one of its 12 layers. When nothing keeps a
 layer's scores, masked scores or weights beyond that layer (no gradient will read them, and its hook points record
-copies or nothing: `HookPoint.may_keep`), they are dead once the weighted sum of values is taken, and the next layer
-may write over them.
+copies or nothing: `transformer.engine.records.may_keep`), they are dead once the weighted sum of values is taken,
+and the next layer may write over them.
 
 Lent only inside `lending()` (`transformer.engine.decoding.trace_text` wraps each run in it; the engine computes
 attention inside it) and freed when it ends: a buffer per thread for the life of the server would hold 50 MB for
