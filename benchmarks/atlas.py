@@ -23,9 +23,9 @@ import plotly.io as pio
 from benchmarks.chromium import CHROMIUM_ARGS, chromium_path
 from benchmarks.common import arguments, header, print_table, timed
 from runs.qk_map import qk_map
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
 from transformer.probes.atlas import ATLAS_JSON, HELDOUT, build_atlas, heldout_sentences, load_atlas, pattern_hooks
-from transformer.registry import MODELS_DIR, load_model
+from transformer.storage.registry import MODELS_DIR, load_model
 from viz.atlas_figures import MapText, qk_figure
 
 MODELS = (

@@ -32,7 +32,7 @@ from benchmarks.browser import streamlit_server
 from benchmarks.classroom import Student, cpu_seconds
 from benchmarks.common import arguments, header, ms, print_table, quantile
 from runs.classroom_store import CLASS_PARAM, DIR_ENV, ClassStore
-from transformer.registry import DEFAULT_MODEL
+from transformer.storage.registry import DEFAULT_MODEL
 
 TEXT = "i read a book in the library today"
 FOLLOW_TIMEOUT_S = 180  # a student not on the new step by then counts as not following

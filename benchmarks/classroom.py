@@ -81,8 +81,8 @@ class Tally:
 def expectations(n: int, seed: int, model: str | None = None) -> list[Expected]:
     """`n` different held-out sentences of `model`'s task (default: the default model), with what the page shows
     for each: its token line (word pieces without their word-start mark), its output and its charts' axes."""
-    from transformer.decoding import trace_text
-    from transformer.registry import DEFAULT_MODEL, load_model
+    from transformer.engine.decoding import trace_text
+    from transformer.storage.registry import DEFAULT_MODEL, load_model
     from transformer.tasks import get_task
     from viz.tokens import decoder_query_axis, escape_token, visible_token
 

@@ -21,11 +21,11 @@ import torch
 from benchmarks.common import BASE, CONFIGS, SMALL, arguments, header, interleaved_medians, ms, print_table, random_text
 from runs.memory import keep_freed_memory
 from runs.text_run import attention_names
-from transformer.checkpoint import ModelBundle
-from transformer.decoding import greedy_decode, trace_text
-from transformer.prompt import text_rows
-from transformer.registry import list_models, load_model, random_bundle
+from transformer.engine.decoding import greedy_decode, trace_text
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import list_models, load_model, random_bundle
 from transformer.tasks import get_task
+from transformer.text.prompt import text_rows
 
 PROMPT_CHARS = 600
 NEW_TOKENS = (1, 16)

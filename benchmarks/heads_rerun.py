@@ -25,10 +25,11 @@ from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 from runs.heads import head_summary, kind_grid, metric_zmax, rollout_of
 from runs.heads_page import default_metric, heads_page
 from runs.text_run import attention_names
-from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
-from transformer.rows import decoder_row, source_row
-from transformer.tokenizer import SPECIALS
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.reading import reader as text_reader
+from transformer.text.rows import decoder_row, source_row
+from transformer.text.tokenizer import SPECIALS
 from viz.head_grid import GridText, grid_geometry
 from viz.head_summary import MetricText, metric_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
@@ -44,7 +45,7 @@ def square_trace(bundle: ModelBundle, length: int, seed: int = 0) -> TraceData:
     """A teacher-forced run with T = `length` tokens on both sides (source ends with <eos>, target
     starts with <bos>), capturing what the heads page captures. No greedy decoding: its cost
     depends on how long the model keeps talking, which server_time measures separately."""
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     rng = random.Random(seed)
     known = list(range(len(SPECIALS), len(reader)))  # the ordinary symbols, after <pad> <bos> <eos> <unk>
     src_ids = source_row([rng.choice(known) for _ in range(length - 1)])

@@ -118,7 +118,7 @@ def server_share() -> list[list[object]]:
     from runs.lesson import step_numbers
     from runs.model_ref import ModelRef, load_bundle
     from runs.text_run import run_text
-    from transformer.registry import DEFAULT_MODEL
+    from transformer.storage.registry import DEFAULT_MODEL
 
     bundle = load_bundle(ModelRef.parse(DEFAULT_MODEL))
     trace = run_text(bundle, str(bundle.card.get("example")))  # every hook, as the lesson's run

@@ -11,7 +11,7 @@ text and times Enter → every chart painted (`benchmarks.browser_time.submit`):
 ~128 tokens, the GPT-2-sized folder on one the page truncates to 1,024. The server's memory is its peak resident
 set (VmHWM) after that, loading included: one server per model, so each peak is that model's session alone.
 The GPT-2-sized folder is timed twice: as the app opens it (a 1,022-token run multiplies in bfloat16 on a CPU
-with native bfloat16, `transformer.precision`), and with the exact-arithmetic switch on (`?exact=1`: float32).
+with native bfloat16, `transformer.engine.precision`), and with the exact-arithmetic switch on (`?exact=1`: float32).
 
 The heads page's server work is timed as the page does it on a new text: the model's run as the app runs it,
 recording what the page records (`runs.text_run.attention_names`: the attention patterns only, not every hook;
@@ -40,8 +40,9 @@ from benchmarks.browser_time import WS_LOG, submit
 from benchmarks.common import random_text
 from benchmarks.heads_rerun import heads_rerun
 from runs.text_run import attention_names, run_text
-from transformer.checkpoint import ModelBundle
-from transformer.registry import DEFAULT_MODEL, load_model
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import DEFAULT_MODEL, load_model
+from transformer.text.reading import reader as text_reader
 
 GPT2_SMALL = {"n_layer": 12, "n_embd": 768, "n_head": 12, "n_positions": 1024, "vocab_size": 50257}
 QUICK = {"n_layer": 2, "n_embd": 64, "n_head": 4, "n_positions": 128}
@@ -87,7 +88,7 @@ def texts_of(model: str, n_tokens: int, seeds: tuple[int, ...]) -> list[tuple[st
 def texts_for(bundle: ModelBundle, n_tokens: int, seeds: tuple[int, ...]) -> list[tuple[str, int]]:
     """One new text per seed of at most `n_tokens` tokens for `bundle`'s reader (whole words), each with T: its
     tokens + <eos>/<bos>."""
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     texts = []
     for seed in seeds:
         text = ""

@@ -56,7 +56,7 @@ class CountCache:
 
 def _inputs(workload: str, n: int, seed: int = 0) -> list[tuple[str, str]]:
     """(model, text) pairs, all different."""
-    from transformer.registry import list_models, load_model
+    from transformer.storage.registry import list_models, load_model
     from transformer.tasks import get_task
 
     if workload != "shipped":
@@ -83,8 +83,8 @@ def one(workload: str, cache_name: str, n: int, trim: int | None = None) -> dict
     if trim is not None:
         ui.caches.keep_freed_memory(trim_threshold=trim)
     from runs.byte_cache import ByteCache
-    from transformer.decoding import trace_text
-    from transformer.registry import load_model, random_bundle
+    from transformer.engine.decoding import trace_text
+    from transformer.storage.registry import load_model, random_bundle
     from viz.trace import TraceData
 
     bundles = {}

@@ -43,11 +43,11 @@ from benchmarks.common import (
     timed,
 )
 from benchmarks.heads_rerun import heads_rerun, pattern_names, square_trace
-from transformer.checkpoint import ModelBundle
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
 from transformer.hooks import capture
-from transformer.registry import random_bundle
-from transformer.tokenizer import SPECIALS
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import random_bundle
+from transformer.text.tokenizer import SPECIALS
 from viz.trace import TraceData
 
 APP = Path(__file__).resolve().parents[1] / "app.py"

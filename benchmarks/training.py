@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common import arguments, header, print_table
-from transformer.registry import MODELS_DIR
+from transformer.storage.registry import MODELS_DIR
 
 TARGET = 0.99
 EVAL_N = 1000  # held-out examples per check: the final evaluation's n

@@ -23,12 +23,12 @@ from benchmarks.common import machine
 from benchmarks.pretrained_scale import GPT2_SMALL, QUICK, texts_for
 from hook_names import attn_module, hook_name
 from runs.why_page import EXAMPLES
-from transformer.checkpoint import ModelBundle, attention_kinds
 from transformer.hooks import capture, intervene
 from transformer.probes.patching import patch
 from transformer.probes.stream import Cancelled, layer_inputs, read_beside, read_text
-from transformer.prompt import text_rows
-from transformer.registry import DEFAULT_MODEL, load_model
+from transformer.storage.checkpoint import ModelBundle, attention_kinds
+from transformer.storage.registry import DEFAULT_MODEL, load_model
+from transformer.text.prompt import text_rows
 
 
 @torch.no_grad()

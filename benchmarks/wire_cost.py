@@ -22,8 +22,8 @@ import numpy as np
 
 from benchmarks.common import CONFIGS, SMALL, arguments, header, print_table, size
 from benchmarks.heads_rerun import Rerun, heads_rerun, square_trace
-from transformer.checkpoint import ModelBundle
-from transformer.registry import list_models, load_model, random_bundle
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import list_models, load_model, random_bundle
 from viz.trace import TraceData
 
 TRAINED = "translate-en-zh"

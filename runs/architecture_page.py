@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runs.teaching_arrays import parameter_sizes
-from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
+from transformer.storage.checkpoint import ModelBundle
 from viz.architecture import Box, architecture_boxes, architecture_hook_names, parameter_groups
 from viz.trace import TraceData
 

@@ -21,7 +21,6 @@ from urllib.parse import urlencode
 
 from hook_names import ordinal
 from runs.model_ref import is_untrained, shipped_models
-from transformer.checkpoint import ModelBundle
 from transformer.probes.atlas import (
     ATLAS_JSON,
     BUNDLED,
@@ -35,7 +34,8 @@ from transformer.probes.atlas import (
     save_atlas,
 )
 from transformer.probes.importance import fingerprint
-from transformer.registry import MODELS_DIR
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import MODELS_DIR
 
 CACHE_ENV = "ATLAS_CACHE_DIR"  # where computed atlases go (tests point it at a temporary folder)
 ON_DEMAND_N = 40  # held-out sentences for a model that has a task but no stored atlas (as the shipped ones)

@@ -14,8 +14,8 @@ from __future__ import annotations
 from runs.causal_view import CausalSummary
 from runs.claim import Claim
 from runs.model_ref import is_untrained
-from transformer.checkpoint import ModelBundle
 from transformer.probes.causal import CausalExperiment
+from transformer.storage.checkpoint import ModelBundle
 
 
 def trained_with_mask(bundle: ModelBundle) -> bool | None:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from runs.model_ref import is_untrained
 from runs.reference import check_reference, model_task
-from transformer.checkpoint import ModelBundle
 from transformer.probes.causal import CausalExperiment, causal_experiment
+from transformer.storage.checkpoint import ModelBundle
 from viz.trace import TraceData
 
 TARGET_SOURCES = ("reference", "own_output", "text")

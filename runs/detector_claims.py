@@ -20,8 +20,8 @@ from runs.claim import Claim
 from runs.head_detectors import DetectorTable
 from runs.heads import card_alignment_head, card_alignment_score
 from runs.model_ref import is_untrained
-from transformer.checkpoint import ModelBundle
 from transformer.probes.head_scores import HeadScores
+from transformer.storage.checkpoint import ModelBundle
 
 
 def highest(scores: HeadScores) -> tuple[str, int, int, float]:

@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hook_names import attn_module
-from transformer.checkpoint import ModelBundle
 from transformer.interventions import InterventionSpec
 from transformer.probes.importance import HeadImportance, HeadScore
+from transformer.storage.checkpoint import ModelBundle
 from viz.trace import TraceData
 
 Head = tuple[str, int, int]  # (attention kind, layer, head)

@@ -13,7 +13,7 @@ import numpy as np
 
 from hook_names import hook_name, layer_module, norm_module, pos_module, sublayer_module
 from runs.text_run import run_text
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from viz.ffn import FeedForwardView, ResidualContributions, feed_forward_view, residual_contributions
 from viz.trace import TraceData
 

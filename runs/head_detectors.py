@@ -16,7 +16,6 @@ import torch
 
 from hook_names import act_name
 from runs.reference import model_task
-from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
 from transformer.probes.detector_inputs import DECODER_CROSS, detector_inputs
 from transformer.probes.head_scores import (
@@ -27,6 +26,7 @@ from transformer.probes.head_scores import (
     names_for,
     source_alignment_score,
 )
+from transformer.storage.checkpoint import ModelBundle
 from transformer.training.evaluate import alignment_sets, make_batch
 
 ALIGNMENT_EXAMPLES = 40  # held-out sentences for the source-alignment score: enough for a stable mean, under a second

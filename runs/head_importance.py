@@ -14,8 +14,8 @@ from collections.abc import Callable
 import numpy as np
 
 from runs.model_ref import is_untrained
-from transformer.checkpoint import ModelBundle
 from transformer.probes.importance import HeadImportance, compute_importance, load_importance
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks import get_task
 from viz import head_importance
 

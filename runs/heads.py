@@ -13,10 +13,10 @@ import plotly.graph_objects as go
 
 from hook_names import parse_head_label
 from runs.reference import model_task
-from transformer.checkpoint import ModelBundle
-from transformer.precision import widen_into
+from transformer.engine.precision import widen_into
 from transformer.probes.head_scores import SUMMARY_SCORE_NAMES, HeadScores, head_scores, names_for
 from transformer.probes.importance import HeadImportance, HeadScore
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks.base import Example
 from viz import payload
 from viz.alignment import Alignment

@@ -18,9 +18,9 @@ from runs.head_importance import kind_importance
 from runs.heads import FIRST, GridMarks, Opening, axes_of, gold_alignment, grid_stride, opening, plan_grids, self_attention_kinds
 from runs.model_ref import is_untrained
 from runs.text_run import attention_names
-from transformer.checkpoint import ModelBundle
 from transformer.probes.head_scores import ALIGNMENT, HeadScores
 from transformer.probes.importance import HeadImportance
+from transformer.storage.checkpoint import ModelBundle
 from viz.payload import LayerPages
 from viz.tokens import TokenAxis
 from viz.trace import TraceData

@@ -21,7 +21,7 @@ import numpy as np
 
 from runs.model_ref import ModelRef
 from runs.teaching_arrays import layernorm_affine, norm_pair_settings, stack_reading_text
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from viz.batchnorm_contrast import Contrast, PaddedBatch
 from viz.layernorm import StackStats, capture_names
 

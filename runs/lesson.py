@@ -45,11 +45,11 @@ from runs.output import SamplingSettings, encoder_output
 from runs.reference import check_reference, model_task
 from runs.teaching_arrays import layernorm_affine, parameter_sizes, position_table, sinusoid_table, stack_reading_text
 from runs.text_run import run_text
-from transformer.checkpoint import ModelBundle
 from transformer.interventions import InterventionSpec
 from transformer.probes.causal import causal_experiment
 from transformer.probes.head_scores import alignment_matrix as aligned_cells
-from transformer.tokenizer import EOS
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.tokenizer import EOS
 from viz.embedding_scale import EmbeddingScale
 from viz.layernorm import StackStats, norm_sites, remove_affine, token_stats
 from viz.scaling import scaling_demo

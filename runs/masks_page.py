@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from runs.causal_view import CausalSummary, CausalTarget, causal_target, run_causal, summarize
 from runs.experiments import hideable_tokens
 from runs.sentence_batch import mask_batch
-from transformer.checkpoint import ModelBundle, attention_kinds
 from transformer.probes.causal import CausalExperiment
+from transformer.storage.checkpoint import ModelBundle, attention_kinds
 from viz.masks import MaskBatch
 from viz.trace import TraceData
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from runs.model_ref import is_untrained
 from runs.reference import model_task
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks import WordTask
 from transformer.tasks.chars import CharTask
 from transformer.tasks.corpus import NaturalTranslation

@@ -16,9 +16,9 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from runs.pretrained import PRETRAINED_PREFIX, load_pretrained_named
-from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
-from transformer.registry import RANDOM, list_models, load_model, random_bundle
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import RANDOM, list_models, load_model, random_bundle
 from transformer.tasks import get_task
 
 TRAINED_PREFIX = "trained:"  # "trained:<job id>": a model trained on the training page (runs.training.registry)

@@ -16,11 +16,11 @@ import numpy as np
 import torch
 
 from hook_names import hook_name, layer_module, norm_module
-from transformer.checkpoint import ModelBundle
 from transformer.grouped_query_attention import GroupedQueryAttention, kv_group
 from transformer.hooks import capture
-from transformer.prompt import text_rows
 from transformer.rotary import apply_rotary, rotary_frequencies
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.prompt import text_rows
 
 SHIFTS = 48  # positions the pair of tokens is moved along
 

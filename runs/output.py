@@ -2,7 +2,7 @@
 and step-through generation that a URL can replay.
 
 A page keeps only (text, settings, number of steps) in its URL; the tokens written so far are
-recomputed by replaying that many steps of `transformer.sampling` (each draw is seeded from
+recomputed by replaying that many steps of `transformer.engine.sampling` (each draw is seeded from
 (seed, step)), so a shared link shows exactly the same sequence, and "next token" is one more step.
 """
 
@@ -12,12 +12,21 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from transformer.checkpoint import ModelBundle
-from transformer.decoding import output_length_limit
-from transformer.encoder_run import mask_id
-from transformer.prompt import text_rows
-from transformer.sampling import Distribution, SamplingSettings, choose, distributions, distributions_of, generate, model_inputs
-from transformer.tokenizer import EOS_ID
+from transformer.engine.decoding import output_length_limit
+from transformer.engine.encoder_run import mask_id
+from transformer.engine.sampling import (
+    Distribution,
+    SamplingSettings,
+    choose,
+    distributions,
+    distributions_of,
+    generate,
+    model_inputs,
+)
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.prompt import text_rows
+from transformer.text.reading import reader, symbols
+from transformer.text.tokenizer import EOS_ID
 
 __all__ = ["MAX_TOP_K", "OutputSteps", "SamplingSettings", "output_steps", "replay", "room", "step_budget"]
 
@@ -67,10 +76,9 @@ def room(bundle: ModelBundle, text: str) -> int:
 
 def step_budget(bundle: ModelBundle, text: str) -> int:
     """The most tokens a run writes: the room left, and as `sampling.generate` by default
-    (`transformer.decoding.output_length_limit`), so "to the end" on an untrained model that never writes <eos>
+    (`transformer.engine.decoding.output_length_limit`), so "to the end" on an untrained model that never writes <eos>
     stops instead of running the whole 512 positions."""
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
-    return min(room(bundle, text), output_length_limit(bundle.config, len(reader.tokenize(text))))
+    return min(room(bundle, text), output_length_limit(bundle.config, len(symbols(reader(bundle), text))))
 
 
 def replay(bundle: ModelBundle, text: str, settings: SamplingSettings, steps: int) -> list[int]:

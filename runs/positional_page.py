@@ -25,7 +25,7 @@ from runs.teaching_arrays import (
     sinusoid_table,
     stack_reading_text,
 )
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from viz.batchnorm_contrast import PaddedBatch
 from viz.embedding_scale import EmbeddingScale
 from viz.positional import position_stride, similarity, square_stride

@@ -17,9 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-from transformer.checkpoint import ModelBundle
 from transformer.hf.discover import PretrainedInfo, find_pretrained, inside
 from transformer.hf.errors import PretrainedRefused
+from transformer.storage.checkpoint import ModelBundle
 
 ENV = "ATLAS_MODELS_DIR"
 PRETRAINED_PREFIX = "pretrained:"

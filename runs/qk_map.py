@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from transformer.checkpoint import ModelBundle
 from transformer.probes.qk_vectors import HeadVectors, head_vectors
+from transformer.storage.checkpoint import ModelBundle
 
 PCA = "pca"
 METHODS = (PCA,)  # the projections the page offers (named on the page)

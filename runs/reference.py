@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from runs.chrf import best_chrf
-from transformer.checkpoint import ModelBundle
-from transformer.prompt import prompt_format
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks import CharTask, Diagnosis, Task, WordTask, diagnose, get_task
-from transformer.tokenizer import UNK
+from transformer.text.prompt import prompt_format
+from transformer.text.tokenizer import UNK
 from transformer.training.evaluate import target_symbols
 from viz.trace import TraceData
 

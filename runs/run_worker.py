@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the worker imports PyTorch and the model code itself (`_serve`): this module stays light
     from runs.model_ref import ModelRef
-    from transformer.checkpoint import ModelBundle
     from transformer.interventions import InterventionSpec
+    from transformer.storage.checkpoint import ModelBundle
     from viz.trace import TraceData
 
 ENV = "ATLAS_RUN_WORKER"

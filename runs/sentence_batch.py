@@ -3,7 +3,7 @@
 Padding only exists in a batch, so these pages need several sentences of different lengths. The
 first is the text every page shares; the rest are lines typed in a text area, each checked like
 the main text (`runs.validation.check_text`). The padded batch is built from the sentences' real
-runs (their token ids, kept by `TraceData`) with the one batch convention of `transformer.batch`.
+runs (their token ids, kept by `TraceData`) with the one batch convention of `transformer.text.batch`.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import torch
 from torch import Tensor
 
 from runs.validation import TextCheck, check_text
-from transformer.batch import batch_masks, pad_batch
-from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks import Task, presentable
-from transformer.tokenizer import PAD, Tokenizer
+from transformer.text.batch import batch_masks, pad_batch
+from transformer.text.tokenizer import PAD, Tokenizer
 from viz.masks import MaskBatch, padded_tokens
 from viz.trace import TraceData
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from runs.heads import axes_of
 from runs.teaching_arrays import output_projection
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from viz.multihead import MultiHeadView, build_multihead_view
 from viz.step_by_step import StepView, build_step_view
 from viz.tokens import TokenAxis

@@ -14,13 +14,14 @@ import numpy as np
 import torch
 
 from hook_names import EMBED_PREFIX, attn_module, embed_module, hook_name, pos_module
-from transformer.batch import pad_batch
-from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.hooks import as_numpy, capture
 from transformer.positional import SINUSOID_TABLES
-from transformer.registry import list_models
-from transformer.rows import encode_text, reading_row
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import list_models
+from transformer.text.batch import pad_batch
+from transformer.text.reading import reader as text_reader
+from transformer.text.rows import encode_text, reading_row
 from viz.batchnorm_contrast import PaddedBatch
 
 
@@ -72,11 +73,11 @@ def padded_batch(bundle: ModelBundle, texts: Sequence[str], names: Sequence[str]
     """Run the stack that reads the text (encoder, or the decoder of a decoder-only model) on a padded
     batch of `texts` and return each captured name as a PaddedBatch.
 
-    Rows follow `transformer.batch.reading_row`: encoder rows are the text's tokens + <eos>;
+    Rows follow `transformer.text.batch.reading_row`: encoder rows are the text's tokens + <eos>;
     decoder-only rows are <bos> + tokens (as `trace_text`).
     """
     model, config = bundle.model, bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     limit = config.max_len - config.is_encoder_only  # an encoder-only row adds <bos> and <eos>
     rows = [reading_row(encode_text(reader, t, limit).ids, config.is_encoder_decoder, config.is_encoder_only) for t in texts]
     ids = pad_batch(rows, config.pad_id)  # (B, T)

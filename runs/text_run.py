@@ -6,11 +6,12 @@ from collections.abc import Iterable, Sequence
 
 from hook_names import GENERATOR, attention_hooks, parse
 from runs.model_ref import is_untrained
-from transformer.checkpoint import ModelBundle
-from transformer.checkpoint import attention_kinds as attention_kinds  # the one rule, for views/ (no transformer import there)
-from transformer.decoding import new_token_budget, trace_text
+from transformer.engine.decoding import new_token_budget, trace_text
+from transformer.engine.precision import EXACT, FAST, Precision, large_work, native_bfloat16
 from transformer.interventions import InterventionSpec, build_interventions
-from transformer.precision import EXACT, FAST, Precision, large_work, native_bfloat16
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.checkpoint import attention_kinds as attention_kinds  # the one rule, for views/
+from transformer.text.reading import read_text
 from viz.trace import TraceData
 
 
@@ -50,7 +51,7 @@ scores, the weighted sum against z), and those identities hold in float32 only."
 
 def run_precision(bundle: ModelBundle, text: str, names: tuple[str, ...] | None) -> Precision:
     """bfloat16 for a run that records at most attention weights (`FAST_HOOKS`) of a model whose float32 run on
-    this text is long (`transformer.precision.large_work`: parameters × positions), on a CPU that multiplies
+    this text is long (`transformer.engine.precision.large_work`: parameters × positions), on a CPU that multiplies
     bfloat16 natively; float32 otherwise (every shipped model, every short text, every page that checks numbers)."""
     if names is None or not may_run_fast(bundle):
         return EXACT  # checked before tokenizing: most runs stop here
@@ -69,8 +70,7 @@ def _positions(bundle: ModelBundle, text: str) -> int:
     """About the positions a run of `text` computes: its tokens and a special (at most `max_len`), twice for an
     encoder-decoder model (a translation is about as long as its source; a prompt's continuation is short)."""
     config = bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
-    n = min(config.max_len, len(reader.tokenize(text.strip())) + 1)
+    n = min(config.max_len, len(read_text(bundle, text.strip()).symbols) + 1)
     return n * (2 if config.is_encoder_decoder else 1)
 
 
@@ -86,8 +86,7 @@ def capture_bytes(bundle: ModelBundle, text: str, names: Iterable[str] | None = 
     logits (T, vocabulary), any other hook (T, d) with d at most the feed-forward width.
     """
     config = bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
-    n = min(config.max_len - 1, len(reader.tokenize(text.strip())))
+    n = len(read_text(bundle, text.strip()).kept)
     source = n + 1
     target = source
     if not config.is_encoder_only and not is_untrained(bundle):

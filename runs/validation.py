@@ -10,7 +10,8 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
-from transformer.tokenizer import Tokenizer
+from transformer.text.reading import symbols as read
+from transformer.text.tokenizer import Tokenizer
 
 MAX_INPUT_CHARS = 20_000  # far beyond any model's max_len; stops a pasted book before tokenizing
 
@@ -50,7 +51,7 @@ def check_text(text: str, tokenizer: Tokenizer, max_tokens: int, suggest=None) -
 
     Args:
         tokenizer: the tokenizer that reads the input (source side for encoder-decoder models).
-        max_tokens: the most input tokens the model accepts (max_len - 1: room for <eos>/<bos>).
+        max_tokens: the most input tokens the model accepts (`transformer.text.reading.symbols_that_fit`).
         suggest: optional function word → close in-vocabulary words, for word-level models.
     """
     full = text or ""
@@ -58,7 +59,7 @@ def check_text(text: str, tokenizer: Tokenizer, max_tokens: int, suggest=None) -
     cleaned, removed = strip_controls(text)
     if not cleaned.strip():
         return TextCheck(None, removed_controls=removed)
-    symbols = tokenizer.tokenize(cleaned.strip())
+    symbols = read(tokenizer, cleaned.strip())  # read once: the run and its labels read the same text again here
     if not symbols:
         return TextCheck(None, removed_controls=removed)
     truncated_to = None
@@ -71,7 +72,7 @@ def check_text(text: str, tokenizer: Tokenizer, max_tokens: int, suggest=None) -
         text=tokenizer.detokenize(symbols),
         removed_controls=removed,
         truncated_to=truncated_to,
-        original_tokens=len(tokenizer.tokenize((cleaned if len(full) <= MAX_INPUT_CHARS else strip_controls(full)[0]).strip())),
+        original_tokens=len(read(tokenizer, (cleaned if len(full) <= MAX_INPUT_CHARS else strip_controls(full)[0]).strip())),
         unknown=unknown,
         suggestions={k: v for k, v in suggestions.items() if v},
     )

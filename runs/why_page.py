@@ -18,11 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from hook_names import hook_name, ordinal, parse
-from transformer.checkpoint import ModelBundle
 from transformer.probes.attribution import attribute
 from transformer.probes.lens import logit_lens
 from transformer.probes.patching import patch
 from transformer.probes.stream import Cancelled, ProbeRefusal, read_text
+from transformer.storage.checkpoint import ModelBundle
 
 # One pair per shipped model, the clean sentence first: each changes one word, the two runs write different tokens,
 # and a head restores a real part of the difference (tests/runs/test_why_numbers.py measures every one).

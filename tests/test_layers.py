@@ -9,9 +9,11 @@
   viz/ none of runs/ui/views, ui/ not views/;
 - benchmarks/ and serve/ import nothing from tests/ (the helpers both need live in `serve.processes` and
   `benchmarks.chromium`);
-- inside transformer/ (docs/DESIGN.md §2), the library at the top (model, text, checkpoint, running) and `hf/`
-  import nothing of `training/`, `probes/` or `cli/`; the paper's model files import no task either; and
-  nothing outside `transformer/cli/` (and the two-line `transformer/__main__.py`) imports the command line.
+- inside transformer/ (docs/DESIGN.md §2), the library (the paper's model at the top, the rooms `text/`,
+  `storage/`, `engine/`, and `hf/`) imports nothing of `training/`, `probes/` or `cli/`; the paper's model files
+  import no task and nothing of the engine, storage or text rooms (none of them imports scratch memory, record
+  memory or precision: the engine takes over through `transformer.attention.run_by`); and nothing outside
+  `transformer/cli/` (and the two-line `transformer/__main__.py`) imports the command line.
 - a page's room `ui/pages/<page>/` serves `views/<page>.py` alone: no other page, no other room and no shared
   widget of `ui/` imports it (what two pages need is shared, one floor up).
 
@@ -207,11 +209,38 @@ def test_nothing_below_the_command_line_imports_it():
 
 THE_LIBRARY_BENEATH = ("transformer.training", "transformer.probes", "transformer.cli")
 # The paper's model: what `Transformer` is built from. It reads no task, trains nothing and measures nothing.
-MODEL_FILES = ("config", "masks", "attention", "layernorm", "positional", "feedforward", "layers", "model", "hooks")
+MODEL_FILES = (
+    "config",
+    "masks",
+    "attention",
+    "layernorm",
+    "positional",
+    "feedforward",
+    "dropout",
+    "layers",
+    "model",
+    "hooks",
+    "interventions",
+    # today's decoder-only parts (Llama / Qwen), written beside the paper's
+    "rotary",
+    "rmsnorm",
+    "swiglu",
+    "grouped_query_attention",
+    "block_parts",
+)
+# The rooms beside the model (`transformer/<room>/`): the model's files import none of them.
+ROOMS = ("text", "storage", "engine")
+
+
+def test_the_top_of_transformer_holds_the_model_and_its_init():
+    top = {p.stem for p in (ROOT / "transformer").glob("*.py")}
+    assert top == {*MODEL_FILES, "__init__", "__main__"}, sorted(top - {*MODEL_FILES, "__init__", "__main__"})
+    assert {p.name for p in (ROOT / "transformer").iterdir() if (p / "__init__.py").exists()} >= set(ROOMS)
 
 
 def test_the_top_of_transformer_imports_nothing_of_training_probes_or_the_command_line():
     library = [p for p in (ROOT / "transformer").glob("*.py") if p.stem != "__main__"] + _files("transformer/hf")
+    library += [p for room in ROOMS for p in _files(f"transformer/{room}")]
     assert {p.stem for p in library} >= set(MODEL_FILES)
     bad = [
         f"{path.relative_to(ROOT)}: {name}"
@@ -222,8 +251,8 @@ def test_the_top_of_transformer_imports_nothing_of_training_probes_or_the_comman
     assert not bad, bad
 
 
-def test_the_model_files_import_no_task():
-    beneath = (*THE_LIBRARY_BENEATH, "transformer.tasks")
+def test_the_model_files_import_no_task_and_no_room():
+    beneath = (*THE_LIBRARY_BENEATH, "transformer.tasks", "transformer.hf", *(f"transformer.{room}" for room in ROOMS))
     bad = [
         f"transformer/{stem}.py: {name}"
         for stem in MODEL_FILES
@@ -237,6 +266,7 @@ def test_the_layer_rules_see_an_import_of_the_rooms_beneath():
     """The rules above can fail: a from-import of a name in one of the rooms is caught by name."""
     assert _names_module("transformer.training.train", THE_LIBRARY_BENEATH)
     assert _names_module("transformer.cli", COMMAND_LINE) and not _names_module("transformer.client", COMMAND_LINE)
+    assert _names_module("transformer.engine.workspace", tuple(f"transformer.{room}" for room in ROOMS))
 
 
 def _room_of(name: str) -> str | None:

@@ -13,14 +13,14 @@ import importlib
 # Loaded on first use (PEP 562): `import transformer.tasks` (plain Python) or `python -m transformer --help`
 # does not pay for importing torch.
 _EXPORTS: dict[str, str] = {
-    "CheckpointError": "checkpoint",
-    "ModelBundle": "checkpoint",
-    "load_checkpoint": "checkpoint",
-    "save_checkpoint": "checkpoint",
+    "CheckpointError": "storage.checkpoint",
+    "ModelBundle": "storage.checkpoint",
+    "load_checkpoint": "storage.checkpoint",
+    "save_checkpoint": "storage.checkpoint",
     "TransformerConfig": "config",
-    "Trace": "decoding",
-    "greedy_decode": "decoding",
-    "trace_text": "decoding",
+    "Trace": "engine.decoding",
+    "greedy_decode": "engine.decoding",
+    "trace_text": "engine.decoding",
     "ActivationCache": "hooks",
     "capture": "hooks",
     "hook_names": "hooks",
@@ -29,13 +29,13 @@ _EXPORTS: dict[str, str] = {
     "replace_pattern": "interventions",
     "zero_head": "interventions",
     "Transformer": "model",
-    "DEFAULT_MODEL": "registry",
-    "list_models": "registry",
-    "load_model": "registry",
-    "random_bundle": "registry",
-    "CharTokenizer": "tokenizer",
-    "Tokenizer": "tokenizer",
-    "WordTokenizer": "tokenizer",
+    "DEFAULT_MODEL": "storage.registry",
+    "list_models": "storage.registry",
+    "load_model": "storage.registry",
+    "random_bundle": "storage.registry",
+    "CharTokenizer": "text.tokenizer",
+    "Tokenizer": "text.tokenizer",
+    "WordTokenizer": "text.tokenizer",
 }
 
 

@@ -15,9 +15,10 @@ head that reads it, so every page that reads head h's keys reads the keys head h
 share them). The norms (Qwen3 only) and biases (Qwen2: W^Q, W^K, W^V only) are the config's.
 
 Positions: a rotation needs each token's position. In a full pass the queries and keys are positions 0 .. T-1; in
-key/value-cache decoding the new tokens start after the `length` tokens the layer's store already holds. `forward`
-reads that offset from the store it is given and keeps it for this call only (a ContextVar: the model is shared
-by every session's thread, and a forward pass never changes it).
+key/value-cache decoding the new tokens start after the tokens the layer's store already holds. `forward` asks
+the engine for that offset (`transformer.attention.first_position`, the seam's one question about positions) and
+keeps it for this call only (a ContextVar: the model is shared by every session's thread, and a forward pass never
+changes it).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import contextvars
 
 from torch import Tensor, nn
 
-from transformer.attention import KeyValueStore, MultiHeadAttention
+from transformer.attention import MultiHeadAttention, first_position
 from transformer.rmsnorm import RMSNorm
 from transformer.rotary import apply_rotary
 
@@ -91,13 +92,11 @@ class GroupedQueryAttention(MultiHeadAttention):
         v = self._heads(self.w_v(value), self.n_kv_heads)  # (B, H_kv, Tk, d_k)
         return self.hook_k(self._per_query_head(k)), self.hook_v(self._per_query_head(v))
 
-    def forward(
-        self, query: Tensor, key: Tensor, value: Tensor, allowed: Tensor | None = None, past: KeyValueStore | None = None
-    ) -> Tensor:
-        """`MultiHeadAttention.forward`, with the position of this call's first new token (the store's `length`
-        during key/value-cache decoding, else 0) kept for `project_queries` and `project_keys_values`."""
-        token = _START.set(int(getattr(past, "length", 0)))
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, allowed: Tensor | None = None) -> Tensor:
+        """`MultiHeadAttention.forward`, with the position of this call's first new token (what a key/value cache
+        already holds, else 0) kept for `project_queries` and `project_keys_values`."""
+        token = _START.set(first_position(self))
         try:
-            return super().forward(query, key, value, allowed, past)
+            return super().forward(query, key, value, allowed)
         finally:
             _START.reset(token)

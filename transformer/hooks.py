@@ -22,8 +22,6 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from transformer import record_memory
-
 Intervention = Callable[[Tensor], Tensor]
 """Maps the tensor at a hook point to the tensor the model continues with (same shape)."""
 
@@ -44,38 +42,6 @@ class HookPoint(nn.Module):
         if state is None:
             return x
         return state.visit(self.name, x)
-
-    def observed(self) -> bool:
-        """Whether the current context records or edits this point at all: a point nobody observes may go uncalled
-        (`MultiHeadAttention` computes a large layer a block of query rows at a time, never its whole scores)."""
-        state = _ACTIVE.get()
-        return state is not None and (state.edits(self.name) or state.records(self.name))
-
-    def edited(self) -> bool:
-        """Whether an intervention changes the tensor at this point in the current context."""
-        state = _ACTIVE.get()
-        return state is not None and state.edits(self.name)
-
-    def records_as(self, dtype: torch.dtype) -> torch.dtype | None:
-        """The dtype a `dtype` tensor given here is recorded as (`keeping`), or None where it is not recorded."""
-        state = _ACTIVE.get()
-        return state.recorded_dtype(dtype) if state is not None and state.records(self.name) else None
-
-    def recording_buffer(self, shape: tuple[int, ...], dtype: torch.dtype) -> Tensor:
-        """A tensor of `shape` and `dtype` (contents undefined) to build this point's tensor in before passing it
-        here: the start of a larger one where the capture leaves room for later rows and keys (`capture(room=)`), so
-        recording it copies nothing; else a fresh one."""
-        state = _ACTIVE.get()
-        if state is None:
-            return torch.empty(shape, dtype=dtype)
-        return state.buffer(self.name, shape, dtype)
-
-    def may_keep(self, dtype: torch.dtype) -> bool:
-        """Whether a tensor of `dtype` given to this point may outlive the call: the current context records it as
-        it is (not as a `keeping` copy in another dtype) or hands it to an intervention. The model must then not
-        overwrite it in place afterwards, nor write the next layer's numbers over it (`transformer.workspace`)."""
-        state = _ACTIVE.get()
-        return state is not None and state.may_keep(self.name, dtype)
 
     def __call__(self, x: Tensor) -> Tensor:
         """`forward`, without `nn.Module.__call__`'s search for module hooks, which this project never registers
@@ -116,9 +82,8 @@ class ActivationCache(Mapping[str, Tensor]):
     (B, H, Tq, Tk); `hook_mask` is (B, 1, Tq, Tk) boolean; residual-stream entries are (B, T, d_model).
     """
 
-    def __init__(self, tensors: dict[str, Tensor] | None = None, rooms: dict[str, Tensor] | None = None) -> None:
+    def __init__(self, tensors: dict[str, Tensor] | None = None) -> None:
         self._tensors: dict[str, Tensor] = {} if tensors is None else tensors  # not copied: capture fills it live
-        self.rooms: dict[str, Tensor] = {} if rooms is None else rooms  # name → the larger tensor its entry starts
 
     def __getitem__(self, name: str) -> Tensor:
         try:
@@ -140,44 +105,22 @@ class ActivationCache(Mapping[str, Tensor]):
         return {name: as_numpy(tensor) for name, tensor in self._tensors.items()}
 
 
+Keep = Callable[[str, Tensor], Tensor]
+"""What recording a tensor at a hook name keeps (`capture(keep=)`); by default the tensor itself, detached."""
+
+
+def _as_computed(name: str, x: Tensor) -> Tensor:
+    return x.detach()  # a reference, not a copy: capture stays cheap
+
+
 @dataclass
-class _CaptureState:
+class CaptureState:
     """What hook points do in the current context: record some names, apply some interventions."""
 
     record: frozenset[str] | None  # None: record nothing (decoding steps); else the names to keep
     interventions: dict[str, list[Intervention]] = field(default_factory=dict)
     tensors: dict[str, Tensor] = field(default_factory=dict)
-    keep_as: torch.dtype | None = None  # floating tensors are recorded as this dtype (`keeping`); None: as computed
-    room: Mapping[str, int] = field(default_factory=dict)  # name → rows and keys its (..., Tq, Tk) record leaves room for
-    rooms: dict[str, Tensor] = field(default_factory=dict)  # name → the larger tensor its record is the start of
-
-    def recorded_dtype(self, dtype: torch.dtype) -> torch.dtype:
-        """The dtype a recorded `dtype` tensor is kept in: `keep_as` for floats when it is set, else its own."""
-        return self.keep_as if self.keep_as is not None and dtype.is_floating_point else dtype
-
-    def _has_room(self, name: str, shape: tuple[int, ...]) -> bool:
-        """Whether a recorded (..., Tq, Tk) `shape` at `name` fits the room the capture leaves for it."""
-        return self.records(name) and len(shape) >= 2 and max(shape[-2:]) <= self.room.get(name, 0)
-
-    def buffer(self, name: str, shape: tuple[int, ...], dtype: torch.dtype) -> Tensor:
-        """`HookPoint.recording_buffer`: the start of a (..., side, side) tensor for a name with room, else fresh."""
-        if not self._has_room(name, shape):
-            return torch.empty(shape, dtype=dtype)
-        side = self.room[name]
-        self.rooms[name] = record_memory.lend((*shape[:-2], side, side), dtype)  # the last long run's, once free
-        return self.rooms[name][..., : shape[-2], : shape[-1]]
-
-    def _kept(self, name: str, x: Tensor) -> Tensor:
-        """What recording `x` at `name` keeps: `x` itself, a copy in `keep_as`, or a copy into the start of a larger
-        tensor where the capture leaves room (unless `x` is already there: `buffer`)."""
-        kept = x.detach()  # a reference, not a copy: capture stays cheap
-        dtype = self.recorded_dtype(kept.dtype)
-        base = self.rooms.get(name)
-        if base is not None and kept.data_ptr() == base.data_ptr() and kept.dtype == base.dtype:
-            return kept  # built in its room
-        if self._has_room(name, tuple(kept.shape)):
-            return self.buffer(name, tuple(kept.shape), dtype).copy_(kept)
-        return kept.to(dtype)
+    keep: Keep = _as_computed
 
     def records(self, name: str) -> bool:
         """Whether hook `name` is recorded here."""
@@ -187,10 +130,6 @@ class _CaptureState:
         """Whether an intervention changes hook `name` here."""
         return name in self.interventions
 
-    def may_keep(self, name: str, dtype: torch.dtype) -> bool:
-        """Whether a `dtype` tensor at hook `name` may outlive the call here (`HookPoint.may_keep`)."""
-        return self.edits(name) or (self.records(name) and self.recorded_dtype(dtype) == dtype)
-
     def visit(self, name: str, x: Tensor) -> Tensor:
         for intervene in self.interventions.get(name, ()):
             changed = intervene(x)
@@ -198,26 +137,17 @@ class _CaptureState:
                 raise ValueError(f"intervention at {name} changed shape {tuple(x.shape)} → {tuple(changed.shape)}")
             x = changed
         if self.records(name):
-            self.tensors[name] = self._kept(name, x)
+            self.tensors[name] = self.keep(name, x)
         return x
 
 
-_ACTIVE: contextvars.ContextVar[_CaptureState | None] = contextvars.ContextVar("attention_atlas_capture", default=None)
-_KEEP_AS: contextvars.ContextVar[torch.dtype | None] = contextvars.ContextVar("attention_atlas_keep_as", default=None)
+_ACTIVE: contextvars.ContextVar[CaptureState | None] = contextvars.ContextVar("attention_atlas_capture", default=None)
 
 
-@contextlib.contextmanager
-def keeping(dtype: torch.dtype | None) -> Iterator[None]:
-    """Captures started inside record their floating tensors as `dtype` (None: as computed).
-
-    A bfloat16 run (`transformer.precision`) keeps its weights as float16: they hold about three significant
-    digits already, float16 holds them in half of float32's bytes (a GPT-2-sized run at 1,024 tokens records
-    604 MB of weights in float32), and NumPy can hold float16, where it cannot hold bfloat16."""
-    token = _KEEP_AS.set(dtype)
-    try:
-        yield
-    finally:
-        _KEEP_AS.reset(token)
+def active_capture() -> CaptureState | None:
+    """What the current context records and edits (None outside `capture` / `intervene`): the engine reads it to
+    know which tensors outlive a call (`transformer.engine.records`)."""
+    return _ACTIVE.get()
 
 
 def _check_names(model: nn.Module, names: Iterable[str]) -> None:
@@ -232,7 +162,7 @@ def capture(
     model: nn.Module,
     names: Iterable[str] | None = None,
     interventions: Mapping[str, Intervention | Iterable[Intervention]] | None = None,
-    room: Mapping[str, int] | None = None,
+    keep: Keep | None = None,
 ) -> Iterator[ActivationCache]:
     """Record hook points of `model` for calls made inside this block, in this thread only.
 
@@ -241,9 +171,8 @@ def capture(
         names: hook names to record; None records all of them.
         interventions: hook name → function(s) applied to the tensor there before recording, for
             this call only (see `transformer.interventions`).
-        room: hook name → a side S: its (..., Tq, Tk) record is kept as the start of a (..., S, S) tensor
-            (`ActivationCache.rooms`), which later rows and keys can fill without copying it
-            (`transformer.recorded_decoding`: a long prompt's patterns, then each step's row).
+        keep: what recording a tensor keeps (None: the tensor itself); the engine's runs keep theirs in another
+            dtype or in memory with room for later rows (`transformer.engine.records.capture`).
     Yields:
         An ActivationCache, filled as the forward pass runs. If the block runs several forward
         passes, the last value at each name wins.
@@ -251,23 +180,19 @@ def capture(
     wanted = frozenset(_known_names(model) if names is None else names)
     if names is not None:  # all names are known by definition
         _check_names(model, wanted)
-    state = _CaptureState(
-        record=wanted, interventions=_normalize(model, interventions), keep_as=_KEEP_AS.get(), room=dict(room or {})
-    )
+    state = CaptureState(record=wanted, interventions=_normalize(model, interventions), keep=keep or _as_computed)
     token = _ACTIVE.set(state)
     try:
-        yield ActivationCache(state.tensors, state.rooms)
+        yield ActivationCache(state.tensors)
     finally:
         _ACTIVE.reset(token)
-        if state.room:  # this run's records are the ones the next long run may write over
-            record_memory.keep(state.rooms.values())
 
 
 @contextlib.contextmanager
 def intervene(model: nn.Module, interventions: Mapping[str, Intervention | Iterable[Intervention]] | None) -> Iterator[None]:
     """Apply interventions without recording anything (e.g. during greedy decoding steps). With none to apply,
     hook points see no state at all and return their input at once (a decoding step passes ~40 per layer)."""
-    state = _CaptureState(record=None, interventions=_normalize(model, interventions)) if interventions else None
+    state = CaptureState(record=None, interventions=_normalize(model, interventions)) if interventions else None
     token = _ACTIVE.set(state)
     try:
         yield
@@ -292,21 +217,7 @@ def _normalize(
 
 
 def as_numpy(tensor: Tensor) -> np.ndarray:
-    """A captured tensor as NumPy: float16 as it is (recorded so on purpose, `keeping`), other floats as float32
-    (bfloat16 cannot go to NumPy at all), the rest (bool, ids) as they are."""
+    """A captured tensor as NumPy: float16 as it is (recorded so on purpose: `transformer.engine.records.keeping`),
+    other floats as float32 (bfloat16 cannot go to NumPy at all), the rest (bool, ids) as they are."""
     t = tensor.detach().cpu()
     return (t.float() if t.is_floating_point() and t.dtype != torch.float16 else t).numpy()
-
-
-__all__ = [
-    "ActivationCache",
-    "HookPoint",
-    "Intervention",
-    "active_interventions",
-    "as_numpy",
-    "capture",
-    "hook_names",
-    "intervene",
-    "keeping",
-    "name_hook_points",
-]

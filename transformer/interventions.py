@@ -24,7 +24,7 @@ _ROW_LOCAL = "acts_on_each_query_row_alone"
 def row_local(intervention: Intervention) -> Intervention:
     """Mark `intervention` as acting on each query row alone: what it does to row i depends on row i only,
     never on how many rows the call computes or where they start. Incremental decoding computes one new
-    row per step (`transformer.kv_cache`) and applies such an intervention with the meaning it has in a
+    row per step (`transformer.engine.kv_cache`) and applies such an intervention with the meaning it has in a
     full pass; any other intervention on the decoder makes decoding rerun the whole prefix instead."""
     setattr(intervention, _ROW_LOCAL, True)
     return intervention

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from torch import Tensor, nn
 
-from transformer.attention import KeyValueStore, MultiHeadAttention
+from transformer.attention import MultiHeadAttention
 from transformer.block_parts import feed_forward, norm, self_attention
 from transformer.config import TransformerConfig
 from transformer.dropout import Dropout
@@ -53,15 +52,6 @@ class EncoderLayer(nn.Module):
         return self.sublayer[1](x, self.feed_forward)
 
 
-@dataclass(frozen=True)
-class LayerKeysValues:
-    """What one decoder layer keeps between incremental decoding steps (`transformer.kv_cache`):
-    a store per attention (`cross_attn` is None in a decoder-only model)."""
-
-    self_attn: KeyValueStore
-    cross_attn: KeyValueStore | None
-
-
 class DecoderLayer(nn.Module):
     """Masked self-attention, encoder-decoder (cross) attention, then feed-forward.
 
@@ -85,18 +75,12 @@ class DecoderLayer(nn.Module):
         tgt_allowed: Tensor,
         memory: Tensor | None,
         cross_allowed: Tensor | None,
-        past: LayerKeysValues | None = None,
     ) -> Tensor:
-        """x: (B, Tt, d_model); memory: encoder output (B, Ts, d_model) or None for decoder-only.
-
-        `past` (incremental decoding): x holds only the positions not read before, and each attention
-        takes the keys and values of earlier positions from it (`transformer.kv_cache`).
-        """
-        self_kv, cross_kv = (None, None) if past is None else (past.self_attn, past.cross_attn)
-        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, tgt_allowed, self_kv))
+        """x: (B, Tt, d_model); memory: encoder output (B, Ts, d_model) or None for decoder-only."""
+        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, tgt_allowed))
         if self.cross_attn is not None:
             assert memory is not None, "an encoder-decoder layer needs the encoder's output"
-            x = self.sublayer[1](x, lambda x: self.cross_attn(x, memory, memory, cross_allowed, cross_kv))
+            x = self.sublayer[1](x, lambda x: self.cross_attn(x, memory, memory, cross_allowed))
         return self.sublayer[-1](x, self.feed_forward)
 
 
@@ -128,9 +112,7 @@ class Decoder(nn.Module):
         tgt_allowed: Tensor,
         memory: Tensor | None = None,
         cross_allowed: Tensor | None = None,
-        past: Sequence[LayerKeysValues] | None = None,
     ) -> Tensor:
-        """`past`: one key/value store per layer during incremental decoding (`transformer.kv_cache`)."""
-        for i, layer in enumerate(self.layers):
-            x = layer(x, tgt_allowed, memory, cross_allowed, None if past is None else past[i])
+        for layer in self.layers:
+            x = layer(x, tgt_allowed, memory, cross_allowed)
         return self.norm(x) if self.norm is not None else x

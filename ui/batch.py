@@ -11,7 +11,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 from runs.reference import model_task
 from runs.sentence_batch import MAX_SENTENCES, MIN_SENTENCES, BatchCheck, check_batch, default_more
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.reading import reader as text_reader
+from transformer.text.reading import symbols_that_fit
 from ui.i18n import t
 from ui.inputs import example_text, text_box
 from ui.url_values import MAX_URL_TEXT_CHARS
@@ -22,14 +24,14 @@ MORE_KEY = "more"  # session-state key and URL query parameter of the text area
 def more_sentences(bundle: ModelBundle, first: str | None, label: str, help_text: str, height: int) -> BatchCheck:
     """The text area of more sentences (seeded with shorter sentences of the model's task, or prefixes
     of the example: see `runs.sentence_batch.default_more`), checked with `first`."""
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     if MORE_KEY not in st.session_state and not st.query_params.get(MORE_KEY):
         chosen = bundle.card.get("batch") or ()
         st.session_state[MORE_KEY] = default_more(example_text(bundle), reader, model_task(bundle), chosen)
     more = st.text_area(
         label, key=MORE_KEY, bind="query-params", height=height, help=help_text, max_chars=MAX_URL_TEXT_CHARS
     )  # what a link may carry (ui.url_values)
-    return check_batch(first, more or "", reader, bundle.config.max_len - 1)
+    return check_batch(first, more or "", reader, symbols_that_fit(bundle.config))
 
 
 def sentence_batch(bundle: ModelBundle) -> tuple[BatchCheck, DeltaGenerator, DeltaGenerator]:

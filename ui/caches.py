@@ -83,10 +83,10 @@ from runs.output import OutputSteps, SamplingSettings
 from runs.text_run import attention_names, capture_bytes, run_text
 from runs.training.film_scores import FilmScores
 from runs.training.films import shipped_film_scores
-from transformer.checkpoint import ModelBundle
 from transformer.interventions import InterventionSpec
 from transformer.probes.head_scores import HeadScores
 from transformer.probes.importance import HeadImportance
+from transformer.storage.checkpoint import ModelBundle
 from ui.precision import exact_requested
 from viz.batchnorm_contrast import PaddedBatch
 from viz.head_grid import GridText

@@ -18,10 +18,12 @@ import streamlit as st
 
 from runs.model_ref import is_untrained
 from runs.reference import model_task
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks import GrammarDescription, Task, WordTask, describe_grammar, model_input_description
 from transformer.tasks.reading import CATEGORY_NAMES
-from transformer.tokenizer import SPECIALS, word_pieces
+from transformer.text.reading import reader as text_reader
+from transformer.text.reading import symbols_that_fit
+from transformer.text.tokenizer import SPECIALS, word_pieces
 from ui.i18n import current_language, t
 from ui.safe import md_literal
 
@@ -61,9 +63,9 @@ def reads_line(bundle: ModelBundle) -> str:
     when it has them), and its length is the one its card or task says it was trained on.
     """
     desc = model_input_description(bundle)
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     symbols = reader.vocab[len(SPECIALS) :]  # after <pad> <bos> <eos> <unk>
-    n = desc.max_symbols if desc.max_symbols is not None else bundle.config.max_len - 1
+    n = desc.max_symbols if desc.max_symbols is not None else symbols_that_fit(bundle.config)
     charset = t("architecture.list_sep").join(t(f"grammar.charset_{g}", n=f"{k:,}") for g, k in charset_counts(symbols).items())
     if is_untrained(bundle) or model_task(bundle) is None:
         return t("grammar.reads_untrained", count=f"{len(symbols):,}", n=n)
@@ -118,7 +120,7 @@ def _word_panel(grammar: GrammarDescription) -> None:
 
 def _pieces_panel(bundle: ModelBundle, text: str) -> None:
     """A natural translator reads any text: show how it splits this one (word pieces joined by "·")."""
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     if text.strip():
         st.markdown(f"**{t('grammar.pieces_of_text')}**")
         st.code("  ".join(word_pieces(reader, text)), language=None, wrap_lines=True)
@@ -126,7 +128,7 @@ def _pieces_panel(bundle: ModelBundle, text: str) -> None:
 
 def _char_panel(bundle: ModelBundle) -> None:
     """The characters the model's own vocabulary holds (what it reads, whatever its task says)."""
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     symbols = [s for s in reader.vocab[len(SPECIALS) :] if s != " "]  # after <pad> <bos> <eos> <unk>
     st.markdown(reads_line(bundle))
     shown = "".join(symbols[:CHARSET_SHOWN])

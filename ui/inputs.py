@@ -14,8 +14,9 @@ import streamlit as st
 
 from runs.reference import model_task
 from runs.validation import TextCheck, check_text
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks import length_warning, model_input_description, random_sentence
+from transformer.text.reading import reader, symbols_that_fit
 from ui.grammar_panel import grammar_panel, reads_line
 from ui.i18n import t
 from ui.reader_switch import reader_switch
@@ -92,8 +93,7 @@ def text_box(bundle: ModelBundle) -> TextCheck:
             icon=":material/casino:",
         )
     grammar_panel(bundle, reads, raw or "")  # the line on what the model reads opens the panel: one line less above every chart
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
-    check = check_text(raw or "", reader, bundle.config.max_len - 1, task.suggest if task else None)
+    check = check_text(raw or "", reader(bundle), symbols_that_fit(bundle.config), task.suggest if task else None)
     _report(check)
     reader_switch(str(st.session_state.get(MODEL_KEY, "")), model_input_description(bundle).language, raw or "")
     if task is not None and check.text is not None:  # unknown symbols count too: each is one position read as <unk>

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from ui.i18n import t
 
 

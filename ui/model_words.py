@@ -9,8 +9,8 @@ a reverser's row *copies* its input character). Both come from what the model is
 from __future__ import annotations
 
 from runs.model_kind import task_family
-from transformer.checkpoint import ModelBundle
-from transformer.tokenizer import SPECIALS
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.tokenizer import SPECIALS
 from ui.i18n import t
 from ui.safe import md_literal
 from viz.tokens import TokenAxis

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from runs.modern_page import is_modern, kv_groups, rms_statistics, rope_frequencies, rotary, swiglu_statistics
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from ui.charts import show_figure
 from ui.i18n import t
 from ui.prose import prose

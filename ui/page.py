@@ -10,7 +10,7 @@ import streamlit as st
 
 from runs.reference import ReferenceCheck, check_reference
 from runs.validation import TextCheck
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks import Diagnosis
 from ui.caches import note_session
 from ui.grammar_panel import role_name

@@ -1,5 +1,5 @@
 """Exact arithmetic on request: the sidebar switch that keeps a large model's runs in float32, and the note a
-page shows under a run that multiplied in bfloat16 (`transformer.precision` says when and why).
+page shows under a run that multiplied in bfloat16 (`transformer.engine.precision` says when and why).
 
 The switch appears only for a model some input of which could run in bfloat16 (a GPT-2-sized checkpoint on a
 CPU with native bfloat16; never a shipped model), is off by default (the heads page of a 1,000-token text then
@@ -12,8 +12,8 @@ from __future__ import annotations
 import streamlit as st
 
 from runs.text_run import may_run_fast
-from transformer.checkpoint import ModelBundle
-from transformer.precision import FAST
+from transformer.engine.precision import FAST
+from transformer.storage.checkpoint import ModelBundle
 from ui.i18n import t
 from ui.url_choice import switch_requested, url_switch
 from viz.trace import TraceData

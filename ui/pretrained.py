@@ -5,11 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from runs.pretrained import pretrained_models
-from transformer.checkpoint import ModelBundle
 from transformer.hf.errors import PretrainedRefused
 from transformer.hf.families import FAMILY_NAMES
 from transformer.hf.load import PRETRAINED_TASK
-from transformer.registry import DEFAULT_MODEL
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import DEFAULT_MODEL
 from ui.caches import get_bundle
 from ui.i18n import t
 

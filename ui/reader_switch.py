@@ -1,7 +1,7 @@
 """One click to the translator that reads what the class typed (Chinese typed into an English reader, or back).
 
 A teacher need not know model names: when the typed text's language (`runs.typed_language`) is not the one the
-model reads, and a shipped model translates the same data the other way (`transformer.registry.other_direction`),
+model reads, and a shipped model translates the same data the other way (`transformer.storage.registry.other_direction`),
 the page says so under the text box with a button that switches the model and keeps the text.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from runs.typed_language import typed_language
-from transformer.registry import other_direction
+from transformer.storage.registry import other_direction
 from ui.i18n import t
 from ui.sidebar import MODEL_KEY
 

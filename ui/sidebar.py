@@ -13,11 +13,11 @@ import streamlit as st
 
 from runs.model_ref import RANDOM_DEFAULTS, ModelRef, is_grammar_demo, shipped_models
 from runs.pretrained import pretrained_key
-from transformer.checkpoint import CheckpointError, ModelBundle
 from transformer.hf.errors import PretrainedRefused
 from transformer.hf.load import PRETRAINED_TASK
-from transformer.registry import DEFAULT_MODEL, RANDOM, list_models
-from transformer.untrusted_files import one_line
+from transformer.storage.checkpoint import CheckpointError, ModelBundle
+from transformer.storage.registry import DEFAULT_MODEL, RANDOM, list_models
+from transformer.storage.untrusted_files import one_line
 from ui.caches import get_bundle, working
 from ui.i18n import DEFAULT_LANGUAGE, LANG_KEY, LANGUAGES, catalog, current_language, language_code, t
 from ui.labels import relabel_when_changed

@@ -1,6 +1,6 @@
 """The masks of a padded batch, as NumPy, for the Masks page.
 
-The masks themselves are built by the model's own functions (`transformer.batch.batch_masks`,
+The masks themselves are built by the model's own functions (`transformer.text.batch.batch_masks`,
 which calls `transformer.masks`); this view-model holds them next to the padded tokens that
 label their axes, and answers the small questions the page asks (which sentence is most padded,
 a key padding vector as the matrix an attention layer applies).

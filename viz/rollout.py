@@ -37,7 +37,7 @@ def _residual_step(layer: np.ndarray) -> np.ndarray:
 
 Widen = Callable[[np.ndarray, np.ndarray], object]
 """How float16 weights are written into a float32 buffer: `widen(src, out)`. NumPy's by default; the run layer
-passes PyTorch's (`transformer.precision.widen_into`, six times faster; this package does not import torch)."""
+passes PyTorch's (`transformer.engine.precision.widen_into`, six times faster; this package does not import torch)."""
 
 
 def _numpy_widen(src: np.ndarray, out: np.ndarray) -> None:

@@ -26,14 +26,14 @@ class TraceData:
     arrays: dict[str, np.ndarray] = field(repr=False)
     truncated: bool = False
     unknown: tuple[str, ...] = ()
-    teacher_forced: bool = False  # see transformer.decoding.trace_text(generate=False)
-    next_tokens: tuple[str, ...] = ()  # what each decoder row writes (see transformer.decoding.Trace)
+    teacher_forced: bool = False  # see transformer.engine.decoding.trace_text(generate=False)
+    next_tokens: tuple[str, ...] = ()  # what each decoder row writes (see transformer.engine.decoding.Trace)
     src_ids: tuple[int, ...] = ()  # the ids behind src_tokens: a batch is built from these, never from strings
     tgt_ids: tuple[int, ...] = ()  # the ids behind tgt_tokens
-    precision: str = "float32"  # the arithmetic of the run: "float32", or "bfloat16" (see transformer.precision)
+    precision: str = "float32"  # the arithmetic of the run: "float32", or "bfloat16" (see transformer.engine.precision)
 
     @classmethod
-    def from_trace(cls, trace) -> TraceData:  # trace: transformer.decoding.Trace
+    def from_trace(cls, trace) -> TraceData:  # trace: transformer.engine.decoding.Trace
         arrays = trace.cache.numpy()
         for array in arrays.values():
             array.setflags(write=False)

@@ -1,7 +1,7 @@
 """A trained job's model as a zip of a checkpoint folder (the shipped format, plus its film), for a download.
 
 The app stays read-only on the server: nothing is written except a temporary folder that is zipped and deleted.
-Unzipped, the folder loads with `transformer.checkpoint.load_checkpoint` (or the app's `--model` path) like a
+Unzipped, the folder loads with `transformer.storage.checkpoint.load_checkpoint` (or the app's `--model` path) like a
 shipped model.
 """
 
@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 from runs.training.job import TrainingJob
-from transformer.checkpoint import save_checkpoint
+from transformer.storage.checkpoint import save_checkpoint
 from transformer.training.film import FILM
 
 

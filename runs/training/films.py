@@ -14,8 +14,8 @@ from runs.head_importance import stored_importance
 from runs.heads import opening
 from runs.model_ref import shipped_models
 from runs.training.film_scores import FilmScores, film_scores
-from transformer.checkpoint import CARD_JSON, ModelBundle
-from transformer.registry import MODELS_DIR
+from transformer.storage.checkpoint import CARD_JSON, ModelBundle
+from transformer.storage.registry import MODELS_DIR
 from transformer.tasks.base import Example
 from transformer.training.film import FILM, Film
 

@@ -20,10 +20,10 @@ import torch
 
 from runs.training.eta import WINDOW, recent_rate, time_left
 from runs.training.options import JobOptions
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.untrusted_files import one_line
 from transformer.training.film import Film, FilmRecorder
 from transformer.training.train import TrainProgress, TrainResult, task_with_options, train
-from transformer.untrusted_files import one_line
 
 RUNNING, STOPPING, FINISHED, STOPPED, FAILED = "running", "stopping", "finished", "stopped", "failed"
 LIVE_STATES = (RUNNING, STOPPING)

@@ -14,7 +14,7 @@ from typing import Any
 from runs.model_ref import TRAINED_PREFIX, register_loader, trained_model_gone
 from runs.training.job import TrainingJob
 from runs.training.options import JobOptions
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 
 MAX_JOBS_ENV = "ATLAS_TRAINING_JOBS"
 DEFAULT_MAX_JOBS = 1

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import pytest
 
-from transformer.registry import DEFAULT_MODEL, MODELS_DIR
+from transformer.storage.registry import DEFAULT_MODEL, MODELS_DIR
 from ui.i18n import catalog
 
 pytestmark = pytest.mark.e2e

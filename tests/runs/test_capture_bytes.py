@@ -3,7 +3,7 @@
 import pytest
 
 from runs.text_run import attention_names, capture_bytes, run_text
-from transformer.registry import list_models, load_model
+from transformer.storage.registry import list_models, load_model
 
 TEXTS = {"en": "She came to see us yesterday.", "zh": "我昨天和朋友去看电影。", "chars": "abcdefabcdef"}
 
@@ -20,7 +20,7 @@ def test_the_estimate_bounds_every_shipped_models_run(name):
 
 def test_a_teacher_forced_runs_patterns_are_estimated_exactly():
     from transformer.config import TransformerConfig
-    from transformer.registry import random_bundle
+    from transformer.storage.registry import random_bundle
 
     config = TransformerConfig(architecture="decoder-only", n_layers=2, d_model=16, n_heads=2, d_ff=32, max_len=64)
     bundle = random_bundle(config, seed=0, symbols="abc")

@@ -17,7 +17,7 @@ from runs.causal_view import causal_target, run_causal, summarize
 from runs.model_ref import ModelRef, is_untrained, load_bundle, shipped_models
 from runs.reference import model_task
 from runs.text_run import run_text
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 from ui.i18n import catalog
 
 FREQUENCY = re.compile(r"(?i)\b(rare|rarely|seldom|usually|normally|often)\b|很少|通常|往往|一般")

@@ -11,7 +11,7 @@ from runs.class_questions import NUMBER_MAX, ClassQuestion, range_choices, token
 from runs.lesson import class_question
 from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import run_text
-from transformer.registry import DEFAULT_MODEL
+from transformer.storage.registry import DEFAULT_MODEL
 
 # held-out pairs of the default model's corpus: step 1 has a human translation to judge by
 SENTENCES = ("I played tennis yesterday afternoon with Tom.", "It was already twelve when he reached home.")

@@ -12,7 +12,7 @@ from runs.detector_claims import alignment_claim, highest, none_marked_claim
 from runs.head_detectors import detector_table
 from runs.heads import opening
 from runs.model_ref import ModelRef, is_untrained, load_bundle, shipped_models
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 from ui.i18n import catalog
 from viz.detector_figure import MARK_AT_LEAST, marked_heads
 

@@ -10,7 +10,7 @@ from runs.experiments import InterventionChoice
 from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import run_text
 from transformer.probes.causal import causal_experiment
-from transformer.registry import MODELS_DIR
+from transformer.storage.registry import MODELS_DIR
 from transformer.tasks import get_task
 
 SENTENCES = ("i read a book in the library today", "the teacher reads a letter at home")

@@ -10,7 +10,7 @@ from runs.masks_claims import batch_claim, masks_claim, structure
 from runs.masks_page import masks_batch
 from runs.model_ref import ModelRef, load_bundle, shipped_models
 from runs.text_run import run_text
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 from ui.i18n import catalog
 
 CROSS = {"en": "cross-attention lets", "zh": "交叉注意力让"}  # the sentence that says cross-attention exists

@@ -57,7 +57,7 @@ def test_a_converted_model_loaded_while_freezing_is_still_freed_when_dropped(tmp
     """The load's own garbage cycles are collected before the freeze, so the bundle is held only by its owner."""
     pytest.importorskip("transformers")
     from transformer.hf.random_folder import gpt2_folder
-    from transformer.registry import load_model
+    from transformer.storage.registry import load_model
 
     folder = gpt2_folder(tmp_path / "tiny-gpt2")
     sys.modules.pop("freshly_imported_marker", None)
@@ -73,10 +73,10 @@ def test_a_converted_model_loaded_while_freezing_is_still_freed_when_dropped(tmp
 def test_a_runs_trace_lets_its_records_be_written_again_once_it_is_dropped(monkeypatch):
     """The page's run (`run_text`, decoding with room for its records) holds its records only through the trace it
     returns: drop the trace (as `ui.caches.release_for` does before a long run) and the next run of the same length
-    writes where they were (`transformer.record_memory`; a GPT-2-sized run's 300 MB were fresh memory each time)."""
+    writes where they were (`transformer.engine.record_memory`; a GPT-2-sized run's 300 MB were fresh memory each time)."""
     from runs.text_run import attention_names, run_text
-    from transformer import record_memory, recorded_decoding
-    from transformer.registry import load_model
+    from transformer.engine import record_memory, recorded_decoding
+    from transformer.storage.registry import load_model
 
     monkeypatch.setattr(recorded_decoding, "SECOND_PASS_WORK", 0)  # a shipped model records as a large one does
     monkeypatch.setattr(record_memory, "_kept", [])

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from runs.model_ref import RANDOM_DEFAULTS, ModelRef, load_bundle, random_key, register_loader
-from transformer.registry import DEFAULT_MODEL
+from transformer.storage.registry import DEFAULT_MODEL
 
 ROOT = Path(__file__).resolve().parents[2]
 

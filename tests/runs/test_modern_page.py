@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from runs.modern_page import kv_groups, rms_statistics, rotary, swiglu_statistics
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 
 TEXT = "the cat sat on the mat 你好"
 

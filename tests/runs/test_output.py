@@ -7,8 +7,8 @@ import torch
 
 from runs.model_ref import ModelRef, load_bundle
 from runs.output import output_steps, replay
-from transformer.sampling import SamplingSettings, generate, model_inputs
-from transformer.tokenizer import EOS_ID
+from transformer.engine.sampling import SamplingSettings, generate, model_inputs
+from transformer.text.tokenizer import EOS_ID
 
 TEXT = "i read a book in the library today"
 

@@ -11,8 +11,8 @@ import torch
 from hook_names import act_name
 from runs.qk_map import pca, qk_map
 from transformer.hooks import capture
-from transformer.registry import load_model
-from transformer.rows import source_row
+from transformer.storage.registry import load_model
+from transformer.text.rows import source_row
 
 
 def test_pca_coordinates_are_the_centred_vectors_on_orthonormal_directions():

@@ -9,8 +9,8 @@ import pytest
 from runs.reference import check_reference
 from runs.text_run import run_text
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
-from transformer.registry import list_models, load_model, random_bundle
+from transformer.engine.decoding import trace_text
+from transformer.storage.registry import list_models, load_model, random_bundle
 from transformer.tasks import diagnose, get_task, is_heldout
 from viz.trace import TraceData
 

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from runs.reference import check_reference
-from transformer.checkpoint import ModelBundle
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks import get_task
 from transformer.training.train import TrainSettings, build_bundle
 from viz.trace import TraceData

@@ -10,9 +10,9 @@ import pytest
 from hook_names import act_name
 from runs import text_run
 from runs.text_run import attention_names, run_precision, run_text
-from transformer import precision
 from transformer.config import TransformerConfig
-from transformer.registry import DEFAULT_MODEL, list_models, load_model, random_bundle
+from transformer.engine import precision
+from transformer.storage.registry import DEFAULT_MODEL, list_models, load_model, random_bundle
 
 LONG = " ".join(["the cat sat on the mat"] * 8)
 
@@ -54,7 +54,7 @@ def test_the_trace_says_its_arithmetic_and_exact_forces_float32(bundle, fast_her
     exact = run_text(bundle, LONG, names=names, exact=True)
     assert (fast.precision, exact.precision) == ("bfloat16", "float32")
     assert exact.arrays.keys() == fast.arrays.keys()
-    for name in names:  # kept as float16 (`transformer.hooks.keeping`): half the bytes, the digits bfloat16 has
+    for name in names:  # kept as float16 (`transformer.engine.records.keeping`): half the bytes, the digits bfloat16 has
         assert (fast.arrays[name].dtype, exact.arrays[name].dtype) == (np.float16, np.float32)
         assert np.abs(fast.arrays[name].astype(np.float32) - exact.arrays[name]).max() < 2e-2, name
     assert fast.nbytes < 0.6 * exact.nbytes

@@ -7,7 +7,7 @@ from runs.model_ref import ModelRef, load_bundle, shipped_models
 from runs.reference import model_task
 from runs.sentence_batch import batch_row, default_more, mask_batch
 from runs.text_run import run_text
-from transformer.tokenizer import PAD
+from transformer.text.tokenizer import PAD
 
 
 def _reader(bundle):

@@ -17,11 +17,11 @@ from runs.training.job import FINISHED
 from runs.training.options import DECODER_ONLY_TASKS, TASKS, default_options, experiment_options
 from runs.training.registry import registry, trained_key
 from tests.runs.training_helpers import end
-from transformer.checkpoint import load_checkpoint
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
-from transformer.prompt import CARD_KEY, PromptFormat, lm_sequence
+from transformer.engine.decoding import trace_text
+from transformer.storage.checkpoint import load_checkpoint
 from transformer.tasks import get_task
+from transformer.text.prompt import CARD_KEY, PromptFormat, lm_sequence
 from transformer.training.film import FILM, Film, probe_patterns
 from transformer.training.train import task_with_options, tokenizers_for
 

@@ -17,7 +17,7 @@ import torch
 
 from runs.training.options import EXPERIMENTS, VARIABLES, JobOptions
 from transformer.tasks import Example, ReverseTask
-from transformer.tokenizer import PAD_ID
+from transformer.text.tokenizer import PAD_ID
 from transformer.training.evaluate import evaluate, make_batch
 from transformer.training.train import TrainProgress, train
 

@@ -17,7 +17,7 @@ from runs.training.export import checkpoint_zip
 from runs.training.job import FAILED, FINISHED, RUNNING, STOPPED
 from runs.training.registry import MAX_JOBS_ENV, JobRegistry, SlotsTaken, registry, trained_key
 from tests.runs.training_helpers import SHORT, TINY, BrokenTask, end, wait_until
-from transformer.checkpoint import load_checkpoint
+from transformer.storage.checkpoint import load_checkpoint
 from transformer.tasks import ReverseTask
 from transformer.training.film import FILM, Film, probe_patterns
 

@@ -1,7 +1,7 @@
 """User text is cleaned and its problems reported before it reaches a model."""
 
 from runs.validation import check_text, strip_controls
-from transformer.tokenizer import CharTokenizer, WordTokenizer
+from transformer.text.tokenizer import CharTokenizer, WordTokenizer
 
 CHARS = CharTokenizer("abcdefghijklmnopqrstuvwxyz 你好世界")
 

@@ -9,7 +9,7 @@ import io
 import pytest
 
 from runs.why_page import EXAMPLES, export_arrays, export_csv, pair_view, sentence_view
-from transformer.registry import MODELS_DIR, list_models, load_model
+from transformer.storage.registry import MODELS_DIR, list_models, load_model
 
 
 def test_every_shipped_model_has_an_example_pair() -> None:

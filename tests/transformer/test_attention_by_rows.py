@@ -8,14 +8,14 @@ from __future__ import annotations
 import pytest
 import torch
 
-import transformer.attention as attention
+import transformer.engine.by_rows as blocks
 from hook_names import act_name
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
-from transformer.hooks import capture, keeping
-from transformer.precision import arithmetic
-from transformer.registry import random_bundle
-from transformer.workspace import lending
+from transformer.engine.decoding import trace_text
+from transformer.engine.precision import arithmetic
+from transformer.engine.records import capture, keeping
+from transformer.engine.workspace import lending
+from transformer.storage.registry import random_bundle
 
 WEIGHTS = 1e-6  # float32 rounding: only the order in which a row's exponentials are summed may differ
 BFLOAT16_OUTPUTS = 2e-2  # the products are bfloat16 either way; a different rounding of one sum moves what follows
@@ -24,16 +24,16 @@ BFLOAT16_OUTPUTS = 2e-2  # the products are bfloat16 either way; a different rou
 @pytest.fixture
 def calls(monkeypatch):
     """Blocks of three rows on any layer, and a count of the layers computed by rows."""
-    monkeypatch.setattr(attention, "BY_ROWS_CELLS", 1)
-    monkeypatch.setattr(attention, "ROW_BLOCK_BYTES", 1)  # one row per block: at least one, see rows_per_block
+    monkeypatch.setattr(blocks, "BY_ROWS_CELLS", 1)
+    monkeypatch.setattr(blocks, "ROW_BLOCK_BYTES", 1)  # one row per block: at least one, see rows_per_block
     counted = {"layers": 0}
-    real = attention.attention_by_rows
+    real = blocks.attention_by_rows
 
     def counting(*args, **kwargs):
         counted["layers"] += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(attention, "attention_by_rows", counting)
+    monkeypatch.setattr(blocks, "attention_by_rows", counting)
     return counted
 
 
@@ -70,7 +70,7 @@ def test_rows_give_the_whole_matrix_weights_and_outputs(monkeypatch, calls, arch
     names = _names(bundle)
     by_rows, logits = _run(bundle, names)
     assert calls["layers"] > 0
-    monkeypatch.setattr(attention, "BY_ROWS_CELLS", 10**12)  # the whole matrix
+    monkeypatch.setattr(blocks, "BY_ROWS_CELLS", 10**12)  # the whole matrix
     whole, whole_logits = _run(bundle, names)
     for name in names:
         tolerance = WEIGHTS if name.endswith("hook_pattern") else BFLOAT16_OUTPUTS
@@ -139,7 +139,7 @@ def test_a_decoded_trace_by_rows_matches_the_whole_matrix(monkeypatch, calls):
     text = "the quick brown fox jumps over"
     by_rows = trace_text(bundle, text, names=names, precision="bfloat16", max_new_tokens=6)
     assert calls["layers"] > 0
-    monkeypatch.setattr(attention, "BY_ROWS_CELLS", 10**12)
+    monkeypatch.setattr(blocks, "BY_ROWS_CELLS", 10**12)
     whole = trace_text(bundle, text, names=names, precision="bfloat16", max_new_tokens=6)
     assert by_rows.tgt_ids == whole.tgt_ids
     for name in names:

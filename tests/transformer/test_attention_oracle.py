@@ -72,15 +72,18 @@ def test_sdpa_fully_masked_row_is_zero_not_nan() -> None:
 
 @pytest.mark.parametrize("fully_masked_row", [False, True])
 def test_masked_keys_weigh_exactly_zero_whether_or_not_a_row_is_fully_masked(fully_masked_row: bool) -> None:
-    """Weights are zeroed at masked keys only where some row has no allowed key (`masked_softmax`): elsewhere the
-    softmax's exp(min - max) is exactly 0 already, so skipping the pass changes no bit."""
-    from transformer.attention import apply_mask, masked_softmax
+    """The engine zeroes weights at masked keys only where some row has no allowed key (`masked_softmax`): elsewhere
+    the softmax's exp(min - max) is exactly 0 already, so skipping the pass changes no bit; the paper's steps
+    (`transformer.attention`), which always zero, give the same bits."""
+    from transformer import attention
+    from transformer.engine.steps import apply_mask, masked_softmax
 
     scores = torch.randn(2, 3, 6, 6, generator=torch.Generator().manual_seed(5)) * 30
     allowed = torch.ones(6, 6, dtype=torch.bool).tril()[None, None].clone()  # (1, 1, 6, 6) causal
     if fully_masked_row:
         allowed[..., 2, :] = False
     zeroed = apply_mask(scores, allowed).softmax(dim=-1).masked_fill(~allowed, 0.0)  # the explicit formula
+    assert torch.equal(attention.masked_softmax(attention.apply_mask(scores, allowed), allowed), zeroed)
     for in_place in (False, True):
         pattern = masked_softmax(apply_mask(scores.clone(), allowed, in_place), allowed, in_place)
         assert torch.equal(pattern, zeroed)

@@ -1,14 +1,14 @@
-"""The masks of a padded batch, exactly, and the same ones the model applies (transformer/batch.py)."""
+"""The masks of a padded batch, exactly, and the same ones the model applies (transformer/text/batch.py)."""
 
 import numpy as np
 import torch
 
-from transformer.batch import Batch, batch_masks, pad_batch
 from transformer.config import TransformerConfig
 from transformer.hooks import capture
 from transformer.model import Transformer
-from transformer.rows import encode_text, reading_row
-from transformer.tokenizer import CharTokenizer
+from transformer.text.batch import Batch, batch_masks, pad_batch
+from transformer.text.rows import encode_text, reading_row
+from transformer.text.tokenizer import CharTokenizer
 
 TOKENIZER = CharTokenizer("abc")  # <pad> <bos> <eos> <unk> a b c
 SRC = [["a", "b", "c", "<eos>"], ["a", "<eos>"], ["c", "b", "<eos>"]]  # lengths 4, 2, 3

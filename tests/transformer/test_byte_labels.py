@@ -3,7 +3,7 @@
 import pytest
 
 from transformer.hf.byte_labels import part_label, sequence_labels
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 
 
 def test_a_character_split_across_pieces_is_named_in_each():

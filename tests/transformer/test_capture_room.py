@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-import transformer.recorded_decoding as recorded_decoding
+import transformer.engine.recorded_decoding as recorded_decoding
 from hook_names import act_name
 from transformer.config import TransformerConfig
-from transformer.hooks import capture
-from transformer.recorded_decoding import decode_recording
-from transformer.registry import random_bundle
-from transformer.step_capture import stitch
+from transformer.engine.recorded_decoding import decode_recording
+from transformer.engine.records import capture
+from transformer.engine.step_capture import stitch
+from transformer.storage.registry import random_bundle
 
 
 def _bundle():

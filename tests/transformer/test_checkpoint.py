@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from safetensors.torch import load_file, save_file
 
-from transformer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from transformer.config import TransformerConfig
-from transformer.registry import random_bundle
+from transformer.storage.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from transformer.storage.registry import random_bundle
 
 SYMBOLS = "abcdefghij 你好"
 CONFIG = TransformerConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32, dropout=0.0, max_len=32)

@@ -16,9 +16,9 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from transformer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from transformer.config import MAX_D_FF, MAX_D_MODEL, MAX_LAYERS, MAX_LEN, TransformerConfig
-from transformer.registry import list_models, random_bundle
+from transformer.storage.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from transformer.storage.registry import list_models, random_bundle
 
 SYMBOLS = "abcdefghij !"
 CONFIG = TransformerConfig(n_layers=1, d_model=16, n_heads=2, d_ff=32, dropout=0.0, max_len=32)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import torch
 from safetensors import safe_open
 
-from transformer.checkpoint import ModelBundle, load_checkpoint, save_checkpoint
 from transformer.config import TransformerConfig
 from transformer.model import Transformer
-from transformer.tokenizer import CharTokenizer
+from transformer.storage.checkpoint import ModelBundle, load_checkpoint, save_checkpoint
+from transformer.text.tokenizer import CharTokenizer
 
 
 def test_shared_embeddings_are_stored_once_and_reload_exactly(tmp_path):

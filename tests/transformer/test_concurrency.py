@@ -13,11 +13,11 @@ import torch
 
 from hook_names import act_name
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
 from transformer.hooks import capture
 from transformer.interventions import edit_mask, zero_head
 from transformer.model import Transformer
-from transformer.registry import random_bundle
+from transformer.storage.registry import random_bundle
 
 N_THREADS = 10
 REPEATS = 15

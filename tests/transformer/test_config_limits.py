@@ -20,7 +20,7 @@ from transformer.config import (
     TransformerConfig,
 )
 from transformer.model import Transformer
-from transformer.registry import list_models, load_model
+from transformer.storage.registry import list_models, load_model
 
 FAST = 0.5  # seconds; building any of these models would take tens of seconds and gigabytes
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from hook_names import parse_head_label
-from transformer.registry import load_model
-from transformer.tokenizer import SubwordTokenizer
+from transformer.storage.registry import load_model
+from transformer.text.tokenizer import SubwordTokenizer
 
 pytest.importorskip("sacrebleu")
 

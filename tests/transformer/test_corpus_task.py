@@ -9,7 +9,7 @@ import pytest
 from transformer.tasks import get_task
 from transformer.tasks.cedict import covering_glosses, lemmas
 from transformer.tasks.chars import LEVEL_ONE_HANZI
-from transformer.tokenizer import UNK, SubwordTokenizer, Tokenizer, word_pieces
+from transformer.text.tokenizer import UNK, SubwordTokenizer, Tokenizer, word_pieces
 
 EVERYDAY_ENGLISH = [
     "The animal didn't cross the street because it was too tired.",
@@ -96,7 +96,7 @@ def test_placeholder_pairs_are_never_offered_to_a_class():
     """The data package stands in "placeholder" (or "placeholder-p13") for some English: the random-sentence button
     and the masks page's batch never offer one, while the corpus keeps them (the shipped models' commands reproduce)."""
     from runs.sentence_batch import default_more
-    from transformer.registry import load_model
+    from transformer.storage.registry import load_model
     from transformer.tasks import presentable, random_sentence
     from transformer.tasks.corpus import EN_ZH, ZH_EN, CorpusPair, read_pairs
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
 from transformer.probes.detector_inputs import DECODER_SELF, detector_inputs
 from transformer.probes.head_scores import DIAGONAL, INDUCTION, PREVIOUS_TOKEN, head_scores, previous_token_score
 from transformer.probes.induction_probe import N_SEQUENCES, SEED, induction_measurements, induction_report, pure_repeats
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 from transformer.tasks import get_task
 from transformer.training.evaluate import best_head, cross_attention_alignment, evaluate, is_reordered
 
@@ -109,7 +109,7 @@ def test_induction_loss_falls_on_the_repeated_half_of_held_out_sequences(inducti
 
 
 def test_the_translators_are_registered_as_counterparts():
-    from transformer.registry import counterpart, list_models
+    from transformer.storage.registry import counterpart, list_models
 
     shipped = {info.name for info in list_models()}
     assert {"gpt-translate-en-zh", "induction"} <= shipped

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from transformer.prompt import CARD_KEY, PromptFormat, lm_sequence, prompt_format, with_suffix
 from transformer.tasks import GptEnglishToChinese, InductionTask, get_task, is_decoder_only
-from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, WordTokenizer
+from transformer.text.prompt import CARD_KEY, PromptFormat, lm_sequence, prompt_format, with_suffix
+from transformer.text.tokenizer import BOS_ID, EOS_ID, PAD_ID, WordTokenizer
 from transformer.training.evaluate import evaluate, make_batch
 from transformer.training.train import TrainSettings, build_bundle, train
 

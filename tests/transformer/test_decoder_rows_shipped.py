@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hook_names import act_name, parse_head_label
-from transformer.decoding import trace_text
-from transformer.registry import DEFAULT_MODEL, MODELS_DIR, load_model
+from transformer.engine.decoding import trace_text
+from transformer.storage.registry import DEFAULT_MODEL, MODELS_DIR, load_model
 from viz.trace import TraceData
 
 pytestmark = pytest.mark.skipif(not (MODELS_DIR / DEFAULT_MODEL).is_dir(), reason="shipped model missing")

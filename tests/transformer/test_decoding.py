@@ -10,13 +10,13 @@ import torch
 import torch.nn.functional as F
 
 from hook_names import act_name
-from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
-from transformer.decoding import CONTINUATION_TOKENS, CONTINUATION_WORK, greedy_decode, new_token_budget, trace_text
+from transformer.engine.decoding import CONTINUATION_TOKENS, CONTINUATION_WORK, greedy_decode, new_token_budget, trace_text
 from transformer.interventions import edit_mask
 from transformer.model import Transformer
-from transformer.registry import random_bundle
-from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, CharTokenizer
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import random_bundle
+from transformer.text.tokenizer import BOS_ID, EOS_ID, PAD_ID, CharTokenizer
 
 PAIRS = [("abcd", "dcba"), ("eab", "bae")]  # reverse the string
 

@@ -16,7 +16,7 @@ from transformer.tasks.describe import (
     trained_max_len,
 )
 from transformer.tasks.reading import CATEGORY_NAMES
-from transformer.tokenizer import SENTENCE_PUNCTUATION
+from transformer.text.tokenizer import SENTENCE_PUNCTUATION
 
 TRANSLATORS = ["translate-en-zh", "translate-en-fr", "translate-zh-en"]
 
@@ -74,7 +74,7 @@ def test_input_descriptions_say_what_each_model_reads():
 
 def test_a_model_without_a_task_reads_its_tokenizers_symbols():
     from transformer.config import TransformerConfig
-    from transformer.registry import random_bundle
+    from transformer.storage.registry import random_bundle
     from transformer.tasks import model_input_description
 
     bundle = random_bundle(TransformerConfig(n_layers=1, d_model=16, n_heads=2, d_ff=32, max_len=40), seed=0, symbols="abc")

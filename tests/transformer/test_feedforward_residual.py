@@ -14,7 +14,7 @@ import torch
 from hook_names import hook_name, layer_module, norm_module, pos_module, sublayer_module
 from transformer.config import TransformerConfig
 from transformer.hooks import capture
-from transformer.registry import MODELS_DIR, load_model, random_bundle
+from transformer.storage.registry import MODELS_DIR, load_model, random_bundle
 from viz.ffn import feed_forward_view, residual_contributions, sublayer_kinds
 
 ATOL = 1e-5

@@ -7,9 +7,9 @@ import unicodedata
 
 import pytest
 
-from transformer.graphemes import graphemes
 from transformer.tasks import get_task
-from transformer.tokenizer import CharTokenizer, Tokenizer
+from transformer.text.graphemes import graphemes
+from transformer.text.tokenizer import CharTokenizer, Tokenizer
 
 CLUSTERS = {
     "👍🏽": "thumb + skin tone",

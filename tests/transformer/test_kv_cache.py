@@ -13,16 +13,16 @@ import pytest
 import torch
 
 from hook_names import act_name
-from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
-from transformer.decoding import greedy_decode, trace_text
+from transformer.engine.decoding import greedy_decode, trace_text
+from transformer.engine.kv_cache import FullRecompute, KeyValueCache, start_decoding
+from transformer.engine.sampling import SamplingSettings, generate, next_distribution
 from transformer.hooks import capture, intervene
 from transformer.interventions import InterventionSpec, build_interventions, edit_mask, replace_pattern, zero_head
-from transformer.kv_cache import FullRecompute, KeyValueCache, start_decoding
-from transformer.prompt import text_rows
-from transformer.registry import list_models, load_model, random_bundle
-from transformer.sampling import SamplingSettings, generate, next_distribution
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import list_models, load_model, random_bundle
 from transformer.tasks import get_task
+from transformer.text.prompt import text_rows
 from transformer.training import evaluate
 from transformer.training.evaluate import greedy_completions
 

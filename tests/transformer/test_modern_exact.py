@@ -10,12 +10,12 @@ import pytest
 import torch
 
 from hook_names import act_name
-from transformer.decoding import greedy_decode
+from transformer.engine.decoding import greedy_decode
+from transformer.engine.kv_cache import FullRecompute, KeyValueCache, cache_honours
 from transformer.hf.families import FAMILIES
 from transformer.hf.load import convert
 from transformer.hooks import capture
-from transformer.kv_cache import FullRecompute, KeyValueCache, cache_honours
-from transformer.tokenizer import PAD_ID
+from transformer.text.tokenizer import PAD_ID
 
 transformers = pytest.importorskip("transformers")
 

@@ -9,7 +9,7 @@ import pytest
 
 from transformer.hf.discover import find_pretrained
 from transformer.hf.errors import PretrainedRefused
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 
 CATALOGS = Path(__file__).resolve().parents[2] / "assets" / "i18n"
 

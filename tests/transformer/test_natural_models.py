@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from transformer.registry import list_models, load_model
+from transformer.storage.registry import list_models, load_model
 from transformer.tasks import get_task
 from transformer.tasks.corpus import NaturalTranslation
 
@@ -46,7 +46,7 @@ def test_the_card_meets_the_issues_floors_and_names_its_measure(name):
 def test_everyday_sentences_read_without_unk_and_translate(name):
     bundle = load_model(name)
     direction = get_task(bundle.card["task"]).direction
-    from transformer.decoding import trace_text
+    from transformer.engine.decoding import trace_text
 
     for text in EVERYDAY[direction]:
         assert "<unk>" not in bundle.source_tokenizer.tokenize(text), text

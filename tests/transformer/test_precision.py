@@ -1,4 +1,4 @@
-"""bfloat16 arithmetic for a large model's long input (`transformer.precision`): float32 unless asked, and when
+"""bfloat16 arithmetic for a large model's long input (`transformer.engine.precision`): float32 unless asked, and when
 asked, the products in bfloat16 while the scores, the softmax and the residual stream stay float32, the weights
 within bfloat16's rounding of float32's, every row still summing to 1. And the attention steps that overwrite their
 own tensors (`apply_mask`, `masked_softmax` with `in_place`) give the same bits, and never overwrite one a capture
@@ -13,12 +13,12 @@ import pytest
 import torch
 
 from hook_names import act_name
-from transformer.attention import apply_mask, masked_softmax
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
-from transformer.hooks import capture
-from transformer.precision import arithmetic
-from transformer.registry import random_bundle
+from transformer.engine.decoding import trace_text
+from transformer.engine.precision import arithmetic
+from transformer.engine.records import capture, keeping
+from transformer.engine.steps import apply_mask, masked_softmax
+from transformer.storage.registry import random_bundle
 
 BFLOAT16_WEIGHTS = 2e-2  # 8 significant bits in each product; softmax in float32 (the module's docstring)
 
@@ -143,7 +143,7 @@ def test_recording_more_or_less_gives_the_same_weights():
 
 
 def test_a_bfloat16_trace_keeps_its_floats_as_float16_and_numpy_holds_them():
-    from transformer.hooks import as_numpy, keeping
+    from transformer.hooks import as_numpy
 
     bundle = _random("decoder-only")
     trace = trace_text(bundle, "a cab", names=None, precision="bfloat16")
@@ -170,7 +170,7 @@ def test_float16_weights_widened_through_pytorch_are_numpys_numbers():
     writes, from a read-only strided view, without a warning; the statistics and the rollout are bit-identical."""
     import warnings
 
-    from transformer.precision import widen_into
+    from transformer.engine.precision import widen_into
     from transformer.probes.head_scores import SUMMARY_SCORE_NAMES, head_scores
     from viz.rollout import rollout
 
@@ -195,7 +195,7 @@ def test_float16_weights_widened_through_pytorch_are_numpys_numbers():
 def test_inside_bfloat16_a_decoding_step_of_one_position_multiplies_in_float32(architecture):
     """Casting every weight to bfloat16 for one row's products costs more than they save (`KeyValueCache`): the
     prompt's pass multiplies in bfloat16, each later step in float32, reading the prompt's keys and values."""
-    from transformer.kv_cache import KeyValueCache
+    from transformer.engine.kv_cache import KeyValueCache
 
     bundle = _random(architecture)
     src = torch.tensor([[4, 5, 6, 7, 8, 9, 10, 2]]) if architecture == "encoder-decoder" else None

@@ -16,7 +16,7 @@ from hook_names import act_name
 from transformer.hf.families import FAMILIES
 from transformer.hf.load import convert
 from transformer.hooks import capture
-from transformer.tokenizer import PAD_ID
+from transformer.text.tokenizer import PAD_ID
 
 transformers = pytest.importorskip("transformers")
 

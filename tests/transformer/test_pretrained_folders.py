@@ -14,7 +14,7 @@ from runs.pretrained import load_pretrained_named, models_dirs, pretrained_key, 
 from transformer.hf.discover import find_pretrained
 from transformer.hf.errors import PretrainedRefused
 from transformer.hf.tokenizer import byte_level_label
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -132,7 +132,7 @@ def test_labels_are_readable():
 
 
 def test_pretrained_tokenizers_label_pieces_plainly(pretrained_dir):
-    from transformer.decoding import trace_text
+    from transformer.engine.decoding import trace_text
 
     gpt2 = trace_text(load_model(pretrained_dir / "tiny-gpt2"), "the cat 猫", generate=False)
     assert gpt2.tgt_tokens[0] == "<|endoftext|>" and " cat" in gpt2.tgt_tokens and not any("Ġ" in s for s in gpt2.tgt_tokens)

@@ -1,5 +1,5 @@
 """A long run's records are written where the last long run's were, once nothing holds those any more
-(`transformer.record_memory`): never over a record something still reads, and with the numbers a run in fresh
+(`transformer.engine.record_memory`): never over a record something still reads, and with the numbers a run in fresh
 memory records."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import gc
 import pytest
 import torch
 
-from transformer import record_memory
 from transformer.config import TransformerConfig
+from transformer.engine import record_memory
+from transformer.engine.recorded_decoding import decode_recording
 from transformer.hooks import as_numpy
-from transformer.recorded_decoding import decode_recording
-from transformer.registry import random_bundle
+from transformer.storage.registry import random_bundle
 
 SHAPE = (2, 64, 64)
 PROMPT = torch.tensor([[1, 8, 9, 10, 11, 12, 13]])  # (1, 7): <bos> and six letters

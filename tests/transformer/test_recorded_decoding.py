@@ -8,17 +8,17 @@ import pytest
 import torch
 
 from hook_names import act_name
-from transformer import recorded_decoding
-from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
-from transformer.decoding import greedy_decode, trace_text
+from transformer.engine import recorded_decoding
+from transformer.engine.decoding import greedy_decode, trace_text
+from transformer.engine.recorded_decoding import decode_recording, records_while_decoding
 from transformer.hooks import capture, intervene
 from transformer.interventions import InterventionSpec, build_interventions, edit_mask, replace_pattern
 from transformer.model import Transformer
-from transformer.prompt import text_rows
-from transformer.recorded_decoding import decode_recording, records_while_decoding
-from transformer.registry import list_models, load_model, random_bundle
-from transformer.tokenizer import EOS_ID
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import list_models, load_model, random_bundle
+from transformer.text.prompt import text_rows
+from transformer.text.tokenizer import EOS_ID
 
 ROUNDING = 1e-5  # a product over one row rounds differently from one over many (the module's docstring)
 CONFIGS = [

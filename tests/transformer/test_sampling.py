@@ -7,9 +7,8 @@ import pytest
 import torch
 
 from transformer.config import TransformerConfig
-from transformer.decoding import greedy_decode
-from transformer.registry import load_model, random_bundle
-from transformer.sampling import (
+from transformer.engine.decoding import greedy_decode
+from transformer.engine.sampling import (
     SamplingSettings,
     choose,
     distributions,
@@ -19,7 +18,8 @@ from transformer.sampling import (
     next_token,
     probabilities,
 )
-from transformer.tokenizer import BOS_ID
+from transformer.storage.registry import load_model, random_bundle
+from transformer.text.tokenizer import BOS_ID
 
 TEXT = "i read a book in the library today"
 

@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from transformer.checkpoint import load_checkpoint, save_checkpoint
 from transformer.config import TransformerConfig
-from transformer.registry import random_bundle
+from transformer.storage.checkpoint import load_checkpoint, save_checkpoint
+from transformer.storage.registry import random_bundle
 
 
 @pytest.mark.parametrize("architecture", ["encoder-decoder", "decoder-only"])

@@ -11,12 +11,12 @@ import pytest
 
 from runs.reference import check_reference
 from runs.text_run import run_text
-from transformer.decoding import trace_text
-from transformer.registry import MODELS_DIR, list_models, load_model
+from transformer.engine.decoding import trace_text
+from transformer.storage.registry import MODELS_DIR, list_models, load_model
 from transformer.tasks import get_task
 from transformer.tasks.corpus import NaturalTranslation
 from transformer.tasks.decoder_only import is_decoder_only
-from transformer.tokenizer import SENTENCE_PUNCTUATION
+from transformer.text.tokenizer import SENTENCE_PUNCTUATION
 from transformer.training.evaluate import best_head, cross_attention_alignment, evaluate, is_reordered
 
 MODELS = [info.name for info in list_models()]

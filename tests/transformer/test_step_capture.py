@@ -7,13 +7,13 @@ import pytest
 import torch
 
 from hook_names import act_name
-from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
+from transformer.engine.step_capture import capture_steps
 from transformer.hooks import capture
 from transformer.interventions import edit_mask, replace_pattern
-from transformer.registry import random_bundle
-from transformer.step_capture import capture_steps
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import random_bundle
 
 
 def _bundle(architecture: str = "encoder-decoder") -> ModelBundle:

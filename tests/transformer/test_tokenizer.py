@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK, UNK_ID, CharTokenizer, Tokenizer, WordTokenizer
+from transformer.text.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK, UNK_ID, CharTokenizer, Tokenizer, WordTokenizer
 
 # Pieces of text: ASCII, Chinese, emoji (one with a skin-tone modifier: two code points), accents
 # precomposed and as base + combining mark (which NFC composes into the precomposed letter).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from transformer.tasks import get_task
-from transformer.tokenizer import SENTENCE_PUNCTUATION, Tokenizer, WordTokenizer, segment
+from transformer.text.tokenizer import SENTENCE_PUNCTUATION, Tokenizer, WordTokenizer, segment
 from transformer.training.train import task_with_options, tokenizers_for
 
 LEXICON = ["我", "我们", "今天", "在", "图书馆", "读", "一", "本", "书", "的", "老师"]

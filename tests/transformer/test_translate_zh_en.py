@@ -9,7 +9,7 @@ import pytest
 from transformer.tasks import TASKS, get_task, is_heldout
 from transformer.tasks.phrase import Phrase
 from transformer.tasks.translate_zh_en import reversed_phrase
-from transformer.tokenizer import segment
+from transformer.text.tokenizer import segment
 from transformer.training.train import tokenizers_for
 
 TASK = get_task("translate-zh-en")

@@ -1,4 +1,4 @@
-"""Lent scratch memory for attention's scores (`transformer.workspace`): the same bits as fresh tensors, lent only
+"""Lent scratch memory for attention's scores (`transformer.engine.workspace`): the same bits as fresh tensors, lent only
 inside `lending()` and only where nothing keeps a layer's scores, masked scores or weights beyond that layer. A
 lent tensor wrongly given to a kept pattern would show here as one layer's recorded weights overwritten by the
 next layer's."""
@@ -8,15 +8,15 @@ from __future__ import annotations
 import pytest
 import torch
 
-import transformer.workspace as workspace
+import transformer.engine.workspace as workspace
 from hook_names import act_name
-from transformer.attention import attention_scores, weighted_values
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
-from transformer.hooks import capture, keeping
-from transformer.precision import arithmetic
-from transformer.registry import random_bundle
-from transformer.workspace import Workspace, lending, scratch
+from transformer.engine.decoding import trace_text
+from transformer.engine.precision import arithmetic
+from transformer.engine.records import capture, keeping
+from transformer.engine.steps import attention_scores, weighted_values
+from transformer.engine.workspace import Workspace, lending, scratch
+from transformer.storage.registry import random_bundle
 
 
 @pytest.fixture

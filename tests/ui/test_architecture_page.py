@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.ui.conftest import assert_no_exception, open_random_in_app
 from transformer.config import TransformerConfig
-from transformer.registry import random_bundle
+from transformer.storage.registry import random_bundle
 
 
 def _open(architecture: str = "encoder-decoder", norm: str = "post", text: str = "hi there") -> AppTest:

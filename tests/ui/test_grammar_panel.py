@@ -10,11 +10,11 @@ import pytest
 import streamlit as st
 
 from runs.reference import model_task
-from transformer.registry import list_models, load_model
+from transformer.storage.registry import list_models, load_model
 from transformer.tasks import model_input_description
 from transformer.tasks.corpus import NaturalTranslation
 from transformer.tasks.describe import trained_max_len
-from transformer.tokenizer import SENTENCE_PUNCTUATION
+from transformer.text.tokenizer import SENTENCE_PUNCTUATION
 from ui.grammar_panel import reads_line
 from ui.i18n import catalog
 

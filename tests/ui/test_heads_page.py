@@ -11,7 +11,7 @@ from runs.heads import card_alignment_head, opening
 from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import attention_kinds
 from tests.ui.conftest import app_test, errors, figures, open_page
-from transformer.registry import MODELS_DIR
+from transformer.storage.registry import MODELS_DIR
 from ui.i18n import catalog
 
 CARD_LAYER, CARD_HEAD = card_alignment_head(load_bundle(ModelRef.parse("translate-en-zh")))  # the grammar translator's

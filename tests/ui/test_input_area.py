@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.ui.conftest import TIMEOUT, app_test, assert_no_exception, open_page, page_path
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 from transformer.tasks import describe_grammar, diagnose, get_task, random_sentence
 from ui.i18n import catalog
 from ui.url_values import MAX_URL_TEXT_CHARS
@@ -246,7 +246,7 @@ def test_old_links_with_the_label_or_a_region_still_open_in_chinese(raw):
 
 
 def _show_broken_card(folder: str) -> None:
-    from transformer.checkpoint import load_checkpoint
+    from transformer.storage.checkpoint import load_checkpoint
     from ui.sidebar import model_warnings
 
     model_warnings(load_checkpoint(folder))
@@ -255,7 +255,7 @@ def _show_broken_card(folder: str) -> None:
 def test_a_broken_card_loads_with_a_warning_in_the_sidebar(tmp_path):
     import shutil
 
-    from transformer.registry import MODELS_DIR
+    from transformer.storage.registry import MODELS_DIR
 
     folder = tmp_path / "reverse"
     shutil.copytree(MODELS_DIR / "reverse", folder)
@@ -271,7 +271,7 @@ def _picker_with_failing_load(message: str) -> None:
     import streamlit as st
 
     import ui.sidebar
-    from transformer.checkpoint import CheckpointError
+    from transformer.storage.checkpoint import CheckpointError
 
     def refuse(key: str):
         raise CheckpointError(message)

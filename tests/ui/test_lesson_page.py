@@ -11,7 +11,7 @@ from runs import lesson
 from runs.model_ref import ModelRef, load_bundle
 from runs.text_run import run_text
 from tests.ui.conftest import assert_no_exception, figures, page_path, plotly_array
-from transformer.registry import DEFAULT_MODEL
+from transformer.storage.registry import DEFAULT_MODEL
 from ui.i18n import catalog
 from viz.tokens import visible_token
 

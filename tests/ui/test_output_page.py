@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from runs.model_ref import ModelRef, load_bundle
 from tests.ui.conftest import figure, open_page, page_path, plotly_array
-from transformer.sampling import distributions
+from transformer.engine.sampling import distributions
 
 TEXT = "i read a book in the library today"
 DECODER_ONLY = "random-decoder-only"  # the sidebar's random model, its architecture set by `r_arch`

@@ -15,7 +15,7 @@ def _switch_and_run(model: str, large: bool, lang: str) -> None:
 
     import ui.precision
     from runs.text_run import run_text
-    from transformer.registry import load_model
+    from transformer.storage.registry import load_model
 
     st.session_state.setdefault("lang", lang)
     ui.precision.may_run_fast = lambda bundle: large  # a GPT-2-sized folder, or a CPU without native bfloat16

@@ -8,7 +8,7 @@ import pytest
 
 from app import PAGES
 from tests.ui.conftest import app_test, assert_no_exception, figures
-from transformer.registry import DEFAULT_MODEL
+from transformer.storage.registry import DEFAULT_MODEL
 
 FAMILIES = ("gpt2", "bert", "marian")
 TEXT = {"gpt2": "the cat sat on the mat", "bert": "the cat [MASK] on the mat", "marian": "the cat sat on the mat"}

@@ -7,7 +7,7 @@ import pytest
 from runs.model_ref import is_grammar_demo
 from runs.typed_language import typed_language
 from tests.ui.conftest import assert_no_exception, open_page
-from transformer.registry import list_models, other_direction
+from transformer.storage.registry import list_models, other_direction
 from ui.i18n import catalog
 from ui.sidebar import MODEL_KEY
 

@@ -195,8 +195,8 @@ def test_a_decoder_only_job_trains_on_the_page_with_decoder_self_attention_only(
 def test_the_film_mode_plays_a_recorded_film(tmp_path, monkeypatch):
     import runs.training.films as films
     import ui.pages.training.panel as panel
-    from transformer.checkpoint import save_checkpoint
-    from transformer.registry import load_model
+    from transformer.storage.checkpoint import save_checkpoint
+    from transformer.storage.registry import load_model
     from transformer.tasks import ReverseTask
     from transformer.training.film import FILM, FilmRecorder
     from transformer.training.train import TrainSettings, train

@@ -1,6 +1,6 @@
 """A student's URL cannot make the server load anything but a shipped model or random weights.
 
-`transformer.registry.load_model` accepts a folder path, so this checks the one door a URL has to it:
+`transformer.storage.registry.load_model` accepts a folder path, so this checks the one door a URL has to it:
 the sidebar's model picker, bound to `?model=`. AppTest ignores URL binding, so this talks to a real
 `streamlit run` through Streamlit's websocket protocol, as a browser opening a crafted link does.
 """
@@ -13,7 +13,7 @@ import pytest
 
 from benchmarks.browser import streamlit_server
 from benchmarks.classroom import Student
-from transformer.registry import DEFAULT_MODEL, MODELS_DIR
+from transformer.storage.registry import DEFAULT_MODEL, MODELS_DIR
 
 SHIPPED_SUMMARY = {
     name: json.loads((MODELS_DIR / name / "card.json").read_text(encoding="utf-8"))["summary"]

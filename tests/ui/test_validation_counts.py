@@ -1,7 +1,7 @@
 """The truncation notice counts what the user gave, not the 20,000-character prefix the check reads."""
 
 from runs.validation import MAX_INPUT_CHARS, check_text
-from transformer.tokenizer import CharTokenizer, WordTokenizer
+from transformer.text.tokenizer import CharTokenizer, WordTokenizer
 
 
 def test_a_pasted_book_is_counted_in_full():

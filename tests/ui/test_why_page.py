@@ -11,7 +11,7 @@ import pytest
 from hook_names import ordinal
 from runs.why_page import EXAMPLES, pair_view
 from tests.ui.conftest import app_test, assert_no_exception, plotly_array
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 
 
 def _open(lang: str, **params: str):

@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from hook_names import act_name, head_label, parse_head_label
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
 from transformer.hooks import capture
 from transformer.probes.head_scores import ALIGNMENT, HeadScores, alignment_score
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 from transformer.tasks import get_task
 from transformer.training.evaluate import cross_attention_alignment, make_batch
 from viz.alignment import aligned_cells

@@ -3,8 +3,8 @@
 import pytest
 
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
-from transformer.registry import random_bundle
+from transformer.engine.decoding import trace_text
+from transformer.storage.registry import random_bundle
 from viz.architecture import (
     COMPONENT_PAGES,
     architecture_boxes,

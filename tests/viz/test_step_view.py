@@ -5,8 +5,8 @@ import pytest
 
 from hook_names import act_name, attn_module, hook_name
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
-from transformer.registry import random_bundle
+from transformer.engine.decoding import trace_text
+from transformer.storage.registry import random_bundle
 from viz.multihead import build_multihead_view, concat_error, concat_heads, multihead_figure
 from viz.step_by_step import (
     MAX_DIMS,

@@ -68,7 +68,7 @@ def test_heads_viz_modules_do_not_import_streamlit():
 
 
 def test_a_word_piece_is_shown_without_its_word_start_mark():
-    from transformer.tokenizer import WORD_START as TOKENIZER_WORD_START
+    from transformer.text.tokenizer import WORD_START as TOKENIZER_WORD_START
     from viz.tokens import WORD_START, visible_token
 
     assert WORD_START == TOKENIZER_WORD_START  # viz may not import transformer/: the one mark, spelled twice, kept equal

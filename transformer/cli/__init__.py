@@ -13,8 +13,8 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from transformer.checkpoint import CheckpointError
 from transformer.cli import atlas, importance, trace, train, why
+from transformer.storage.checkpoint import CheckpointError
 
 
 def build_parser() -> argparse.ArgumentParser:

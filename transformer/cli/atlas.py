@@ -13,7 +13,7 @@ from typing import Any
 
 from transformer.probes.atlas import ATLAS_JSON, BUNDLED, HELDOUT, build_atlas, bundled_sentences, heldout_sentences, save_atlas
 from transformer.probes.importance import fingerprint
-from transformer.registry import load_model, resolve_model
+from transformer.storage.registry import load_model, resolve_model
 
 DEFAULT_N = 40
 """Held-out sentences per model: all eight shipped models in a few minutes on a shared 2-core machine."""

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from transformer.probes.importance import IMPORTANCE_JSON, compute_importance, save_importance
-from transformer.registry import load_model, resolve_model
+from transformer.storage.registry import load_model, resolve_model
 
 
 def cmd_importance(args: argparse.Namespace) -> int:

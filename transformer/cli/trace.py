@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from transformer.config import TransformerConfig, config_overrides
-from transformer.decoding import trace_text
-from transformer.registry import RANDOM, list_models, load_model, random_bundle
+from transformer.engine.decoding import trace_text
+from transformer.storage.registry import RANDOM, list_models, load_model, random_bundle
 
 
 def _trace_text_arg(text: str) -> str:

@@ -14,9 +14,9 @@ from typing import Any
 
 import torch
 
-from transformer.checkpoint import ModelBundle, save_checkpoint
 from transformer.config import config_overrides
-from transformer.registry import load_model
+from transformer.storage.checkpoint import ModelBundle, save_checkpoint
+from transformer.storage.registry import load_model
 from transformer.tasks.recipes import RECIPES
 from transformer.training.evaluate import EvalResult, best_head, cross_attention_alignment, is_reordered
 from transformer.training.film import FILM, Film, FilmRecorder, probe_pair

@@ -18,7 +18,7 @@ from typing import Any
 from hook_names import ordinal
 from transformer.probes.lens import logit_lens
 from transformer.probes.patching import patch
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 
 
 def _print_json(data: dict[str, Any]) -> None:

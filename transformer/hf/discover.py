@@ -15,7 +15,7 @@ from pathlib import Path
 
 from transformer.hf.errors import PretrainedRefused
 from transformer.hf.folder import check_folder, looks_pretrained, parameter_count, snapshot
-from transformer.untrusted_files import CheckpointError
+from transformer.storage.untrusted_files import CheckpointError
 
 # Per family: the config.json keys of (layers, heads, d_model).
 SIZE_KEYS = {

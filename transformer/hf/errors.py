@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from transformer.untrusted_files import CheckpointError
+from transformer.storage.untrusted_files import CheckpointError
 
 REASONS = ("no_safetensors", "unknown_family", "remote_code", "outside", "corrupt", "unsupported", "no_transformers")
 

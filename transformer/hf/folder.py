@@ -16,7 +16,7 @@ from safetensors import SafetensorError, safe_open
 
 from transformer.hf.errors import PretrainedRefused
 from transformer.hf.families import FAMILIES, FAMILY_NAMES
-from transformer.untrusted_files import CheckpointError, one_line, read_json
+from transformer.storage.untrusted_files import CheckpointError, one_line, read_json
 
 CONFIG = "config.json"
 PICKLE_WEIGHTS = ("pytorch_model.bin", "tf_model.h5", "flax_model.msgpack")

@@ -26,7 +26,7 @@ from transformer.config import MAX_LEN, TransformerConfig
 from transformer.hf.errors import PretrainedRefused
 from transformer.hf.parts import State, linear, same_matrix
 from transformer.hf.vocab import VocabMap
-from transformer.tokenizer import SPECIALS
+from transformer.text.tokenizer import SPECIALS
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json")
 """A folder's tokenizer: one of these must be there (the app never fetches a tokenizer from elsewhere)."""

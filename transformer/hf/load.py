@@ -19,13 +19,13 @@ from typing import Any
 
 import torch
 
-from transformer.checkpoint import ModelBundle
 from transformer.hf.errors import PretrainedRefused, UnsupportedModel
 from transformer.hf.families import FAMILIES, FAMILY_NAMES
 from transformer.hf.folder import check_folder, parameter_count
 from transformer.hf.tokenizer import PretrainedTokenizer
 from transformer.model import Transformer
-from transformer.untrusted_files import one_line
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.untrusted_files import one_line
 
 PRETRAINED_TASK = "pretrained"  # card["task"] of a converted model: trained (it generates), with no task of this project's
 _TOLERATED_MISSING = ("final_logits_bias", "embed_positions", "position_ids")  # buffers transformers rebuilds itself

@@ -16,7 +16,7 @@ from typing import Any
 
 from transformer.hf.byte_labels import piece_hex, sequence_labels
 from transformer.hf.vocab import VocabMap
-from transformer.tokenizer import PAD_ID, SPECIALS, UNK_ID, Tokenizer
+from transformer.text.tokenizer import PAD_ID, SPECIALS, UNK_ID, Tokenizer
 
 
 @lru_cache(maxsize=1)

@@ -1,6 +1,6 @@
 """One vocabulary, two numberings: the project's (specials at ids 0-3) and a pretrained model's.
 
-The whole project reads `<pad>`, `<bos>`, `<eos>`, `<unk>` at ids 0-3 (`transformer.tokenizer`), and a
+The whole project reads `<pad>`, `<bos>`, `<eos>`, `<unk>` at ids 0-3 (`transformer.text.tokenizer`), and a
 pretrained vocabulary puts them anywhere (GPT-2's `<|endoftext|>` is 50256, BERT's `[CLS]` 101,
 Marian's `<pad>` 58100) or lacks them (GPT-2 has no padding token). Converting the model instead of
 teaching every page a second numbering: the project's id of pretrained id h is 4 + h, and ids 0-3 hold
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID
+from transformer.text.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID
 
 BANNED_LOGIT = -1e9  # added to the logits of tokens that stand for another id: probability exactly 0 in float32
 

@@ -29,8 +29,7 @@ from typing import Any
 import numpy as np
 
 from hook_names import act_name, attn_module
-from transformer.checkpoint import ModelBundle, attention_kinds
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
 from transformer.probes.head_scores import (
     ANTI_DIAGONAL,
     DIAGONAL,
@@ -43,7 +42,8 @@ from transformer.probes.head_scores import (
     head_scores,
     names_for,
 )
-from transformer.registry import MODELS_DIR
+from transformer.storage.checkpoint import ModelBundle, attention_kinds
+from transformer.storage.registry import MODELS_DIR
 
 ATLAS_JSON = "atlas.json"
 ATLAS_VERSION = 1

@@ -25,7 +25,6 @@ import torch
 from torch import Tensor, nn
 
 from hook_names import HEAD_SEPARATOR, attn_module, hook_name, layer_module, norm_module, sublayer_module
-from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
 from transformer.probes.stream import (
     ProbeRefusal,
@@ -39,6 +38,7 @@ from transformer.probes.stream import (
     stream_stack,
     token_id,
 )
+from transformer.storage.checkpoint import ModelBundle
 
 EMBEDDINGS = "embeddings"
 BIASES = "biases"

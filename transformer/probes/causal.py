@@ -20,12 +20,12 @@ import numpy as np
 import torch
 
 from hook_names import hook_name
-from transformer.checkpoint import ModelBundle
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
 from transformer.hooks import capture
 from transformer.interventions import build_interventions, no_causal_specs
-from transformer.prompt import text_rows
-from transformer.rows import decoder_row, label_row, text_limit
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.prompt import text_rows
+from transformer.text.rows import decoder_row, label_row, text_limit
 from transformer.training.evaluate import target_ids
 
 

@@ -18,10 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from transformer.tasks.base import Example
 from transformer.tasks.cedict import covering_glosses, lemmas
-from transformer.tokenizer import WORD_START, Tokenizer, word_groups
+from transformer.text.reading import reader as text_reader
+from transformer.text.tokenizer import WORD_START, Tokenizer, word_groups
 from transformer.training.evaluate import best_head, cross_attention_alignment, greedy_completions
 
 ALIGNMENT_N = 300  # held-out pairs the dictionary check reads
@@ -75,7 +76,7 @@ def _english_words(tokenizer: Tokenizer, text: str) -> list[str]:
 
 def dictionary_example(bundle: ModelBundle, task: Any, source: str, target: str) -> Example:
     """`source` → `target` with `alignment[j]` the source token positions that translate target token j."""
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     if task.direction == "en-zh":
         english = [lemmas(w) for w in _english_words(reader, source)]
         chinese = "".join(bundle.target_tokenizer.tokenize(target))

@@ -20,10 +20,10 @@ import numpy as np
 import torch
 
 from hook_names import act_name
-from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
-from transformer.rows import decoder_row, source_row
-from transformer.tokenizer import SPECIALS, Tokenizer
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.rows import decoder_row, source_row
+from transformer.text.tokenizer import SPECIALS, Tokenizer
 
 ENCODER_SELF, DECODER_SELF, DECODER_CROSS = "encoder", "decoder", "cross"  # the attention kinds of hook_names
 

@@ -46,7 +46,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from transformer.precision import widen_into
+from transformer.engine.precision import widen_into
 
 ScoreName = Literal[
     "entropy",

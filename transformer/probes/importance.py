@@ -33,13 +33,13 @@ from typing import Any
 import torch
 
 from hook_names import attn_module, head_label
-from transformer.checkpoint import ModelBundle, attention_kinds
 from transformer.hooks import intervene
 from transformer.interventions import InterventionSpec, build_interventions
-from transformer.prompt import prompt_format
-from transformer.registry import MODELS_DIR
+from transformer.storage.checkpoint import ModelBundle, attention_kinds
+from transformer.storage.registry import MODELS_DIR
 from transformer.tasks import Example, get_task
-from transformer.tokenizer import PAD_ID
+from transformer.text.prompt import prompt_format
+from transformer.text.tokenizer import PAD_ID
 from transformer.training.evaluate import Batch, cross_attention_alignment, greedy_completions, make_batch, prompt_prefix
 
 IMPORTANCE_JSON = "importance.json"

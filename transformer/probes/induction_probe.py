@@ -21,11 +21,11 @@ import numpy as np
 import torch
 
 from hook_names import head_label
-from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
 from transformer.probes.detector_inputs import DECODER_SELF, pattern_name
 from transformer.probes.head_scores import induction_score, previous_token_score
-from transformer.tokenizer import PAD_ID
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.tokenizer import PAD_ID
 from transformer.training.evaluate import make_batch
 
 N_SEQUENCES = 200

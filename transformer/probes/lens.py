@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from transformer.checkpoint import ModelBundle
 from transformer.hooks import capture
 from transformer.probes.stream import Reading, default_lens_position, output_row, read_text, readout, residual_reads, stream_out
+from transformer.storage.checkpoint import ModelBundle
 
 TOP_K = 5
 

@@ -34,7 +34,6 @@ import torch
 from torch import Tensor
 
 from hook_names import attn_module, hook_name
-from transformer.checkpoint import ModelBundle, attention_kinds
 from transformer.hooks import capture, intervene
 from transformer.probes.stream import (
     Cancelled,
@@ -49,6 +48,7 @@ from transformer.probes.stream import (
     stream_out,
     token_id,
 )
+from transformer.storage.checkpoint import ModelBundle, attention_kinds
 
 TOKENS_PER_BATCH = 2048
 """Patched runs go through the model together, up to this many tokens a batch. A batch rounds some products otherwise

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from hook_names import act_name
-from transformer.checkpoint import ModelBundle
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
+from transformer.storage.checkpoint import ModelBundle
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ import torch
 from torch import Tensor, nn
 
 from hook_names import from_ordinal, hook_name, norm_module, ordinal, stack_input, sublayer_module
-from transformer.checkpoint import ModelBundle
-from transformer.decoding import trace_text
-from transformer.prompt import text_rows
+from transformer.engine.decoding import trace_text
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.prompt import text_rows
 
 MAX_SUBLAYERS = 8  # more than any layer has (self-attention, cross-attention, feed-forward)
 

@@ -16,8 +16,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Literal
 
-from transformer.graphemes import graphemes
-from transformer.tokenizer import SENTENCE_PUNCTUATION
+from transformer.text.graphemes import graphemes
+from transformer.text.tokenizer import SENTENCE_PUNCTUATION
 
 Level = Literal["char", "word"]
 Split = Literal["train", "heldout"]

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from transformer.graphemes import graphemes
 from transformer.tasks.base import Example, Level, Task
+from transformer.text.graphemes import graphemes
 
 # About 500 common Simplified Chinese characters, so a teacher can type a greeting, a phrase about
 # attention, or a person's name. Grouped (not sorted) for reading: a demo phrase, common surnames,

@@ -29,7 +29,7 @@ from typing import Literal
 from transformer.tasks.base import Example, Split, Task
 from transformer.tasks.build_pairs import MAX_EN_WORDS, MAX_ZH_CHARS
 from transformer.tasks.chars import LEVEL_ONE_HANZI
-from transformer.tokenizer import SPECIALS, CharTokenizer, SubwordTokenizer, Tokenizer
+from transformer.text.tokenizer import SPECIALS, CharTokenizer, SubwordTokenizer, Tokenizer
 
 PAIRS = Path(__file__).resolve().parents[2] / "assets" / "data" / "zh-en" / "pairs.tsv.gz"
 ENGLISH_PIECES = 6000

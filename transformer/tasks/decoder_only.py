@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from transformer.prompt import PromptFormat
 from transformer.tasks.translate_zh import EnglishToChinese
+from transformer.text.prompt import PromptFormat
 
 SEPARATOR = "="
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
 
-from transformer.prompt import PromptFormat
 from transformer.tasks.chars import LEVEL_ONE_HANZI
 from transformer.tasks.corpus import _ALPHABET, _CHINESE_PUNCTUATION, ENGLISH_PIECES, MAX_EN_WORDS, NaturalTranslation
 from transformer.tasks.decoder_only import SEPARATOR, DecoderOnlyTask
-from transformer.tokenizer import SPECIALS, SubwordTokenizer, Tokenizer
+from transformer.text.prompt import PromptFormat
+from transformer.text.tokenizer import SPECIALS, SubwordTokenizer, Tokenizer
 
 CJK = r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef，。？！、；：“”‘’（）《》「」…—·]"
 """Chinese characters and punctuation: each split off as a piece of its own before the English pieces are learnt."""

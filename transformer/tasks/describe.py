@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from transformer.rows import text_limit
 from transformer.tasks.base import Example, Split, Task
 from transformer.tasks.corpus import is_placeholder
 from transformer.tasks.reading import CATEGORY_NAMES, source_lexicon
 from transformer.tasks.registry import get_task
 from transformer.tasks.words import WordTask
-from transformer.tokenizer import SENTENCE_PUNCTUATION, SPECIALS, Tokenizer
+from transformer.text.reading import reader as text_reader
+from transformer.text.rows import text_limit
+from transformer.text.tokenizer import SENTENCE_PUNCTUATION, SPECIALS, Tokenizer
 
 Slot = tuple[str, bool]  # (a category name from CATEGORY_NAMES, or a literal word in quotes; optional?)
 
@@ -183,7 +184,7 @@ def model_input_description(bundle: Any) -> InputDescription:
     try:
         return input_description(get_task(str(bundle.card.get("task", ""))), bundle.card, bundle.source_tokenizer)
     except ValueError:
-        reader = bundle.source_tokenizer or bundle.target_tokenizer
+        reader = text_reader(bundle)
         unit: Literal["word", "character"] = "word" if reader.level == "word" else "character"
         symbols = tuple(reader.vocab[len(SPECIALS) :])  # after <pad> <bos> <eos> <unk>
         return InputDescription(

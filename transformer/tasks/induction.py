@@ -27,9 +27,9 @@ import string
 from dataclasses import dataclass
 from typing import ClassVar
 
-from transformer.prompt import PromptFormat
 from transformer.tasks.base import Example, Level, Task
 from transformer.tasks.decoder_only import DecoderOnlyTask
+from transformer.text.prompt import PromptFormat
 
 ALPHABET = string.ascii_letters + string.digits  # 62 symbols, one character each: easy to type in the app
 

@@ -4,7 +4,7 @@
     English:  SUBJECT VERB OBJECT [PLACE] [TIME]      i read a book in the library today
 
 A Chinese class can type Chinese. The source is segmented into lexicon words by greedy longest match
-(`transformer.tokenizer.segment`), so "我今天在图书馆读一本书" and "我 今天 在 图书馆 读 一 本 书" are the same input.
+(`transformer.text.tokenizer.segment`), so "我今天在图书馆读一本书" and "我 今天 在 图书馆 读 一 本 书" are the same input.
 
 What a model has to learn: the reverse reordering (time and place move to the end), dropping the
 measure words and 的 that English does not have, English agreement the Chinese does not show
@@ -30,7 +30,7 @@ from transformer.tasks.english import EnglishLexicon, Sentence
 from transformer.tasks.phrase import Phrase
 from transformer.tasks.translate_zh import ADJECTIVE_PARTICLE, PLACE_WORD, EnglishToChinese
 from transformer.tasks.words import Grammar, NotInGrammar, WordTask, _example
-from transformer.tokenizer import segment
+from transformer.text.tokenizer import segment
 
 EN_ZH = EnglishToChinese()
 

@@ -1,8 +1,8 @@
 """Turning task examples into padded batches, and measuring a model on them.
 
 The batch convention (source + <eos>, <bos> + target, target + <eos>, padded with <pad>) is
-`transformer.batch.Batch`, shared with the app's runs.
-A decoder-only model reads one sequence `<bos> prompt suffix target [<eos>]` (`transformer.prompt`);
+`transformer.text.batch.Batch`, shared with the app's runs.
+A decoder-only model reads one sequence `<bos> prompt suffix target [<eos>]` (`transformer.text.prompt`);
 its labels are <pad> (no loss) on the prompt unless its format says otherwise.
 """
 
@@ -17,13 +17,14 @@ import torch
 from torch import Tensor
 
 from hook_names import act_name, head_label
-from transformer.batch import Batch, pad_batch
-from transformer.checkpoint import ModelBundle
-from transformer.decoding import greedy_decode
+from transformer.engine.decoding import greedy_decode
 from transformer.hooks import capture
-from transformer.prompt import PromptFormat, lm_sequence, prompt_format, prompt_row
-from transformer.rows import decoder_row, label_row
-from transformer.tokenizer import EOS_ID, PAD_ID, Tokenizer
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.batch import Batch, pad_batch
+from transformer.text.prompt import PromptFormat, lm_sequence, prompt_format, prompt_row
+from transformer.text.reading import reader as text_reader
+from transformer.text.rows import decoder_row, label_row
+from transformer.text.tokenizer import EOS_ID, PAD_ID, Tokenizer
 
 
 def target_symbols(tokenizer: Tokenizer, text: str) -> list[str]:
@@ -41,7 +42,7 @@ def make_batch(bundle: ModelBundle, examples: Sequence[Any]) -> Batch:
     fmt = prompt_format(bundle)
     if fmt is not None:
         return _lm_batch(bundle, fmt, examples)
-    source = bundle.source_tokenizer or bundle.target_tokenizer
+    source = text_reader(bundle)
     srcs = [source.encode(e.source) for e in examples]
     tgts = [target_ids(bundle.target_tokenizer, e.target) for e in examples]
     return Batch.from_pairs(srcs, tgts, PAD_ID)

@@ -26,11 +26,12 @@ import numpy as np
 import torch
 
 from hook_names import act_name
-from transformer.batch import Batch
-from transformer.checkpoint import ModelBundle, attention_kinds
 from transformer.config import TransformerConfig
 from transformer.hooks import capture
+from transformer.storage.checkpoint import ModelBundle, attention_kinds
 from transformer.tasks.base import Example
+from transformer.text.batch import Batch
+from transformer.text.reading import reader as text_reader
 from transformer.training.evaluate import make_batch
 
 FILM = "film.npz"  # beside model.safetensors in a checkpoint folder
@@ -92,7 +93,7 @@ def probe_patterns(bundle: ModelBundle, source: str, target: str) -> dict[str, n
 
 def probe_batch(bundle: ModelBundle, source: str, target: str) -> Batch:
     """The probe as the model reads it in training: encoder-decoder, source + <eos> and <bos> + target;
-    decoder-only, one sequence <bos> prompt [suffix] target (`transformer.prompt`), so its frames show the
+    decoder-only, one sequence <bos> prompt [suffix] target (`transformer.text.prompt`), so its frames show the
     completion reading the prompt through self-attention."""
     return make_batch(bundle, [Example(source, target, None)])
 
@@ -103,7 +104,7 @@ def probe_tokens(bundle: ModelBundle, source: str, target: str) -> tuple[list[st
     The decoder's input is <bos> + target (encoder-decoder) or <bos> + prompt + suffix + target (decoder-only,
     whose source tokens are then empty: it has no encoder)."""
     batch = probe_batch(bundle, source, target)
-    src_vocab = (bundle.source_tokenizer or bundle.target_tokenizer).vocab
+    src_vocab = text_reader(bundle).vocab
     src = [src_vocab[i] for i in batch.src[0].tolist()] if batch.src is not None else []
     tgt_vocab = bundle.target_tokenizer.vocab
     return src, [tgt_vocab[i] for i in batch.tgt_in[0].tolist()]

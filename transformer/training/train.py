@@ -24,13 +24,13 @@ from typing import Any
 import torch
 from torch import nn
 
-from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.hooks import intervene
 from transformer.interventions import build_interventions, no_causal_specs
 from transformer.model import Transformer
-from transformer.registry import check_seed
-from transformer.tokenizer import PAD_ID, SENTENCE_PUNCTUATION, CharTokenizer, Tokenizer, WordTokenizer
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import check_seed
+from transformer.text.tokenizer import PAD_ID, SENTENCE_PUNCTUATION, CharTokenizer, Tokenizer, WordTokenizer
 from transformer.training.evaluate import EvalResult, evaluate, make_batch
 from transformer.training.schedule import noam_optimizer, noam_rate
 
@@ -156,8 +156,8 @@ def build_bundle(task: Any, settings: TrainSettings) -> ModelBundle:
     The architecture follows the task: sequence-to-sequence tasks train an encoder-decoder, decoder-only
     tasks (`tasks.decoder_only`) a decoder-only model whose card carries the task's prompt format.
     """
-    from transformer.prompt import CARD_KEY
     from transformer.tasks.decoder_only import is_decoder_only
+    from transformer.text.prompt import CARD_KEY
 
     source, target = tokenizers_for(task)
     sizes = {"src_vocab_size": len(source), "tgt_vocab_size": len(target)}
@@ -272,7 +272,7 @@ def _continue_from(bundle: ModelBundle, folder: str) -> None:
     embedding and output row, wherever the larger sorted vocabulary puts it, and only the new symbols start
     from their fresh initialisation, so the stage learns the new symbols rather than the whole task again.
     """
-    from transformer.checkpoint import load_checkpoint
+    from transformer.storage.checkpoint import load_checkpoint
 
     start = load_checkpoint(folder)
     sizes = {"src_vocab_size": bundle.config.src_vocab_size, "tgt_vocab_size": bundle.config.tgt_vocab_size}

@@ -12,8 +12,8 @@ import pytest
 from hook_names import act_name
 from transformer.cli import main
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
-from transformer.registry import random_bundle
+from transformer.engine.decoding import trace_text
+from transformer.storage.registry import random_bundle
 
 REPO = Path(__file__).resolve().parents[3]
 TEXT = "Hi 你好 <b>x</b>"

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from transformer.checkpoint import load_checkpoint
 from transformer.config import TransformerConfig
-from transformer.registry import MODELS_DIR, list_models
+from transformer.storage.checkpoint import load_checkpoint
+from transformer.storage.registry import MODELS_DIR, list_models
 from transformer.training.film import FILM, Film, probe_patterns
 
 ROOT = Path(__file__).resolve().parents[3]

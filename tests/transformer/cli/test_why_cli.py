@@ -9,7 +9,7 @@ import pytest
 
 from hook_names import attn_module, hook_name, sublayer_module
 from transformer.cli import main
-from transformer.registry import load_model
+from transformer.storage.registry import load_model
 
 CLEAN, CORRUPTED = "the cat is on the mat", "the dog is on the mat"
 

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from hook_names import act_name
-from transformer.checkpoint import attention_kinds
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
 from transformer.probes.atlas import (
     ATLAS_JSON,
     BEHAVIOUR_SCORE_NAMES,
@@ -25,7 +24,8 @@ from transformer.probes.atlas import (
     summarize,
 )
 from transformer.probes.head_scores import head_scores, names_for
-from transformer.registry import MODELS_DIR, load_model
+from transformer.storage.checkpoint import attention_kinds
+from transformer.storage.registry import MODELS_DIR, load_model
 
 SHIPPED = sorted(p.name for p in MODELS_DIR.iterdir() if (p / "config.json").exists())
 

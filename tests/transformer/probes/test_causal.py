@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
 from transformer.interventions import build_interventions, no_causal_specs
 from transformer.probes.causal import causal_experiment
-from transformer.registry import MODELS_DIR, load_model
+from transformer.storage.registry import MODELS_DIR, load_model
 from transformer.tasks import get_task
 
 SHIPPED = [m for m in ("translate-en-zh", "translate-en-fr", "reverse") if (MODELS_DIR / m).is_dir()]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from transformer.config import TransformerConfig
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
 from transformer.probes.detector_inputs import (
     DECODER_CROSS,
     DECODER_SELF,
@@ -15,8 +15,8 @@ from transformer.probes.detector_inputs import (
     pattern_name,
     repeated_random_ids,
 )
-from transformer.registry import load_model, random_bundle
-from transformer.tokenizer import BOS_ID, EOS_ID, SPECIALS, CharTokenizer
+from transformer.storage.registry import load_model, random_bundle
+from transformer.text.tokenizer import BOS_ID, EOS_ID, SPECIALS, CharTokenizer
 
 
 def test_repeated_random_ids_are_distinct_symbols_twice_and_seeded():

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from transformer.cli import main
-from transformer.decoding import trace_text
+from transformer.engine.decoding import trace_text
 from transformer.interventions import InterventionSpec, build_interventions
 from transformer.probes.importance import (
     IMPORTANCE_JSON,
@@ -20,7 +20,7 @@ from transformer.probes.importance import (
     load_importance,
     sample,
 )
-from transformer.registry import MODELS_DIR, load_model
+from transformer.storage.registry import MODELS_DIR, load_model
 
 SHIPPED = [m for m in ("translate-en-zh", "translate-en-fr", "reverse") if (MODELS_DIR / m).is_dir()]
 NATURAL = [m for m in ("en-zh", "zh-en") if (MODELS_DIR / m).is_dir()]  # no gold alignment; exact match is low by nature
@@ -141,7 +141,7 @@ def test_stale_or_missing_tables_are_not_used(tmp_path: Path, default) -> None:
 
 def test_a_random_model_needs_examples() -> None:
     from transformer.config import TransformerConfig
-    from transformer.registry import random_bundle
+    from transformer.storage.registry import random_bundle
     from transformer.tasks import get_task
 
     bundle = random_bundle(TransformerConfig(n_layers=1, d_model=16, n_heads=2, d_ff=32, max_len=40), seed=0)

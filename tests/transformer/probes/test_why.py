@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
 from transformer.probes.attribution import attribute
 from transformer.probes.lens import logit_lens
 from transformer.probes.patching import patch
 from transformer.probes.stream import ProbeRefusal, output_row, read_text
-from transformer.prompt import text_rows
-from transformer.registry import load_model, random_bundle
+from transformer.storage.checkpoint import ModelBundle
+from transformer.storage.registry import load_model, random_bundle
+from transformer.text.prompt import text_rows
 
 SHIPPED = ["en-zh", "gpt-translate-en-zh", "reverse"]
 WORDS = ["cat", "dog", "mat", "hat", "sun", "book", "tree", "red"]

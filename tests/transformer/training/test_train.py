@@ -10,9 +10,9 @@ import math
 import pytest
 import torch
 
-from transformer.checkpoint import load_checkpoint
+from transformer.storage.checkpoint import load_checkpoint
 from transformer.tasks import CopyTask, Example, ReverseTask
-from transformer.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from transformer.text.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from transformer.training.evaluate import alignment_sets, evaluate, is_reordered, make_batch
 from transformer.training.schedule import noam_optimizer, noam_rate
 from transformer.training.train import TrainProgress, TrainSettings, build_bundle, train
@@ -182,7 +182,7 @@ def test_cli_time_budget_stops_and_records_the_steps_taken(tmp_path, monkeypatch
 
 @pytest.mark.slow
 def test_init_from_continues_from_a_checkpoints_weights(tmp_path):
-    from transformer.checkpoint import save_checkpoint
+    from transformer.storage.checkpoint import save_checkpoint
 
     first = train(tiny_settings(steps=60, lr_factor=2.0), task=SHORT_COPY)
     save_checkpoint(first.bundle, tmp_path / "stage1")
@@ -196,7 +196,7 @@ def test_init_from_continues_from_a_checkpoints_weights(tmp_path):
 def test_init_from_grows_the_vocabulary_keeping_every_known_symbols_rows(tmp_path):
     """reverse's fourth stage: a level-1 checkpoint continues on the level-1 + level-2 alphabet. Each known symbol
     keeps its embedding and output row at its new id (the sorted alphabet moves them); only new symbols start fresh."""
-    from transformer.checkpoint import save_checkpoint
+    from transformer.storage.checkpoint import save_checkpoint
     from transformer.training.train import _continue_from, task_with_options
 
     level_one = {"hanzi_levels": 1, "chinese_punctuation": False, "unknown_share": 0}

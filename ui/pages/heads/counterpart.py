@@ -1,6 +1,6 @@
 """A button that runs the same sentence through the model with the other architecture.
 
-The translators come in two architectures (`transformer.registry.COUNTERPARTS`): the paper's
+The translators come in two architectures (`transformer.storage.registry.COUNTERPARTS`): the paper's
 encoder–decoder, whose decoder reads the source through cross-attention, and a GPT-style decoder-only
 model, whose one stack reads the source as the start of its own sequence (self-attention over the
 prompt). One click keeps the text and swaps the model, so a class sees the same reading done both ways.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from transformer.registry import counterpart
+from transformer.storage.registry import counterpart
 from ui.i18n import t
 from ui.sidebar import MODEL_KEY
 

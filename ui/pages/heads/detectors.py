@@ -13,8 +13,8 @@ import streamlit as st
 from hook_names import ordinal
 from runs.claim import Claim
 from runs.detector_claims import alignment_claim, none_marked_claim
-from transformer.checkpoint import ModelBundle
 from transformer.probes.head_scores import DETECTOR_SCORE_NAMES, INDEX_SCORE_NAMES, HeadScores
+from transformer.storage.checkpoint import ModelBundle
 from ui.caches import get_bundle, get_detectors, working
 from ui.charts import show_figure
 from ui.figure_words import detector_text

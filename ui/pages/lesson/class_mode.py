@@ -56,7 +56,7 @@ from runs.classroom_store import (
 from runs.lesson import STEPS, class_question
 from runs.model_ref import ModelRef, shipped_models
 from runs.rate_limit import RateLimiter
-from transformer.registry import RANDOM
+from transformer.storage.registry import RANDOM
 from ui.i18n import t
 from ui.inputs import TEXT_KEY
 from ui.pages.lesson import browser_id, teacher_cookie

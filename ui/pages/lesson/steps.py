@@ -19,7 +19,7 @@ from runs import lesson
 from runs.heads import axes_of
 from runs.lesson_numbers import HeadChoice, StepNumbers, TaskNumbers
 from runs.model_kind import ModelKind, model_kind
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from ui.caches import get_bundle, get_lesson_step, get_trace
 from ui.figure_words import (
     grid_text,

@@ -13,7 +13,7 @@ import streamlit as st
 
 from hook_names import ordinal
 from runs.experiments import AblationDefault, Head, InterventionChoice, hideable_kinds
-from transformer.checkpoint import ModelBundle
+from transformer.storage.checkpoint import ModelBundle
 from ui.head_picker import kind_name
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid

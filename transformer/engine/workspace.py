@@ -5,12 +5,13 @@ Why: a GPT-2-sized layer at 1,024 tokens computes 50 MB of float32 scores. Writt
 the product pays for the kernel's first touch of every page: 24 ms against 11 into a tensor already in hand
 (measured on two cores), and the run asked for a fresh 50 MB at every one of its 12 layers. When nothing keeps a
 layer's scores, masked scores or weights beyond that layer (no gradient will read them, and its hook points record
-copies or nothing: `HookPoint.may_keep`), they are dead once the weighted sum of values is taken, and the next layer
-may write over them.
+copies or nothing: `transformer.engine.records.may_keep`), they are dead once the weighted sum of values is taken,
+and the next layer may write over them.
 
-Lent only inside `lending()` (`transformer.decoding.trace_text` wraps each run in it) and freed when it ends: a
-buffer per thread for the life of the server would hold 50 MB for every session that once read a long text. Small
-tensors are never lent (`LEND_ELEMENTS`): the allocator hands those back from memory it already holds.
+Lent only inside `lending()` (`transformer.engine.decoding.trace_text` wraps each run in it; the engine computes
+attention inside it) and freed when it ends: a buffer per thread for the life of the server would hold 50 MB for
+every session that once read a long text. Small tensors are never lent (`LEND_ELEMENTS`): the allocator hands
+those back from memory it already holds.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterator
-from contextvars import ContextVar
 
 import torch
 from torch import Tensor
+
+from transformer.engine.attend import engaged
+from transformer.engine.steps import lent_by, scratch
 
 LEND_ELEMENTS = 2**20
 """Elements from which a tensor is lent rather than allocated: 4 MB of float32, where a fresh allocation starts to
@@ -43,25 +46,17 @@ class Workspace:
             buffer = self._buffers[(purpose, dtype)] = torch.empty(n, dtype=dtype)
         return buffer[:n].view(shape)
 
-
-_LENT: ContextVar[Workspace | None] = ContextVar("attention_atlas_workspace", default=None)
+    def lend(self, purpose: str, shape: tuple[int, ...], dtype: torch.dtype) -> Tensor | None:
+        """`take`, or None for a small tensor (`LEND_ELEMENTS`): the allocator hands those back from memory it holds."""
+        return None if math.prod(shape) < LEND_ELEMENTS else self.take(purpose, shape, dtype)
 
 
 @contextlib.contextmanager
 def lending() -> Iterator[Workspace]:
     """Lend scratch memory to the calls made inside (in this context only); it is freed when the block ends."""
     workspace = Workspace()
-    token = _LENT.set(workspace)
-    try:
+    with lent_by(workspace), engaged():
         yield workspace
-    finally:
-        _LENT.reset(token)
 
 
-def scratch(purpose: str, shape: tuple[int, ...], dtype: torch.dtype) -> Tensor | None:
-    """A lent tensor for `purpose`, or None where nothing is lent here or the tensor is small (`LEND_ELEMENTS`):
-    the caller then allocates as usual. The caller promises that the previous tensor of `purpose` is dead."""
-    workspace = _LENT.get()
-    if workspace is None or math.prod(shape) < LEND_ELEMENTS:
-        return None
-    return workspace.take(purpose, shape, dtype)
+__all__ = ["LEND_ELEMENTS", "Workspace", "lending", "scratch"]  # `scratch` is `transformer.engine.steps.scratch`

@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from transformer.graphemes import graphemes
+from transformer.text.graphemes import graphemes
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS: tuple[str, ...] = (PAD, BOS, EOS, UNK)

@@ -17,8 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transformer.rows import EncodedText, decoder_row, encode_text, encoder_only_row, label_row, source_row, text_limit
-from transformer.tokenizer import PAD_ID, Tokenizer
+from transformer.text.reading import reader as text_reader
+from transformer.text.reading import symbols_that_fit
+from transformer.text.rows import EncodedText, cut_text, decoder_row, encoder_only_row, label_row, source_row
+from transformer.text.tokenizer import PAD_ID, Tokenizer
 
 CARD_KEY = "prompt"
 
@@ -87,20 +89,19 @@ class TextRows:
 
 
 def text_rows(bundle: Any, text: str) -> TextRows:
-    """The rows `trace_text`, sampling and the causal lesson feed a model for `text` (`transformer.rows`).
+    """The rows `trace_text`, sampling and the causal lesson feed a model for `text` (`transformer.text.rows`).
 
     An encoder-decoder model reads the text in its encoder and starts the decoder at <bos>; a
     decoder-only model reads <bos> + the text + its card's suffix, cut to the model's length.
     """
     config = bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
-    if config.is_encoder_only:  # no decoder: nothing is generated; <bos> and <eos> take two slots
-        encoded = encode_text(reader, text, config.max_len - 1)
+    reader = text_reader(bundle)
+    encoded = cut_text(reader, text, symbols_that_fit(config))
+    if config.is_encoder_only:  # no decoder: nothing is generated
         return TextRows(encoded, encoder_only_row(encoded.ids), [])
-    encoded = encode_text(reader, text, config.max_len)
     if config.is_encoder_decoder:
         return TextRows(encoded, source_row(encoded.ids), decoder_row([]))
-    prompt = with_suffix(encoded.symbols, prompt_format(bundle))[: text_limit(config.max_len)]
+    prompt = with_suffix(encoded.symbols, prompt_format(bundle))[: symbols_that_fit(config)]
     return TextRows(encoded, None, decoder_row(reader.ids(prompt)))  # the suffix added before the cut
 
 

@@ -14,9 +14,10 @@ from typing import Any
 
 import torch
 
-from transformer.checkpoint import ModelBundle
-from transformer.hooks import Intervention, capture
-from transformer.prompt import text_rows
+from transformer.engine.records import capture
+from transformer.hooks import Intervention
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.prompt import text_rows
 
 
 def mask_id(bundle: ModelBundle) -> int | None:
@@ -33,7 +34,7 @@ def encoder_trace_fields(
 ) -> dict[str, Any]:
     """Run an encoder-only `bundle` on `text` under `interventions` and capture `names` (None: all).
 
-    Returns the fields of a `transformer.decoding.Trace` (which `trace_text` builds: this module does not
+    Returns the fields of a `transformer.engine.decoding.Trace` (which `trace_text` builds: this module does not
     import `decoding`, so the two stay out of an import circle).
     """
     reader = bundle.target_tokenizer

@@ -5,16 +5,17 @@ Every run is float32 unless told otherwise, and every shipped model always is: t
 1,022 tokens is another matter: its float32 run takes 1.63 s on two cores, where the default model's whole heads
 page takes 0.6 s. On a CPU with native bfloat16 (AVX-512 BF16 or AMX), bfloat16 matrix products run about 4.8×
 faster (measured: 978 against 208 GFLOPS on a 1,024 × 768 × 3,072 product), and that run takes 0.63 s (its softmax
-and masks are float32 either way, computed a block of query rows at a time: `transformer.attention.attention_by_rows`).
-Its weights are recorded as float16 (`transformer.hooks.keeping`): 302 MB instead of 604, which is what brings that
+and masks are float32 either way, computed a block of query rows at a time: `transformer.engine.by_rows`).
+Its weights are recorded as float16 (`transformer.engine.records.keeping`): 302 MB instead of 604, which is what brings that
 page's server under 2 GB.
 
 `arithmetic("bfloat16")` is PyTorch's CPU autocast (what training's `--bf16` uses, and how large models are
 commonly run): the linear layers multiply in bfloat16, which keeps 8 significant bits (about 2-3 decimal
 digits), while LayerNorm, the residual stream and softmax stay float32. Attention scores are also kept float32
-(`scores_in_float32`): q·kᵀ/√d_k of the rounded queries and keys, unrounded, because a softmax turns an error δ in
-a score into a factor e^δ on its weight, and rounding a score of 10 to bfloat16 would move its weight by up to 2 %.
-Decoding steps that read one new position multiply in float32 even then (`transformer.kv_cache.KeyValueCache`):
+(`transformer.engine.steps.scores_in_float32`): q·kᵀ/√d_k of the rounded queries and keys, unrounded, because a
+softmax turns an error δ in a score into a factor e^δ on its weight, and rounding a score of 10 to bfloat16 would
+move its weight by up to 2 %.
+Decoding steps that read one new position multiply in float32 even then (`transformer.engine.kv_cache.KeyValueCache`):
 for one row, casting every weight to bfloat16 costs more than the products it speeds up (GPT-2 small, 64 tokens
 written after a 498-token text: 2.3 s against 2.4-3.9).
 
@@ -30,12 +31,14 @@ import contextlib
 import threading
 import warnings
 from collections.abc import Iterator
-from contextvars import ContextVar
 from functools import cache
 from typing import Literal, get_args
 
 import numpy as np
 import torch
+
+from transformer.engine.attend import engaged
+from transformer.engine.steps import float32_scores
 
 Precision = Literal["float32", "bfloat16"]
 PRECISIONS: tuple[Precision, ...] = get_args(Precision)
@@ -46,8 +49,6 @@ FAST_WORK = 5 * 10**10
 """Parameters × positions above which a run may compute in bfloat16: about half a second of float32 on two cores.
 No shipped model comes near it (the largest at its longest input does a fiftieth); GPT-2 small passes it at about
 400 tokens."""
-
-_SCORES_IN_FLOAT32: ContextVar[bool] = ContextVar("scores_in_float32", default=False)
 
 
 @cache
@@ -62,12 +63,6 @@ def large_work(parameters: int, positions: int) -> bool:
     return parameters * positions > FAST_WORK
 
 
-def scores_in_float32() -> bool:
-    """Whether attention scores are computed in float32 from lower-precision queries and keys (inside
-    `arithmetic("bfloat16")`); training's own bfloat16 autocast leaves them as autocast makes them."""
-    return _SCORES_IN_FLOAT32.get()
-
-
 @contextlib.contextmanager
 def arithmetic(precision: Precision) -> Iterator[None]:
     """Compute the model calls inside in `precision`: float32 (nothing changes) or bfloat16 matrix products."""
@@ -76,13 +71,9 @@ def arithmetic(precision: Precision) -> Iterator[None]:
     if precision == EXACT:
         yield
         return
-    token = _SCORES_IN_FLOAT32.set(True)
-    try:
-        # cache_enabled=False: no bfloat16 copy of every weight is kept for the whole call (0.25 GB for GPT-2 small)
-        with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
-            yield
-    finally:
-        _SCORES_IN_FLOAT32.reset(token)
+    # cache_enabled=False: no bfloat16 copy of every weight is kept for the whole call (0.25 GB for GPT-2 small)
+    with engaged(), float32_scores(), torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
+        yield
 
 
 _QUIET = threading.Lock()  # one `catch_warnings` at a time (`widen_into`)

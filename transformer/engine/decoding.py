@@ -2,13 +2,13 @@
 
 The app shows encoder, decoder and cross attention for one input in one cache. Decoding
 produces tokens one at a time, each step reading only its newest token with every layer's earlier
-keys and values kept (`transformer.kv_cache`); once it is done, a single teacher-forced forward pass
+keys and values kept (`transformer.engine.kv_cache`); once it is done, a single teacher-forced forward pass
 over the produced output is captured. This pass computes what each decoding step computed for its newest
 position only because of the causal mask: position i never sees a later one, so reading the whole
 output at once changes nothing for it. A large model, whose second pass over a long input is costly,
-records each step's new rows as it goes instead (`transformer.recorded_decoding`). An intervention on
+records each step's new rows as it goes instead (`transformer.engine.recorded_decoding`). An intervention on
 decoder self-attention could let a row see tokens that did not exist when its token was chosen (the
-causal mask lifted); then the rows are captured from their own steps instead (`transformer.step_capture`),
+causal mask lifted); then the rows are captured from their own steps instead (`transformer.engine.step_capture`),
 so the trace still shows what generation did.
 
 Row i of the decoder (self- and cross-attention) reads token i and writes token i + 1:
@@ -24,19 +24,21 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from transformer.checkpoint import ModelBundle
 from transformer.config import TransformerConfig
-from transformer.encoder_run import encoder_trace_fields
-from transformer.hooks import ActivationCache, Intervention, capture, intervene, keeping
-from transformer.kv_cache import start_decoding
+from transformer.engine.encoder_run import encoder_trace_fields
+from transformer.engine.kv_cache import start_decoding
+from transformer.engine.precision import EXACT, FAST, Precision, arithmetic
+from transformer.engine.recorded_decoding import decode_recording, records_while_decoding
+from transformer.engine.records import capture, keeping
+from transformer.engine.step_capture import capture_steps, looks_ahead
+from transformer.engine.workspace import lending
+from transformer.hooks import ActivationCache, Intervention, intervene
 from transformer.model import Transformer
-from transformer.precision import EXACT, FAST, Precision, arithmetic
-from transformer.prompt import text_rows
-from transformer.recorded_decoding import decode_recording, records_while_decoding
-from transformer.rows import decoder_row
-from transformer.step_capture import capture_steps, looks_ahead
-from transformer.tokenizer import EOS_ID
-from transformer.workspace import lending
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.prompt import text_rows
+from transformer.text.reading import reader as text_reader
+from transformer.text.rows import decoder_row
+from transformer.text.tokenizer import EOS_ID
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ class Trace:
     next_tokens: list[str] = field(default_factory=list)  # (Tt,) the arg-max next token of each decoder row
     src_ids: list[int] = field(default_factory=list)  # (Ts,) the encoder's input ids ([] for decoder-only)
     tgt_ids: list[int] = field(default_factory=list)  # (Tt,) the decoder's input ids
-    precision: Precision = EXACT  # the arithmetic of the run (`transformer.precision`)
+    precision: Precision = EXACT  # the arithmetic of the run (`transformer.engine.precision`)
 
 
 @torch.no_grad()
@@ -74,7 +76,7 @@ def greedy_decode(
     """Append the most probable next token until <eos> or `max_new_tokens` for each sequence.
 
     Each step reads only the newest token, with every layer's earlier keys and values kept
-    (`transformer.kv_cache`), unless an active intervention needs the whole prefix rerun (a lifted
+    (`transformer.engine.kv_cache`), unless an active intervention needs the whole prefix rerun (a lifted
     causal mask) or `incremental=False` asks for that (benchmarks and tests compare the two).
 
     Args:
@@ -133,7 +135,7 @@ def _generated(
 ) -> tuple[Tensor, ActivationCache, list[int]]:
     """Decode greedily and record the run: (1, Tt) what the decoder read, its cache, the token after each row.
 
-    A large model on the key/value cache records the steps' own rows (`transformer.recorded_decoding`). Otherwise
+    A large model on the key/value cache records the steps' own rows (`transformer.engine.recorded_decoding`). Otherwise
     decoding is followed by a capture: one teacher-forced pass over the output, exact and cheap for a small model,
     or each row from its own step where one pass would let rows see later tokens.
     """
@@ -184,7 +186,7 @@ def trace_text(
 
     `incremental=False` decodes without the key/value cache (`greedy_decode`), for comparison.
 
-    `precision="bfloat16"` multiplies in bfloat16 (`transformer.precision`: for a large model's long input,
+    `precision="bfloat16"` multiplies in bfloat16 (`transformer.engine.precision`: for a large model's long input,
     where the caller chose it) and records floats as float16; the trace says which.
     """
     with arithmetic(precision), keeping(torch.float16 if precision == FAST else None), lending():  # each says why
@@ -206,7 +208,7 @@ def _decoded_fields(
 ) -> dict[str, Any]:
     """`trace_text`'s fields for a model with a decoder (encoder-decoder or decoder-only)."""
     model, config = bundle.model, bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     rows = text_rows(bundle, text)  # a decoder-only prompt carries its card's suffix, e.g. "=" for gpt-translate-en-zh
     symbols, ids, truncated = rows.text
     if truncated:

@@ -6,7 +6,7 @@ Compare The Annotated Transformer's `Batch`. For a (source, target) pair of id s
     decoder input = [<bos>] + target tokens     (shifted right: position i predicts token i)
     labels        = target tokens + [<eos>]
 
-The rows themselves (and `encode_text`, which cuts a text to fit) are plain lists in `transformer.rows`.
+The rows themselves (and `encode_text`, which cuts a text to fit) are plain lists in `transformer.text.rows`.
 Sentences of different lengths are right-padded with <pad> to one length so a batch is one tensor;
 `Transformer.encode`/`decode` build their masks from the ids with `transformer.masks`, and `batch_masks`
 calls those same functions, so a view of the masks shows exactly what the model uses. Training (`evaluate.make_batch`), the app's
@@ -23,8 +23,8 @@ import torch
 from torch import Tensor
 
 from transformer.masks import causal_mask, cross_mask, decoder_self_mask, padding_mask
-from transformer.rows import decoder_row, label_row, source_row
-from transformer.tokenizer import PAD_ID
+from transformer.text.rows import decoder_row, label_row, source_row
+from transformer.text.tokenizer import PAD_ID
 
 
 class BatchMasks(NamedTuple):

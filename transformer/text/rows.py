@@ -5,9 +5,9 @@
     labels        = target tokens + [<eos>]
 
 A decoder-only model reads [<bos>] + the text's tokens; an encoder-only model (BERT) [<bos>] + tokens + [<eos>]
-(its [CLS] … [SEP]). A text that does not fit is cut to `max_len - 1`
-symbols, leaving one slot for the <eos> or <bos> its row adds (`encode_text`). Plain Python, so the tasks
-and the prompt format (which need these rows) import no torch; `transformer.batch` pads them into tensors.
+(its [CLS] … [SEP]). A text that does not fit is cut to what the row leaves room for: `max_len` less the
+specials the row adds (`symbols_that_fit`, the one rule; `text_limit` for a row that adds one). Plain Python, so the tasks
+and the prompt format (which need these rows) import no torch; `transformer.text.batch` pads them into tensors.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from transformer.tokenizer import BOS_ID, EOS_ID, Tokenizer
+from transformer.text.reading import symbols as read
+from transformer.text.tokenizer import BOS_ID, EOS_ID, Tokenizer
 
 
 class EncodedText(NamedTuple):
@@ -27,15 +28,20 @@ class EncodedText(NamedTuple):
 
 
 def text_limit(max_len: int) -> int:
-    """How many of a text's symbols fit a row of `max_len`: one slot stays for the <eos> or <bos> the row adds."""
+    """How many of a text's symbols fit a row of `max_len` that adds one special: `symbols_that_fit` of a model
+    that is not encoder-only."""
     return max_len - 1
 
 
+def cut_text(tokenizer: Tokenizer, text: str, fit: int) -> EncodedText:
+    """`text`'s symbols (read once for every caller: `transformer.text.reading.symbols`), cut to `fit`, and their ids."""
+    symbols = read(tokenizer, text)
+    return EncodedText(symbols[:fit], tokenizer.ids(symbols[:fit]), len(symbols) > fit)
+
+
 def encode_text(tokenizer: Tokenizer, text: str, max_len: int) -> EncodedText:
-    """Tokenize `text`, cut it to `text_limit(max_len)` symbols and look their ids up, once for every caller."""
-    symbols = tokenizer.tokenize(text)
-    limit = text_limit(max_len)
-    return EncodedText(symbols[:limit], tokenizer.ids(symbols[:limit]), len(symbols) > limit)
+    """`cut_text` to `text_limit(max_len)` symbols."""
+    return cut_text(tokenizer, text, text_limit(max_len))
 
 
 def source_row(ids: Sequence[int]) -> list[int]:

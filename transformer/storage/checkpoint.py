@@ -24,8 +24,8 @@ from safetensors.torch import load_file, save_file
 
 from transformer.config import TransformerConfig
 from transformer.model import Transformer
-from transformer.tokenizer import Tokenizer
-from transformer.untrusted_files import CheckpointError, one_line, read_card, read_json, regular_file, write_json
+from transformer.storage.untrusted_files import CheckpointError, one_line, read_card, read_json, regular_file, write_json
+from transformer.text.tokenizer import Tokenizer
 
 WEIGHTS, CONFIG, VOCAB, CARD_JSON, CARD_MD = "model.safetensors", "config.json", "vocab.json", "card.json", "card.md"
 MAX_WEIGHTS_BYTES = 1 << 30  # 1 GiB: far above any model this app ships; refuses absurd files early

@@ -2,7 +2,7 @@
 
 `trace_text` decoded with the key/value cache and then captured one teacher-forced pass over the output: a
 second run of the whole decoder (and of the encoder) to record what the steps had already computed. Under the
-causal mask a step computes exactly its newest rows of that pass (`transformer.kv_cache`), so the rows each
+causal mask a step computes exactly its newest rows of that pass (`transformer.engine.kv_cache`), so the rows each
 step records, one under the other, are the pass's own:
 
     the step reading tokens s..t-1:    queries s..t-1 against keys 0..t-1  →  rows s..t-1 of each decoder hook
@@ -33,12 +33,13 @@ import torch
 from torch import Tensor
 
 from hook_names import GENERATOR, HookName, hook_name, parse
-from transformer.attention import attention_scores
-from transformer.hooks import ActivationCache, Intervention, active_interventions, capture, intervene
-from transformer.kv_cache import KeyValueCache, cache_honours
+from transformer.engine.kv_cache import KeyValueCache, cache_honours
+from transformer.engine.records import capture
+from transformer.engine.step_capture import ATTENTION_SHAPED, is_decoder_self, query_axis, stitch
+from transformer.engine.steps import attention_scores
+from transformer.hooks import ActivationCache, Intervention, active_interventions, intervene
 from transformer.model import Transformer
-from transformer.step_capture import ATTENTION_SHAPED, is_decoder_self, query_axis, stitch
-from transformer.tokenizer import EOS_ID
+from transformer.text.tokenizer import EOS_ID
 
 _KEYS_VALUES = ("attn.hook_k", "attn.hook_v")
 SECOND_PASS_WORK = 10**10

@@ -29,9 +29,9 @@ import torch
 from torch import Tensor
 
 from transformer.attention import MultiHeadAttention
+from transformer.engine.attend import KeyValueStore, reading_from
 from transformer.hooks import Intervention, active_interventions
 from transformer.interventions import is_row_local
-from transformer.layers import LayerKeysValues
 from transformer.masks import cross_mask, decoder_self_mask
 from transformer.model import Transformer
 
@@ -116,14 +116,12 @@ class KeyValueCache:
         self.src_ids = src_ids
         self.every_row = every_row
         self.memory = model.encode(src_ids) if src_ids is not None else None  # (B, Ts, d_model)
-        self.layers = [
-            LayerKeysValues(
-                SelfAttentionKeysValues(model.config.max_len),
-                CrossAttentionKeysValues() if layer.cross_attn is not None else None,
-            )
-            for layer in model.decoder.layers
-        ]
-        self.length = 0  # positions read so far (their keys and values are in `layers`)
+        self.stores: dict[MultiHeadAttention, KeyValueStore] = {}  # each decoder attention's keys and values so far
+        for layer in model.decoder.layers:
+            self.stores[layer.self_attn] = SelfAttentionKeysValues(model.config.max_len)
+            if layer.cross_attn is not None:
+                self.stores[layer.cross_attn] = CrossAttentionKeysValues()
+        self.length = 0  # positions read so far (their keys and values are in `stores`)
 
     def next_logits(self, ys: Tensor) -> Tensor:
         """ys: (B, T) the decoder's input so far, whose first `length` tokens were read by earlier calls
@@ -132,7 +130,7 @@ class KeyValueCache:
         start, total = self.length, ys.shape[1]
         if start >= total:
             raise ValueError(f"the cache has read {start} tokens; ys has {total}: nothing new to read")
-        # One new position multiplies in float32 even inside bfloat16 arithmetic (`transformer.precision`): for one
+        # One new position multiplies in float32 even inside bfloat16 arithmetic (`transformer.engine.precision`): for one
         # row, casting every weight to bfloat16 costs more than the products it speeds up
         one_row = contextlib.nullcontext() if total - start > 1 else torch.autocast("cpu", enabled=False)
         with one_row:
@@ -141,7 +139,8 @@ class KeyValueCache:
             cross_allowed = (
                 cross_mask(self.src_ids, pad, total - start) if self.src_ids is not None else None
             )  # (B, 1, T_new, Ts)
-            h = model.decoder(x, allowed, self.memory, cross_allowed, past=self.layers)  # (B, T_new, d_model)
+            with reading_from(self.stores):  # the engine computes each attention from its store
+                h = model.decoder(x, allowed, self.memory, cross_allowed)  # (B, T_new, d_model)
             self.length = total
             if self.every_row:
                 return model.generator(h)[:, -1]  # (B, vocab), every new row's logits computed (and recorded)

@@ -21,11 +21,12 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from transformer.checkpoint import ModelBundle
-from transformer.decoding import output_length_limit
-from transformer.kv_cache import start_decoding
-from transformer.prompt import text_rows
-from transformer.tokenizer import EOS_ID
+from transformer.engine.decoding import output_length_limit
+from transformer.engine.kv_cache import start_decoding
+from transformer.storage.checkpoint import ModelBundle
+from transformer.text.prompt import text_rows
+from transformer.text.reading import reader as text_reader
+from transformer.text.tokenizer import EOS_ID
 
 GREEDY_TEMPERATURE = 0.0
 """A temperature at or below this means greedy: all probability on the arg-max (the T → 0 limit)."""
@@ -212,12 +213,12 @@ class Generation:
 def generate(bundle: ModelBundle, text: str, settings: SamplingSettings | None = None, *, k: int = 10) -> Generation:
     """Write an output one token at a time with `settings` (greedy by default: `SamplingSettings(greedy=True)`).
 
-    Each step reads only the newest token, keeping every layer's keys and values (`transformer.kv_cache`):
+    Each step reads only the newest token, keeping every layer's keys and values (`transformer.engine.kv_cache`):
     a step's distribution is what `next_distribution` shows for that prefix, to float rounding (≤ 1e-6).
     """
     settings = settings or SamplingSettings(greedy=True)
     config = bundle.config
-    reader = bundle.source_tokenizer or bundle.target_tokenizer
+    reader = text_reader(bundle)
     budget = settings.max_new_tokens
     if budget is None:  # outputs are never much longer than the input
         budget = output_length_limit(config, len(reader.tokenize(text)))

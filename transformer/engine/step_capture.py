@@ -2,7 +2,7 @@
 
 Each greedy decoding step keeps only the newest position's prediction. With the causal mask, a
 position never sees later ones (which is also why decoding can cache earlier positions' keys and
-values, `transformer.kv_cache`), so one teacher-forced pass over the finished output computes at
+values, `transformer.engine.kv_cache`), so one teacher-forced pass over the finished output computes at
 every row exactly what the step that wrote the next token computed, and `trace_text` captures that
 single pass.
 
@@ -14,7 +14,7 @@ what generation did: the newest query of a step has no later key to look at. Suc
 reruns the whole prefix at every step (no cache can honour it), and so does this capture.
 
 `stitch` puts steps' rows together, here and for a large model's recording while decoding
-(`transformer.recorded_decoding`).
+(`transformer.engine.recorded_decoding`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ import torch
 from torch import Tensor
 
 from hook_names import parse
-from transformer.hooks import ActivationCache, Intervention, capture
+from transformer.engine.records import capture
+from transformer.hooks import ActivationCache, Intervention
 from transformer.model import Transformer
 
 ATTENTION_SHAPED = ("hook_scores", "hook_mask", "hook_masked_scores", "hook_pattern")  # (B, H or 1, Tq, Tk)

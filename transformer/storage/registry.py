@@ -14,15 +14,15 @@ from typing import Any
 
 import torch
 
-from transformer.checkpoint import CARD_JSON, CONFIG, CheckpointError, ModelBundle, load_checkpoint, read_card
 from transformer.config import TransformerConfig
 from transformer.hf.folder import looks_pretrained
 from transformer.model import Transformer
+from transformer.storage.checkpoint import CARD_JSON, CONFIG, CheckpointError, ModelBundle, load_checkpoint, read_card
 from transformer.tasks import get_task
 from transformer.tasks.recipes import RECIPES
-from transformer.tokenizer import CharTokenizer
+from transformer.text.tokenizer import CharTokenizer
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
+MODELS_DIR = Path(__file__).resolve().parents[2] / "assets" / "models"
 DEFAULT_MODEL = "en-zh"  # issue 20: a newcomer meets the translator of everyday English
 RANDOM = "random"
 MAX_SEED = 2**64 - 1  # torch.manual_seed takes a 64-bit unsigned seed
