@@ -7,7 +7,11 @@ it). Other sessions watch a running job read-only and may start their own once i
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Sequence
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from runs.training.films import load_film, shipped_films, shipped_stage_marks
 from runs.training.options import (
@@ -29,6 +33,7 @@ from ui.labels import keep_valid
 from ui.page import start_page
 from ui.pages.training.panel import ends_with_eos, film_view, job_panel, open_film_on_its_head
 from ui.pages.training.scores import BEST_KEY
+from ui.projector import projector_on
 from ui.safe import md_literal
 from ui.trained_models import session_owner
 from ui.url_choice import seed_choice, write_choice
@@ -174,16 +179,22 @@ def live_mode() -> None:
         job_panel(shown.id, owner)
 
 
-def film_mode() -> None:
+def film_mode(row: Sequence[DeltaGenerator] | None = None) -> None:
+    """The recorded films. `row`: on a projector, two places beside the mode switch for the film picker and Play,
+    and the film's caption goes below the player, so the attention chart starts high enough to end on the first
+    1280 × 720 screen with its labels (issue 39 §7: it spanned 514–874 px)."""
     names = shipped_films()
     if not names:
         st.info(t("training.no_films"))
         return
-    name = st.selectbox(t("training.film_model"), names, key="tr_film_model", bind="query-params")
+    name = (row[0] if row else st).selectbox(t("training.film_model"), names, key="tr_film_model", bind="query-params")
     film = load_film(name)
     open_film_on_its_head(name, film)
-    st.caption(t("training.film_intro", name=md_literal(name), frames=film.n_frames, steps=f"{int(film.curves['step'][-1]):,}"))
-    st.toggle(t("training.play"), key="tr_play", help=t("training.play_help"))
+    intro = t("training.film_intro", name=md_literal(name), frames=film.n_frames, steps=f"{int(film.curves['step'][-1]):,}")
+    if not row:
+        st.caption(intro)
+    with row[1] if row else contextlib.nullcontext():
+        st.toggle(t("training.play"), key="tr_play", help=t("training.play_help"))
 
     @st.fragment(run_every=0.4 if st.session_state.get("tr_play") else None)
     def player() -> None:
@@ -198,12 +209,16 @@ def film_mode() -> None:
         )
 
     player()
+    if row:
+        st.caption(intro)
 
 
 start_page("training", model=False)  # the URL guard, title and intro; no model picker: the page trains its own
 MODES = ("live", "film")
 seed_choice("tr_mode", MODES, "live")  # `?tr_mode=film` links straight to the films
-mode = st.segmented_control(  # on the page: projector mode collapses the sidebar
+# On a projector the mode, the film and Play share one row (`film_mode`): the film's chart must fit the first screen.
+top = st.columns([5, 4, 2], vertical_alignment="bottom") if projector_on() else None
+mode = (top[0] if top else st).segmented_control(  # on the page: projector mode collapses the sidebar
     t("training.mode"),
     MODES,
     key="tr_mode",
@@ -212,6 +227,6 @@ mode = st.segmented_control(  # on the page: projector mode collapses the sideba
 )
 write_choice("tr_mode", mode, "live")
 if mode == "film":
-    film_mode()
+    film_mode(top[1:] if top else None)
 else:
     live_mode()
