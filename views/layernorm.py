@@ -9,6 +9,7 @@ fragment with its own widgets): `ui.caches.get_layernorm_network`, `get_layernor
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from hook_names import ordinal, stack_input
 from runs.layernorm_page import text_stack
@@ -22,6 +23,7 @@ from ui.i18n import labels_of, t
 from ui.labels import keep_valid
 from ui.modern_sections import rmsnorm_section
 from ui.page import PageContext, start_page
+from ui.projector import projector_on
 from ui.prose import prose
 from viz.batchnorm_contrast import batch_mean_figure, sentence_one_figure
 from viz.layernorm import NormSite, StackStats, norm_sites, stacks
@@ -33,6 +35,7 @@ from viz.layernorm_figures import (
 )
 from viz.norm_diagram import sublayer_diagram
 
+OVERVIEW_TOP_PX = 330  # projector mode: where the statistics start on the first screen (title, text box, heading)
 FEATURES_SHOWN = 24  # features in the batch-mean chart: enough to see the shifts, few enough to read
 LAYERNORM = (
     r"\mathrm{LayerNorm}(x) = g \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + b, \quad "
@@ -56,11 +59,11 @@ def stream_labels(stats: StackStats) -> list[str]:
     return [t("layernorm.point_input_short"), *short]
 
 
-def _stack_choice(hook_names: list[str], key: str) -> str:
+def _stack_choice(hook_names: list[str], key: str, place: DeltaGenerator | None = None) -> str:
     options = stacks(hook_names)
     if len(options) == 1:
         return options[0]
-    return st.segmented_control(
+    return (place or st).segmented_control(
         t("layernorm.stack"),
         options,
         format_func=labels_of({s: t(f"layernorm.stack_{s}") for s in options}),
@@ -73,16 +76,17 @@ def _stack_choice(hook_names: list[str], key: str) -> str:
 @st.fragment
 def network_section(ctx: PageContext) -> None:
     """Statistics at every LayerNorm for the user's text, one norm in detail, the residual stream."""
-    st.subheader(t("layernorm.network_title"))
     names = list(ctx.bundle.model.hook_names)
-    stack = _stack_choice(names, "ln_stack")
+    # On a projector the stack switch sits beside the heading, so the statistics end on the first 1280 × 720 screen
+    # with their labels (issue 39 §7: they spanned 387–899 px).
+    head = st.columns([3, 2], vertical_alignment="bottom") if projector_on() else None
+    (head[0] if head else st).subheader(t("layernorm.network_title"))
+    stack = _stack_choice(names, "ln_stack", head[1] if head else None)
     network = get_layernorm_network(ctx.model.key, ctx.text, stack)
     stats, tokens = network.stats, network.tokens
     labels, words = [site_label(s) for s in stats.sites], layernorm_text()
-    show_figure(
-        stats_overview_figure(stats, tokens, labels, words),
-        "ln_overview",
-    )
+    overview = stats_overview_figure(stats, tokens, labels, words, one_row=head is not None)
+    show_figure(overview, "ln_overview", top_px=OVERVIEW_TOP_PX)
     # the statistics first (the 1280 × 720 first screen shows them), then the formula and what it means
     st.latex(LAYERNORM)
     prose(t("layernorm.why"))

@@ -40,39 +40,73 @@ class LayerNormText:
     sqrt_d: str = "√d_model = {value} (a token with mean 0, std 1)"  # {value}: √d_model, one decimal
 
 
+def _two_lines(title: str) -> str:
+    """A panel title broken after its colon ("input:<br>mean per token"): a quarter-width panel is narrower than
+    the title on one line."""
+    for colon in ("：", ": "):
+        if colon in title:
+            head, tail = title.split(colon, 1)
+            return f"{head}{colon.strip()}<br>{tail}"
+    return title
+
+
 def stats_overview_figure(
     stats: StackStats,
     tokens: Sequence[str],
     site_labels: Sequence[str],
     text: LayerNormText = LayerNormText(),
+    *,
+    one_row: bool = False,
 ) -> go.Figure:
     """2×2 heatmaps (norm site × token): input mean, input std / output mean, output std.
 
     Means share one diverging scale centred on 0, standard deviations one sequential scale from 0,
     so "the output rows are all ≈0 and ≈1 whatever the input" is visible at a glance.
+
+    `one_row`: the four panels side by side (input mean, output mean, input std, output std), each colour bar as
+    tall as the row: a projector's first screen has room for one row of panels under the page's heading, and two
+    rows squeezed into it lost every other site name and put the lower titles on the upper panels (issue 39 §7).
     """
+    if one_row:
+        order = (
+            (stats.in_mean, text.in_mean),
+            (stats.out_mean, text.out_mean),
+            (stats.in_std, text.in_std),
+            (stats.out_std, text.out_std),
+        )
+        places = [(1, 1), (1, 2), (1, 3), (1, 4)]
+        bars = ({"x": 1.01, "len": 1.0, "y": 0.5}, {"x": 1.14, "len": 1.0, "y": 0.5})
+        side = "right"  # a title along its bar: two bars side by side leave no room for titles across them
+    else:
+        order = (
+            (stats.in_mean, text.in_mean),
+            (stats.in_std, text.in_std),
+            (stats.out_mean, text.out_mean),
+            (stats.out_std, text.out_std),
+        )
+        places = [(1, 1), (1, 2), (2, 1), (2, 2)]
+        bars = ({"x": 1.02, "len": 0.45, "y": 0.77}, {"x": 1.02, "len": 0.45, "y": 0.23})
+        side = "top"
     fig = make_subplots(
-        rows=2,
-        cols=2,
-        subplot_titles=(text.in_mean, text.in_std, text.out_mean, text.out_std),
+        rows=1 if one_row else 2,
+        cols=4 if one_row else 2,
+        subplot_titles=[_two_lines(title) if one_row else title for _, title in order],
         shared_yaxes=True,
         vertical_spacing=0.1,
-        horizontal_spacing=0.04,
+        horizontal_spacing=0.02 if one_row else 0.04,
     )
     # Categorical axes named by unique strings ("3: the", site names): hover text then needs no
     # per-cell customdata arrays, which cost more than the numbers at 250 tokens × 19 norms.
     columns = hover_labels(tokens)
-    token_axis = axis(tokens, "", max_labels=40)  # untitled: the panel titles say "per token", and a title hides rotated labels
+    # untitled: the panel titles say "per token", and a title hides rotated labels; a quarter-width panel holds fewer
+    token_axis = axis(tokens, "", max_labels=16 if one_row else 40)
     token_axis.update(type="category", tickvals=[columns[i] for i in token_axis["tickvals"]])
     peak_mean = float(max(np.abs(stats.in_mean).max(), np.abs(stats.out_mean).max())) or 1.0
     peak_std = float(max(stats.in_std.max(), stats.out_std.max())) or 1.0
-    cells = [
-        (stats.in_mean, 1, 1, "coloraxis", text.mean),
-        (stats.in_std, 1, 2, "coloraxis2", text.std),
-        (stats.out_mean, 2, 1, "coloraxis", text.mean),
-        (stats.out_std, 2, 2, "coloraxis2", text.std),
-    ]
-    for z, row, col, color, label in cells:
+    last_row = 1 if one_row else 2
+    for (z, _), (row, col) in zip(order, places, strict=True):
+        is_mean = z is stats.in_mean or z is stats.out_mean
+        color, label = ("coloraxis", text.mean) if is_mean else ("coloraxis2", text.std)
         fig.add_trace(
             go.Heatmap(
                 z=z.astype(np.float32),
@@ -84,23 +118,25 @@ def stats_overview_figure(
             row=row,
             col=col,
         )
-        fig.update_xaxes(**token_axis, showticklabels=row == 2, row=row, col=col)
+        fig.update_xaxes(**token_axis, showticklabels=row == last_row, row=row, col=col)
         fig.update_yaxes(type="category", autorange="reversed", row=row, col=col)
+    rows_px = 26 * len(site_labels) * (1 if one_row else 2)
     fig.update_layout(
         **base_layout(
-            height=max(480, 200 + 2 * 26 * len(site_labels)),
-            margin={**MARGIN, "l": 190},  # room for site names
+            height=max(300 if one_row else 480, 200 + rows_px),
+            # room for site names (and two bars, and two-line titles)
+            margin={**MARGIN, "l": 190, **({"r": 180, "t": 90} if one_row else {})},
             coloraxis={
                 "colorscale": DIVERGING_SCALE,
                 "cmin": -peak_mean,
                 "cmax": peak_mean,
-                "colorbar": {"title": {"text": text.mean}, "x": 1.02, "len": 0.45, "y": 0.77, "thickness": 14},
+                "colorbar": {"title": {"text": text.mean, "side": side}, **bars[0], "thickness": 14},
             },
             coloraxis2={
                 "colorscale": STD_SCALE,
                 "cmin": 0,
                 "cmax": peak_std,
-                "colorbar": {"title": {"text": text.std}, "x": 1.02, "len": 0.45, "y": 0.23, "thickness": 14},
+                "colorbar": {"title": {"text": text.std, "side": side}, **bars[1], "thickness": 14},
             },
         )
     )

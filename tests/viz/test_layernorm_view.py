@@ -1,6 +1,8 @@
 """The LayerNorm views on real runs of small seeded models: where the norms are, what they do to each
 token, how post- and pre-norm residual streams differ, and the BatchNorm contrast."""
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 import torch
@@ -161,3 +163,23 @@ def test_figures_label_sites_and_escape_tokens():
     post_norm, pre_norm = (a.y for a in diagram.layout.annotations if a.text == "N")
     post_sub, pre_sub = (a.y for a in diagram.layout.annotations if a.text == "S")
     assert post_norm > post_sub and pre_norm < pre_sub  # after the sublayer in post-norm, before it in pre-norm
+
+
+def test_the_projector_overview_puts_the_four_panels_in_one_row_with_the_same_numbers():
+    """The projector's one-row overview (issue 39 §7) shows the same four grids as the 2×2, means beside means."""
+    model = _model(norm_position="post")
+    arrays = _run(model, [[4, 5, EOS]], capture_names(model.hook_names))
+    stats = StackStats.compute(arrays, model.hook_names, "encoder")
+    labels = [f"site {i}" for i in range(len(stats.sites))]
+    square = stats_overview_figure(stats, ["a", "b", "<eos>"], labels)
+    row = stats_overview_figure(stats, ["a", "b", "<eos>"], labels, one_row=True)
+    by_title = {note.text.replace("<br>", " ").replace(":  ", ": "): note for note in row.layout.annotations}
+    assert set(by_title) == {note.text for note in square.layout.annotations}
+    assert [np.asarray(trace.z).tolist() for trace in row.data] == [
+        np.asarray(square.data[i].z).tolist() for i in (0, 2, 1, 3)
+    ]  # input mean, output mean, input std, output std
+    assert [trace.coloraxis for trace in row.data] == ["coloraxis", "coloraxis", "coloraxis2", "coloraxis2"]
+    domains = [row.layout[f"xaxis{i if i > 1 else ''}"].domain for i in range(1, 5)]
+    assert all(a[1] < b[0] for a, b in pairwise(domains))  # side by side, not overlapping
+    assert {tuple(row.layout[f"yaxis{i if i > 1 else ''}"].domain) for i in range(1, 5)} == {(0.0, 1.0)}
+    assert row.layout.coloraxis.colorbar.x + 0.1 < row.layout.coloraxis2.colorbar.x  # the two bars apart
