@@ -80,3 +80,17 @@ def test_variants(settings):
         assert all("cross" not in r for r in rows)
     else:
         assert rows[-1] == "final LayerNorm"
+
+
+def test_on_a_projector_the_overview_is_one_row_beside_the_stack_switch():
+    """Projector mode (issue 39 §7): the four statistics side by side, so they end on the first 1280 × 720 screen;
+    the stack switch still changes them."""
+    at = _page(projector=True)
+    overview = figures(at)["ln_overview"]
+    assert "xaxis4" in overview["layout"] and "xaxis5" not in overview["layout"]
+    assert {tuple(overview["layout"][f"yaxis{i if i > 1 else ''}"]["domain"]) for i in range(1, 5)} == {(0.0, 1.0)}
+    assert overview["layout"]["height"] <= 720 - 300  # fitted under the page's heading
+    at.segmented_control(key="ln_stack").set_value("decoder").run()
+    assert "layer 1 · cross-attention" in figures(at)["ln_overview"]["data"][0]["y"]
+    square = figures(_page())["ln_overview"]["layout"]  # off a projector: two rows of two
+    assert {tuple(square[f"yaxis{i if i > 1 else ''}"]["domain"]) for i in range(1, 5)} != {(0.0, 1.0)}

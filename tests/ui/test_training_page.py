@@ -307,3 +307,34 @@ def test_each_film_opens_on_its_models_telling_head_and_keeps_the_users_choice()
     other = (at.selectbox(key="tr_head").value + 1) % 2
     at.selectbox(key="tr_head").set_value(other).run()  # the user's choice stays while the film plays on
     assert at.selectbox(key="tr_head").value == other
+
+
+def _in_order(node) -> list:
+    """The page's elements in the order they are drawn (depth first through columns and containers)."""
+    children = getattr(node, "children", None)
+    if not children:
+        return [node]
+    return [leaf for key in sorted(children) for leaf in _in_order(children[key])]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_a_projector_the_film_picker_and_play_sit_beside_the_mode_and_the_caption_below_the_film(lang):
+    """Projector mode (issue 39 §7): the film's attention must end on the first 1280 × 720 screen, so the mode
+    switch, the film picker and Play share one row and the film's caption comes after its charts."""
+    from runs.training.films import load_film
+
+    intro = catalog(lang)["training.film_intro"].split("{")[0]
+    for projector in (False, True):
+        at = open_page("training", tr_mode="film", lang=lang, projector=projector)
+        first, second, third = (at.main.columns[i] for i in range(3))  # the page's first row of columns
+        beside = (
+            [c.key for c in first.segmented_control] == ["tr_mode"]
+            and [c.key for c in second.selectbox] == ["tr_film_model"]
+            and [c.key for c in third.toggle] == ["tr_play"]
+        )
+        assert beside == projector
+        elements = _in_order(at.main)
+        said = next(i for i, e in enumerate(elements) if e.type == "caption" and intro in e.value)
+        chart = next(i for i, e in enumerate(elements) if e.type == "plotly_chart")
+        assert (said > chart) == projector
+    assert at.selectbox(key="tr_film_model").value == "reverse" and load_film("reverse").n_frames > 1
