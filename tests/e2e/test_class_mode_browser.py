@@ -148,7 +148,9 @@ def test_a_class_follows_answers_and_sees_the_distribution(chromium, app_url, cl
         shot(phone, "class-student-phone-revealed")
         shot(chinese, "class-student-zh-revealed")
 
-        typed.locator("[data-testid=stMain] [data-testid=stPageLink] a").first.click()  # "Open in the lab"
+        # "Open in the lab" opens a new tab (the lesson tab keeps following); a student who wanders in the same tab
+        # goes through the sidebar's navigation, and the lab page's banner leads back.
+        typed.locator("[data-testid=stSidebarNav] a[href*='/heads']").first.click()
         wait_idle(typed)
         assert typed.locator(".st-key-class_banner").count() == 1
         typed.locator(".st-key-class_banner a").click()  # "Follow the teacher"
