@@ -22,6 +22,8 @@ from ui.prose import prose
 from viz.tokens import visible_token
 from viz.why_figures import AttributionText, LensText, PatchText, dla_figure, heads_figure, lens_figure, residual_figure
 
+WHY_HEADS_TOP_PX = 340  # where the heads' map starts on a 1280 × 720 projector (measured): it is fitted below it
+
 
 def refusal(err: ValueError) -> None:
     """A refused input, in the reader's language (never a traceback)."""
@@ -113,7 +115,7 @@ else:
                 (best_module, head),
                 PatchText(t("why.heads_title"), t("why.head_axis")),
             )
-            show_figure(heads_fig, "why_heads")
+            show_figure(heads_fig, "why_heads", top_px=WHY_HEADS_TOP_PX)
 
 # 2. Patching.
 if pair is not None:
