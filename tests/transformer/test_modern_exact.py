@@ -4,15 +4,13 @@
 Qwen3's head_dim of its own); key/value-cache decoding equal, bit for bit, to rerunning the prefix.
 """
 
-from pathlib import Path
-
 import pytest
 import torch
 
 from hook_names import act_name
+from tests.transformer.test_pretrained_exact import _pad, _reference
 from transformer.engine.decoding import greedy_decode
 from transformer.engine.kv_cache import FullRecompute, KeyValueCache, cache_honours
-from transformer.hf.families import FAMILIES
 from transformer.hf.load import convert
 from transformer.hooks import capture
 from transformer.text.tokenizer import PAD_ID
@@ -22,20 +20,6 @@ transformers = pytest.importorskip("transformers")
 MODERN = ("llama", "qwen2", "qwen3")
 TEXTS = ["i read a book in the library today", "the cat sat", "我 今天 在 图书馆 读 书"]
 LOGITS_TOL, PATTERN_TOL = 1e-4, 1e-5
-
-
-def _reference(family: str, folder: Path):
-    model_class = getattr(transformers, FAMILIES[family].MODEL_CLASS)
-    model = model_class.from_pretrained(str(folder), attn_implementation="eager", dtype=torch.float32, local_files_only=True)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-    return model.eval(), tokenizer
-
-
-def _pad(rows: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
-    width = max(map(len, rows))
-    ids = torch.tensor([r + [pad] * (width - len(r)) for r in rows])  # (B, T)
-    real = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows])  # (B, T)
-    return ids, real
 
 
 def _close_rows(ours: torch.Tensor, theirs: torch.Tensor, real: torch.Tensor, tol: float, what: str) -> None:
