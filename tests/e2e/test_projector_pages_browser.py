@@ -4,9 +4,11 @@ screen, and nothing but the header bar's `»` hint sits above the page. (The les
 
 from __future__ import annotations
 
+import contextlib
 from urllib.parse import urlencode
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from first_screen import PROJECTOR, first_screen, projector_tab  # tests/e2e/first_screen.py
 
 pytestmark = pytest.mark.e2e
@@ -83,8 +85,18 @@ def test_the_collapsed_sidebar_says_it_holds_the_model_and_the_language(chromium
         tab.goto(f"{app_url}/output?{urlencode({'lang': lang, 'projector': 1})}")
         browser_tools.wait_idle(tab)
         button = tab.locator("[data-testid=stExpandSidebarButton]")
+        other = "中文" if lang == "en" else "English"
+        # The hint's stylesheet comes with the page's first run, which on a busy machine may still be under way
+        # when the status widget first reads idle: wait for the hint itself, then read it.
+        with contextlib.suppress(PlaywrightTimeout):
+            tab.wait_for_function(
+                "other => { const b = document.querySelector('[data-testid=stExpandSidebarButton]');"
+                " return b && getComputedStyle(b, '::after').content.includes(other); }",
+                arg=other,
+                timeout=120_000,
+            )
         hint = button.evaluate("b => getComputedStyle(b, '::after').content")
-        assert ("中文" if lang == "en" else "English") in hint, hint
+        assert other in hint, hint
         box = button.evaluate("b => { const r = b.getBoundingClientRect(); return [r.top, r.bottom]; }")
         assert box[1] <= 60, box  # in the header bar: no line of the page is spent on it
         button.click()  # the hint is part of the button: it opens the sidebar, with the model picker
