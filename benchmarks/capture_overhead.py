@@ -22,7 +22,8 @@ import torch
 from benchmarks.common import CONFIGS, SMALL, arguments, header, interleaved_medians, ms, print_table, random_ids, size
 from hook_names import attention_hooks
 from runs.memory import keep_freed_memory
-from transformer.hooks import ActivationCache, capture
+from transformer.activation_cache import ActivationCache
+from transformer.hooks import capture
 from transformer.model import Transformer
 
 

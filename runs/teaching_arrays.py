@@ -14,8 +14,9 @@ import numpy as np
 import torch
 
 from hook_names import EMBED_PREFIX, attn_module, embed_module, hook_name, pos_module
+from transformer.activation_cache import as_numpy
 from transformer.config import TransformerConfig
-from transformer.hooks import as_numpy, capture
+from transformer.hooks import capture
 from transformer.positional import SINUSOID_TABLES
 from transformer.storage.checkpoint import ModelBundle
 from transformer.storage.registry import list_models

@@ -220,6 +220,7 @@ MODEL_FILES = (
     "layers",
     "model",
     "hooks",
+    "activation_cache",
     "interventions",
     # today's decoder-only parts (Llama / Qwen), written beside the paper's
     "rotary",

@@ -21,7 +21,7 @@ _EXPORTS: dict[str, str] = {
     "Trace": "engine.decoding",
     "greedy_decode": "engine.decoding",
     "trace_text": "engine.decoding",
-    "ActivationCache": "hooks",
+    "ActivationCache": "activation_cache",
     "capture": "hooks",
     "hook_names": "hooks",
     "intervene": "hooks",

@@ -18,9 +18,9 @@ import contextvars
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-import numpy as np
-import torch
 from torch import Tensor, nn
+
+from transformer.activation_cache import ActivationCache
 
 Intervention = Callable[[Tensor], Tensor]
 """Maps the tensor at a hook point to the tensor the model continues with (same shape)."""
@@ -73,36 +73,6 @@ def _known_names(model: nn.Module) -> list[str]:
     walking a base model's module tree on every `capture()` cost a tenth of a small model's forward."""
     names = getattr(model, "hook_names", None)
     return names if isinstance(names, list) else hook_names(model)
-
-
-class ActivationCache(Mapping[str, Tensor]):
-    """What one call recorded: hook name → tensor (detached, batch dimension kept).
-
-    Attention-shaped entries (`hook_scores`, `hook_masked_scores`, `hook_pattern`) are
-    (B, H, Tq, Tk); `hook_mask` is (B, 1, Tq, Tk) boolean; residual-stream entries are (B, T, d_model).
-    """
-
-    def __init__(self, tensors: dict[str, Tensor] | None = None) -> None:
-        self._tensors: dict[str, Tensor] = {} if tensors is None else tensors  # not copied: capture fills it live
-
-    def __getitem__(self, name: str) -> Tensor:
-        try:
-            return self._tensors[name]
-        except KeyError:
-            raise KeyError(f"{name!r} was not captured; captured: {len(self._tensors)} names") from None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._tensors)
-
-    def __len__(self) -> int:
-        return len(self._tensors)
-
-    def __repr__(self) -> str:
-        return f"ActivationCache({len(self)} tensors)"
-
-    def numpy(self) -> dict[str, np.ndarray]:
-        """Every tensor as a NumPy array (float tensors as float32), for viz/ and .npz export."""
-        return {name: as_numpy(tensor) for name, tensor in self._tensors.items()}
 
 
 Keep = Callable[[str, Tensor], Tensor]
@@ -214,10 +184,3 @@ def _normalize(
         return {}
     _check_names(model, interventions)
     return {name: [fns] if callable(fns) else list(fns) for name, fns in interventions.items()}
-
-
-def as_numpy(tensor: Tensor) -> np.ndarray:
-    """A captured tensor as NumPy: float16 as it is (recorded so on purpose: `transformer.engine.records.keeping`),
-    other floats as float32 (bfloat16 cannot go to NumPy at all), the rest (bool, ids) as they are."""
-    t = tensor.detach().cpu()
-    return (t.float() if t.is_floating_point() and t.dtype != torch.float16 else t).numpy()

@@ -8,8 +8,8 @@ import contextlib
 from urllib.parse import urlencode
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from first_screen import PROJECTOR, first_screen, projector_tab  # tests/e2e/first_screen.py
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = pytest.mark.e2e
 FIGURES = "[data-testid=stMain] .js-plotly-plot, [data-testid=stMain] [data-testid=stImage] img"

@@ -143,7 +143,7 @@ def test_recording_more_or_less_gives_the_same_weights():
 
 
 def test_a_bfloat16_trace_keeps_its_floats_as_float16_and_numpy_holds_them():
-    from transformer.hooks import as_numpy
+    from transformer.activation_cache import as_numpy
 
     bundle = _random("decoder-only")
     trace = trace_text(bundle, "a cab", names=None, precision="bfloat16")

@@ -9,10 +9,10 @@ import gc
 import pytest
 import torch
 
+from transformer.activation_cache import as_numpy
 from transformer.config import TransformerConfig
 from transformer.engine import record_memory
 from transformer.engine.recorded_decoding import decode_recording
-from transformer.hooks import as_numpy
 from transformer.storage.registry import random_bundle
 
 SHAPE = (2, 64, 64)

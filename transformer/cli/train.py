@@ -107,6 +107,8 @@ def command_for(settings: TrainSettings, out: str) -> str:
         words += ["--init-from", settings.init_from]
     if settings.bf16:
         words += ["--bf16"]
+    elif settings.task in RECIPES and RECIPES[settings.task].train.get("bf16"):
+        words += ["--no-bf16"]  # the recipe computes in bfloat16; this run did not
     if settings.device != "cpu":
         words += ["--device", settings.device]
     for key, value in sorted(settings.task_options.items()):
@@ -407,9 +409,10 @@ def add_commands(sub: Any) -> None:
     t.add_argument("--init-from", default=None, help="continue from this checkpoint folder's weights (same config)")
     t.add_argument(
         "--bf16",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         default=None,
-        help="bfloat16 autocast for the forward pass (faster on CPUs with AVX-512 BF16)",
+        help="bfloat16 autocast for the forward pass (faster on CPUs with AVX-512 BF16 and on GPUs; --no-bf16: "
+        "float32, on CPUs without it; default: the task's recipe)",
     )
     t.add_argument(
         "--task-option",

@@ -24,6 +24,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from transformer.activation_cache import ActivationCache
 from transformer.config import TransformerConfig
 from transformer.engine.encoder_run import encoder_trace_fields
 from transformer.engine.kv_cache import start_decoding
@@ -32,7 +33,7 @@ from transformer.engine.recorded_decoding import decode_recording, records_while
 from transformer.engine.records import capture, keeping
 from transformer.engine.step_capture import capture_steps, looks_ahead
 from transformer.engine.workspace import lending
-from transformer.hooks import ActivationCache, Intervention, intervene
+from transformer.hooks import Intervention, intervene
 from transformer.model import Transformer
 from transformer.storage.checkpoint import ModelBundle
 from transformer.text.prompt import text_rows

@@ -33,11 +33,12 @@ import torch
 from torch import Tensor
 
 from hook_names import GENERATOR, HookName, hook_name, parse
+from transformer.activation_cache import ActivationCache
 from transformer.engine.kv_cache import KeyValueCache, cache_honours
 from transformer.engine.records import capture
 from transformer.engine.step_capture import ATTENTION_SHAPED, is_decoder_self, query_axis, stitch
 from transformer.engine.steps import attention_scores
-from transformer.hooks import ActivationCache, Intervention, active_interventions, intervene
+from transformer.hooks import Intervention, active_interventions, intervene
 from transformer.model import Transformer
 from transformer.text.tokenizer import EOS_ID
 

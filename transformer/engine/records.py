@@ -25,8 +25,9 @@ import torch
 from torch import Tensor, nn
 
 from transformer import hooks
+from transformer.activation_cache import ActivationCache
 from transformer.engine import record_memory
-from transformer.hooks import ActivationCache, HookPoint, Intervention
+from transformer.hooks import HookPoint, Intervention
 
 _KEEP_AS: contextvars.ContextVar[torch.dtype | None] = contextvars.ContextVar("attention_atlas_keep_as", default=None)
 

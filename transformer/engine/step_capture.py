@@ -25,8 +25,9 @@ import torch
 from torch import Tensor
 
 from hook_names import parse
+from transformer.activation_cache import ActivationCache
 from transformer.engine.records import capture
-from transformer.hooks import ActivationCache, Intervention
+from transformer.hooks import Intervention
 from transformer.model import Transformer
 
 ATTENTION_SHAPED = ("hook_scores", "hook_mask", "hook_masked_scores", "hook_pattern")  # (B, H or 1, Tq, Tk)
