@@ -5,6 +5,7 @@ process, and the server's peak memory on the heads page.
 
     python -m benchmarks.modern_scale            # the Qwen2.5-0.5B shape
     python -m benchmarks.modern_scale --quick    # a 2-layer Qwen2 at 128 tokens (the smoke test)
+    python -m benchmarks.modern_scale --browser  # Enter → heads page painted in Chromium, vs the default page
 
 Side by side: `transformers` reads the folder (float32, its default attention), the app converts that model (the
 converted weights are the same tensors, so both fit at once), and the two forward passes alternate on one (1, 512)
@@ -16,6 +17,11 @@ Peak memory: a fresh process loads the folder as the app does (`load_model`) and
 on a new 512-token text (`benchmarks.pretrained_scale.measure`: the run as the app runs it, then every figure);
 its peak resident set, loading included, against the issue's target of < 4 GB. The folder is written once into a
 temporary folder by `transformer.hf.random_folder` (nothing is downloaded).
+
+`--browser`: Enter → heads page painted in Chromium for that folder and for the default model, each on its own
+server, as `benchmarks.pretrained_scale --browser` measures the GPT-2-sized one (`browser_measure`): the default
+model on texts of ~128 tokens, the folder on texts the page reads as 512 tokens; two timed texts for the folder
+(a run of this size takes tens of seconds on two cores), five for the default.
 """
 
 from __future__ import annotations
@@ -83,9 +89,40 @@ def _child(*args: str) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+BROWSER_TEXTS = 3
+"""The folder's texts in the browser: the first opens the page (not timed), the other two are timed."""
+
+
+def browser_main(sizes: dict, length: int) -> None:
+    """Enter → heads page painted for the folder and the default model, and the ratio of the two."""
+    from benchmarks.pretrained_scale import TIMED_TEXTS, browser_measure, texts_of
+    from transformer.hf.random_folder import qwen2_folder
+    from transformer.storage.registry import DEFAULT_MODEL
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = qwen2_folder(Path(tmp) / "qwen2.5-0.5b-shaped", **sizes)
+        toy_texts = texts_of(DEFAULT_MODEL, 127, seeds=tuple(1 + 10 * s for s in range(TIMED_TEXTS + 1)))
+        toy = browser_measure(DEFAULT_MODEL, [text for text, _ in toy_texts])
+        big_texts = texts_of(str(folder), length - 1, seeds=tuple(3 + 10 * s for s in range(BROWSER_TEXTS)))
+        big = browser_measure(str(folder), [text for text, _ in big_texts], models_dir=tmp)
+    print("## Enter → heads page painted (Chromium), one server per model\n")
+    print("| model | T (at most) | total s | server s | paint s | received | server peak GB |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    rows = ((f"{DEFAULT_MODEL} (shipped default)", toy_texts, toy), ("Qwen2.5-0.5B-shaped random (converted)", big_texts, big))
+    for name, texts, r in rows:
+        print(
+            f"| {name} | {max(t for _, t in texts[1:]):,} | {r['total']:.2f} | {r['server']:.2f} | {r['paint']:.2f} "
+            f"| {r['bytes'] / 1e6:.1f} MB | {r['peak_gb']:.2f} |"
+        )
+    for name, r in (("default", toy), ("Qwen2.5-0.5B-shaped", big)):
+        print(f"\n{name}: each text's total s: {', '.join(f'{t:.2f}' for t in r['totals'])}", end="")
+    print(f"\n\nheads page painted: {big['total'] / toy['total']:.1f}× the default model's; server peak {big['peak_gb']:.2f} GB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--browser", action="store_true", help="time the heads page in Chromium (Enter → painted)")
     parser.add_argument("--side-by-side", help=argparse.SUPPRESS)
     parser.add_argument("--page", help=argparse.SUPPRESS)
     parser.add_argument("--length", type=int, default=512, help=argparse.SUPPRESS)
@@ -101,6 +138,9 @@ def main() -> None:
     from transformer.hf.random_folder import qwen2_folder
 
     sizes, length = (QUICK, 128) if args.quick else (QWEN25_05B, 512)
+    if args.browser:
+        browser_main(sizes, length)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         folder = qwen2_folder(Path(tmp) / "qwen2.5-0.5b-shaped", **sizes)  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ from ui.model_words import rows_write_caption
 from ui.page import PageContext, section, show_run, start_page
 from ui.prose import prose
 from viz.multihead import multihead_figure
-from viz.scaling import D_K_OPTIONS, N_KEYS, N_QUERIES, scaling_demo, softmax_figure, variance_figure
+from viz.scaling import N_KEYS, N_QUERIES, d_k_options, scaling_demo, softmax_figure, variance_figure
 from viz.step_figures import qkv_figure, scores_figure, weighted_sum_figure
 from viz.tokens import as_axis
 
@@ -86,14 +86,17 @@ def _steps(page: StepPage, ctx: PageContext) -> None:
 
 
 @st.fragment
-def _scaling(default_d_k: int) -> None:
-    """The √d_k experiment: only this fragment reruns when its slider or seed moves."""
+def _scaling(model_d_k: int) -> None:
+    """The √d_k experiment, opened on the model's own d_k: only this fragment reruns when its slider or seed moves."""
     st.latex(VARIANCE)
     prose(t("step.explain_scale"))
     cols = st.columns([3, 1])
-    d_k = cols[0].select_slider(t("step.scale_dk"), D_K_OPTIONS, value=default_d_k, key="dk", bind="query-params")
+    options = d_k_options(model_d_k)
+    if st.session_state.get("dk") not in (None, *options):
+        del st.session_state["dk"]  # another model's own d_k
+    d_k = cols[0].select_slider(t("step.scale_dk"), options, value=model_d_k, key="dk", bind="query-params")
     seed = cols[1].number_input(t("step.scale_seed"), 0, 1_000_000, 0, key="dk_seed", bind="query-params")
-    demo, words = scaling_demo(int(d_k), int(seed)), scaling_text()
+    demo, words = scaling_demo(int(d_k), int(seed), d_ks=options), scaling_text()
     left, right = st.columns(2)
     with left:
         show_figure(
@@ -158,7 +161,7 @@ _steps(page, ctx)
 
 # 2. Why √d_k: an experiment of its own (a fragment: only it reruns when its slider moves).
 section(2, "step.section_scale")
-_scaling(config.d_k if config.d_k in D_K_OPTIONS else 64)
+_scaling(config.d_k)
 
 # 3. Multi-head: every head of the layer, concatenated and projected by W^O.
 section(3, "step.section_multi")

@@ -19,6 +19,14 @@ from viz.step_figures import finish
 from viz.style import QUALITATIVE
 
 D_K_OPTIONS = tuple(2**i for i in range(11))  # 1 … 1024, log steps
+
+
+def d_k_options(model_d_k: int) -> tuple[int, ...]:
+    """The slider's d_k values: powers of two, and the model's own d_k among them (48 on en-zh: the slider opens
+    on the model's real d_k, never on a neighbouring power of two a class would read as the model's)."""
+    return tuple(sorted({*D_K_OPTIONS, model_d_k}))
+
+
 N_SAMPLES = 2000  # q·k pairs per d_k for the variance estimate
 N_KEYS = 8  # keys one query attends over in the softmax demo
 N_QUERIES = 200  # queries the softmax statistics are averaged over

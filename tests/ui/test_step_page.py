@@ -99,3 +99,22 @@ def test_decoder_queries_are_named_by_the_token_they_write():
     assert picker.format_func(1) == "1: 我 → 今天", picker.format_func(1)
     assert any("named by the token they write" in c.value for c in at.caption)
     assert figures(at)["step_qkv"]["layout"]["yaxis"]["ticktext"] == ["1: 我 → 今天"]
+
+
+@pytest.mark.parametrize("model", ["en-zh", "translate-en-zh", "random"])
+def test_the_d_k_experiment_opens_on_the_models_own_d_k(model):
+    """The √d_k slider starts on the model's real d_k (48 on en-zh, not the power of two 64 a class read as the
+    model's), and the experiment's metric names that d_k."""
+    from transformer.storage.registry import load_model
+
+    if model == "random":
+        at = _open()
+        d_k = int(at.select_slider(key="r_dmodel").value) // int(at.select_slider(key="r_heads").value)
+    else:
+        at = app_test("step_by_step", timeout=300, params={"model": model})
+        at.run()
+        d_k = load_model(model).config.d_k
+    assert not at.exception, [e.value for e in at.exception]
+    slider = at.select_slider(key="dk")
+    assert slider.value == d_k and str(d_k) in slider.options, (slider.value, d_k, slider.options)
+    assert f"d_k = {slider.value}" in at.metric[0].label.replace("d_k=", "d_k = "), at.metric[0].label

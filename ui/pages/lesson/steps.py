@@ -42,7 +42,7 @@ from viz.layernorm_figures import site_detail_figure
 from viz.lesson_figures import head_count_figure, parameter_figure, probability_figure
 from viz.mask_figures import binary_heatmap
 from viz.positional import pe_curves
-from viz.scaling import D_K_OPTIONS, variance_figure
+from viz.scaling import variance_figure
 from viz.step_figures import scores_figure
 from viz.tokens import TokenAxis, visible_token
 from viz.trace import TraceData
@@ -379,7 +379,7 @@ def scaling_words(ls: Lesson) -> StepContent:
         fig,
         figure_hidden=False,
         lab_page="step_by_step",
-        lab_params={"dk": str(numbers.d_k)} if numbers.d_k in D_K_OPTIONS else {},  # the page's slider: powers of 2
+        lab_params={"dk": str(numbers.d_k)},  # the page's slider holds the model's own d_k
         answer_label=t("lesson.answer_simulated"),
     )
 
