@@ -1,5 +1,6 @@
 """Fixtures every test folder shares: tiny pretrained checkpoint folders, built offline once per session."""
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,3 +18,17 @@ def pretrained_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     for family, build in BUILDERS.items():
         build(root / f"tiny-{family}")
     yield root
+
+
+@pytest.fixture(scope="session", autouse=True)
+def atlas_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Atlases computed on demand for converted folders go to a temporary folder, never the user's data folder
+    (`runs.atlas_page.CACHE_ENV`); set in the environment, so the servers browser tests start inherit it."""
+    folder = tmp_path_factory.mktemp("atlas-cache")
+    before = os.environ.get("ATLAS_CACHE_DIR")
+    os.environ["ATLAS_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("ATLAS_CACHE_DIR", None)
+    else:
+        os.environ["ATLAS_CACHE_DIR"] = before
