@@ -93,7 +93,7 @@ BROWSER_TEXTS = 3
 """The folder's texts in the browser: the first opens the page (not timed), the other two are timed."""
 
 
-def browser_main(sizes: dict, length: int) -> None:
+def browser_main(sizes: dict, length: int, name: str) -> None:
     """Enter → heads page painted for the folder and the default model, and the ratio of the two."""
     from benchmarks.pretrained_scale import TIMED_TEXTS, browser_measure, texts_of
     from transformer.hf.random_folder import qwen2_folder
@@ -108,14 +108,14 @@ def browser_main(sizes: dict, length: int) -> None:
     print("## Enter → heads page painted (Chromium), one server per model\n")
     print("| model | T (at most) | total s | server s | paint s | received | server peak GB |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    rows = ((f"{DEFAULT_MODEL} (shipped default)", toy_texts, toy), ("Qwen2.5-0.5B-shaped random (converted)", big_texts, big))
+    rows = ((f"{DEFAULT_MODEL} (shipped default)", toy_texts, toy), (f"{name} random (converted)", big_texts, big))
     for name, texts, r in rows:
         print(
             f"| {name} | {max(t for _, t in texts[1:]):,} | {r['total']:.2f} | {r['server']:.2f} | {r['paint']:.2f} "
             f"| {r['bytes'] / 1e6:.1f} MB | {r['peak_gb']:.2f} |"
         )
-    for name, r in (("default", toy), ("Qwen2.5-0.5B-shaped", big)):
-        print(f"\n{name}: each text's total s: {', '.join(f'{t:.2f}' for t in r['totals'])}", end="")
+    for label, r in (("default", toy), (name, big)):
+        print(f"\n{label}: each text's total s: {', '.join(f'{t:.2f}' for t in r['totals'])}", end="")
     print(f"\n\nheads page painted: {big['total'] / toy['total']:.1f}× the default model's; server peak {big['peak_gb']:.2f} GB")
 
 
@@ -139,7 +139,7 @@ def main() -> None:
 
     sizes, length = (QUICK, 128) if args.quick else (QWEN25_05B, 512)
     if args.browser:
-        browser_main(sizes, length)
+        browser_main(sizes, length, "a 2-layer Qwen2" if args.quick else "Qwen2.5-0.5B-shaped")
         return
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
