@@ -214,6 +214,9 @@ _RECIPES: dict[str, Recipe] = {
     # heads for 8 query heads, RMSNorm, SwiGLU, no biases, tied embeddings) on en-zh's pairs as `English = 中文`
     # prompts (`transformer.tasks.decoder_only_natural`). Sized for the 25 MB a shipped model may take: 5 layers of
     # 256 with SwiGLU's 576 hidden units and a 9,993-piece bilingual vocabulary: 5.6 M parameters, 22.4 MB.
+    # Its 20,000 steps in bfloat16 are a GPU's work (`--device cuda`: minutes). On a CPU without bfloat16 arithmetic
+    # autocast is ~20× slower than float32: add `--no-bf16` (measured on this project's 2-core machine, one thread:
+    # 1.4 s a step idle, 2.6-3.7 s beside other jobs; 20,000 steps ≈ 8 hours idle).
     "gpt-en-zh": Recipe(
         "A decoder-only model of today's architecture (RoPE, grouped-query attention, RMSNorm, SwiGLU) that "
         "completes 'English =' with its Chinese translation; trained on Tatoeba and HSK sentence pairs.",
