@@ -1,0 +1,80 @@
+"""Hovering a byte-level piece shows its raw bytes (issue 36 §3): the heads page's matrix (query and key tokens) and
+the output page's distribution, on tiny random GPT-2 and Qwen2 folders whose Chinese text splits a character across
+pieces; nothing extra for a model whose pieces are text."""
+
+import pytest
+
+from runs.heads import axes_of
+from runs.output import SamplingSettings, output_steps
+from runs.text_run import attention_names, run_text
+from transformer.hf.tokenizer import piece_bytes
+from transformer.storage.registry import DEFAULT_MODEL, load_model
+from viz.heatmap import HeatmapText, head_figure
+from viz.output_distribution import DistributionText, distribution_figure
+
+TEXT = "你好 猫"  # 你好: not in the tiny tokenizers' merges, so 你 is spread over three one-byte pieces
+LINES = {"en": "bytes: {hex}", "zh": "字节：{hex}"}
+
+
+def _split_pieces(bundle, ids):
+    """(position, label, hex) of each piece of `ids` holding part of a character, the hex read from the folder's own
+    tokenizer (its piece string mapped back to bytes), never from the app's labels."""
+    tokenizer = bundle.target_tokenizer
+    out = []
+    for position, (our_id, label) in enumerate(zip(ids, tokenizer.symbols(ids), strict=True)):
+        their_id = tokenizer.map.theirs(our_id)
+        raw = None if their_id is None else piece_bytes(tokenizer.hf.convert_ids_to_tokens(their_id))
+        if raw and "⁄" in label:
+            out.append((position, label, " ".join(f"{b:02x}" for b in raw)))
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("family", ["gpt2", "qwen2"])
+def test_the_head_hover_names_a_split_piece_and_its_bytes(pretrained_dir, family, lang):
+    bundle = load_model(pretrained_dir / f"tiny-{family}")
+    trace = run_text(bundle, TEXT, attention_names(bundle))
+    split = _split_pieces(bundle, list(trace.tgt_ids))
+    you = [piece for piece in split if piece[1].startswith("你")]
+    assert len(you) == 3, split  # 你 in three pieces, each one byte of its UTF-8
+    assert bytes.fromhex("".join(h.replace(" ", "") for _, _, h in you)) == "你".encode()
+    queries, keys = axes_of(trace, "decoder")
+    fig = head_figure(trace.pattern("decoder", 0)[0], queries, keys, HeatmapText(bytes=LINES[lang]))
+    heatmap = fig.data[0]
+    word = LINES[lang].split("{")[0]
+    for position, label, raw in split:
+        assert heatmap.x[position] == f"{position}: {label}<br>{word}{raw}", heatmap.x[position]  # a key column
+        assert label in fig.layout.xaxis.ticktext[position]  # the label stays the readable part, "你 ¹⁄₃"
+        row = heatmap.y[position - 1]  # the query row before it writes that piece: "reads → writes" bytes
+        assert word in row and row.endswith(f" → {raw}"), row
+    assert word not in heatmap.x[0]  # <bos>: a special has no bytes
+
+
+@pytest.mark.parametrize("family", ["gpt2", "qwen2"])
+def test_the_distribution_hover_gives_each_alternatives_bytes(pretrained_dir, family):
+    bundle = load_model(pretrained_dir / f"tiny-{family}")
+    run = output_steps(bundle, TEXT, SamplingSettings(), steps=0, k=20)
+    dist = run.distributions[-1]
+    tokenizer = bundle.target_tokenizer
+    expected = [
+        " ".join(f"{b:02x}" for b in piece_bytes(tokenizer.hf.convert_ids_to_tokens(tokenizer.map.theirs(i))) or b"")
+        if tokenizer.map.theirs(i) is not None
+        else ""
+        for i in dist.top_ids
+    ]
+    assert list(dist.top_hex) == expected
+    fig = distribution_figure(dist.top_tokens, dist.top_probs, None, DistributionText(bytes=LINES["zh"]), dist.top_hex)
+    for label, raw in zip(fig.data[0].customdata, expected, strict=True):
+        assert (f"<br>字节：{raw}" in label) == bool(raw), label
+    # alternatives are labelled alone: one's bytes never complete another's character
+    assert list(dist.top_tokens) == [tokenizer.symbols([i])[0] for i in dist.top_ids]
+
+
+def test_a_model_whose_pieces_are_text_has_no_bytes_line():
+    bundle = load_model(DEFAULT_MODEL)
+    trace = run_text(bundle, "we are happy today", attention_names(bundle))  # it writes Chinese: characters, not bytes
+    assert not any(trace.src_hex + trace.tgt_hex + trace.next_hex)
+    for kind in trace.kinds():
+        queries, keys = axes_of(trace, kind)
+        fig = head_figure(trace.pattern(kind, 0)[0], queries, keys, HeatmapText(bytes=LINES["en"]))
+        assert not any("bytes" in name for name in [*fig.data[0].x, *fig.data[0].y])
