@@ -84,6 +84,14 @@ class TraceData:
     def key_tokens(self, kind: str) -> tuple[str, ...]:
         return self.tgt_tokens if kind == "decoder" else self.src_tokens
 
+    def query_hex(self, kind: str) -> tuple[str, ...]:
+        """The raw bytes (hex) of `query_tokens(kind)`, for a hover; empty where the run has none."""
+        return self.src_hex if kind == "encoder" else self.tgt_hex
+
+    def key_hex(self, kind: str) -> tuple[str, ...]:
+        """The raw bytes (hex) of `key_tokens(kind)`, for a hover; empty where the run has none."""
+        return self.tgt_hex if kind == "decoder" else self.src_hex
+
     @property
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.arrays.values())

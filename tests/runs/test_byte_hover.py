@@ -9,8 +9,10 @@ from runs.output import SamplingSettings, output_steps
 from runs.text_run import attention_names, run_text
 from transformer.hf.tokenizer import piece_bytes
 from transformer.storage.registry import DEFAULT_MODEL, load_model
+from viz.atlas_figures import MultipleText, thumbnail
 from viz.heatmap import HeatmapText, head_figure
 from viz.output_distribution import DistributionText, distribution_figure
+from viz.tokens import TokenAxis
 
 TEXT = "你好 猫"  # 你好: not in the tiny tokenizers' merges, so 你 is spread over three one-byte pieces
 LINES = {"en": "bytes: {hex}", "zh": "字节：{hex}"}
@@ -78,3 +80,18 @@ def test_a_model_whose_pieces_are_text_has_no_bytes_line():
         queries, keys = axes_of(trace, kind)
         fig = head_figure(trace.pattern(kind, 0)[0], queries, keys, HeatmapText(bytes=LINES["en"]))
         assert not any("bytes" in name for name in [*fig.data[0].x, *fig.data[0].y])
+
+
+def test_the_atlas_thumbnail_hover_gives_the_query_and_key_bytes(pretrained_dir):
+    bundle = load_model(pretrained_dir / "tiny-qwen2")
+    trace = run_text(bundle, TEXT, attention_names(bundle))
+    queries = TokenAxis(trace.query_tokens("decoder"), hex=trace.query_hex("decoder"))
+    keys = TokenAxis(trace.key_tokens("decoder"), hex=trace.key_hex("decoder"))
+    fig = thumbnail(trace.pattern("decoder", 0)[0], queries, keys, MultipleText("weight", LINES["zh"]))
+    cells = fig.data[0].customdata
+    split = _split_pieces(bundle, list(trace.tgt_ids))
+    for position, label, raw in split:
+        q, key, line = cells[position][0]  # row: this piece; column: <bos>, a special without bytes
+        assert label in q and key == "&lt;|endoftext|&gt;" and line == f"<br>字节：{raw} → –", (q, line)
+    assert cells[0][0][2] == ""  # <bos> → <bos>: nothing to add
+    assert "%{customdata[2]}" in fig.data[0].hovertemplate
