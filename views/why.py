@@ -140,7 +140,8 @@ if pair is not None:
         residual_labels(pair.residual.shape[0]),
         [visible_token(s) for s in pair.stream_tokens],
         (row, pos),
-        PatchText(t("why.residual_title")),
+        PatchText(t("why.residual_title"), bytes=t("bytes.hover")),
+        pair.stream_hex,
     )
     show_figure(resid_fig, "why_residual")
     position = pair.position

@@ -6,6 +6,7 @@ Plain NumPy in, Plotly out: every word on a figure comes in translated from the 
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,6 +33,7 @@ class PatchText:
 
     title: str
     x_title: str = ""
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a hover line under its position
 
 
 @dataclass(frozen=True)
@@ -74,8 +76,11 @@ def _heatmap(
     hover: str,
     *,
     x_title: str = "",
+    x_notes: Sequence[str] = (),
 ) -> go.Figure:
+    """`x_notes`: a line (markup, escaped by the caller) to add to each column's hover, or empty."""
     values = np.asarray(values, dtype=float)
+    notes = list(x_notes) if len(x_notes) == values.shape[1] else [""] * values.shape[1]
     fig = go.Figure(
         go.Heatmap(
             z=values,
@@ -88,7 +93,7 @@ def _heatmap(
             text=np.vectorize(lambda v: f"{v:.2f}")(values),
             texttemplate="%{text}",
             hovertemplate=hover,
-            customdata=np.array([[f"{yy} · {xx}" for xx in x] for yy in y], dtype=object),
+            customdata=np.array([[f"{yy} · {xx}{note}" for xx, note in zip(x, notes, strict=True)] for yy in y], dtype=object),
             colorbar={"thickness": 12, "len": 0.9},
         )
     )
@@ -105,10 +110,18 @@ def _heatmap(
 
 
 def residual_figure(
-    residual: np.ndarray, row_labels: Sequence[str], tokens: Sequence[str], best: tuple[int, int] | None, words: PatchText
+    residual: np.ndarray,
+    row_labels: Sequence[str],
+    tokens: Sequence[str],
+    best: tuple[int, int] | None,
+    words: PatchText,
+    raw: Sequence[str] = (),
 ) -> go.Figure:
-    """Restored fraction of each (residual point, position); `best` (row, position) outlined."""
-    return _heatmap(residual, tokens, row_labels, best, words.title, "%{customdata}<br>%{z:.3f}<extra></extra>")
+    """Restored fraction of each (residual point, position); `best` (row, position) outlined. `raw`: each position's
+    raw bytes (hex, "" where its label is the text), a hover line under a byte-level piece."""
+    notes = [f"<br>{html.escape(words.bytes.format(hex=h))}" if h else "" for h in raw]
+    hover = "%{customdata}<br>%{z:.3f}<extra></extra>"
+    return _heatmap(residual, tokens, row_labels, best, words.title, hover, x_notes=notes)
 
 
 def heads_figure(

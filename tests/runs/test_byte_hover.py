@@ -7,12 +7,14 @@ import pytest
 from runs.heads import axes_of
 from runs.output import SamplingSettings, output_steps
 from runs.text_run import attention_names, run_text
+from runs.why_page import pair_view
 from transformer.hf.tokenizer import piece_bytes
 from transformer.storage.registry import DEFAULT_MODEL, load_model
 from viz.atlas_figures import MultipleText, thumbnail
 from viz.heatmap import HeatmapText, head_figure
 from viz.output_distribution import DistributionText, distribution_figure
 from viz.tokens import TokenAxis
+from viz.why_figures import PatchText, residual_figure
 
 TEXT = "你好 猫"  # 你好: not in the tiny tokenizers' merges, so 你 is spread over three one-byte pieces
 LINES = {"en": "bytes: {hex}", "zh": "字节：{hex}"}
@@ -95,3 +97,16 @@ def test_the_atlas_thumbnail_hover_gives_the_query_and_key_bytes(pretrained_dir)
         assert label in q and key == "&lt;|endoftext|&gt;" and line == f"<br>字节：{raw} → –", (q, line)
     assert cells[0][0][2] == ""  # <bos> → <bos>: nothing to add
     assert "%{customdata[2]}" in fig.data[0].hovertemplate
+
+
+def test_the_why_pages_residual_hover_gives_each_positions_bytes(pretrained_dir):
+    bundle = load_model(pretrained_dir / "tiny-qwen2")
+    pair = pair_view(bundle, TEXT, "您好 猫")  # 您 and 你: three one-byte pieces each, so the two runs line up
+    split = _split_pieces(bundle, bundle.target_tokenizer.ids(bundle.target_tokenizer.tokenize(TEXT)))
+    rows = [str(i) for i in range(pair.residual.shape[0])]
+    words = PatchText("t", bytes=LINES["zh"])
+    fig = residual_figure(pair.residual, rows, pair.stream_tokens, None, words, pair.stream_hex)
+    column = fig.data[0].customdata[0]  # the first row's cells, one per stream position
+    for position, label, raw in split:  # the stream reads <bos> first: text piece i sits at position i + 1
+        assert pair.stream_tokens[position + 1] == label and column[position + 1].endswith(f"<br>字节：{raw}"), column
+    assert "字节" not in column[0]  # <bos>
