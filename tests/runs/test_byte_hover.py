@@ -9,6 +9,7 @@ from runs.output import SamplingSettings, output_steps
 from runs.text_run import attention_names, run_text
 from runs.why_page import pair_view
 from transformer.hf.tokenizer import piece_bytes
+from transformer.probes.lens import logit_lens
 from transformer.storage.registry import DEFAULT_MODEL, load_model
 from viz.atlas_figures import MultipleText, thumbnail
 from viz.heatmap import HeatmapText, head_figure
@@ -110,3 +111,11 @@ def test_the_why_pages_residual_hover_gives_each_positions_bytes(pretrained_dir)
     for position, label, raw in split:  # the stream reads <bos> first: text piece i sits at position i + 1
         assert pair.stream_tokens[position + 1] == label and column[position + 1].endswith(f"<br>字节：{raw}"), column
     assert "字节" not in column[0]  # <bos>
+
+
+def test_the_lens_labels_each_alternative_alone(pretrained_dir):
+    bundle = load_model(pretrained_dir / "tiny-qwen2")
+    lens = logit_lens(bundle, TEXT, k=20)
+    for read in lens.reads:
+        labels = [label for label, _ in read.top]
+        assert all("⁄" not in label for label in labels), labels  # one alternative never completes another's character

@@ -107,7 +107,7 @@ def logit_lens(
         logits = readout(bundle, cache[name])[0, row]  # (vocab,): the read point, on the whole (1, T, d) like the model
         probs = torch.softmax(logits.float(), dim=-1)
         top = torch.topk(probs, min(k, probs.shape[-1]))
-        labels = tokenizer.symbols(top.indices.tolist())
+        labels = [tokenizer.symbols([i])[0] for i in top.indices.tolist()]  # alternatives: each read alone, not as a text
         p = float(probs[token_id])
         p_token.append(p)
         results.append(
