@@ -129,3 +129,28 @@ def test_the_lesson_on_a_rotary_decoder_only_rmsnorm_model_claims_none_of_the_pa
     said = " ".join(_words(build_step(step, ls)) for step in lesson.STEPS)
     for paper in ("embeddings_text", "positional_text", "layernorm_text", "layernorm_question", "cross_text"):
         assert ui[f"lesson.{paper}"].split("{")[0] not in said, paper  # the paper's sinusoid, LayerNorm, cross step
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("model", RMSNORM)
+def test_the_swiglu_feed_forward_step_asks_the_papers_question_on_its_own_layer(models, model, lang):
+    st.session_state["lang"] = lang
+    ui = catalog(lang)
+    ls = lesson_for(model, CHINESE)
+    config = ls.bundle.config
+    assert config.feed_forward == "swiglu"
+    params = dict(ls.bundle.model.named_parameters())
+    ffn = sum(p.numel() for name, p in params.items() if ".feed_forward." in name)  # W₁, W₃ and W₂ of every layer
+    attn = sum(p.numel() for name, p in params.items() if "_attn." in name)
+    assert ffn == 3 * config.n_layers * config.d_model * config.d_ff  # the gate's third matrix is counted
+    numbers = ls.numbers("feed_forward")
+    assert (numbers.ffn_params, numbers.attn_params) == (ffn, attn)
+    content = build_step("feed_forward", ls)
+    assert content.question == ui["lesson.feed_forward_question"]
+    assert f"{ffn:,}" in content.answer and f"{attn:,}" in content.answer
+    assert content.text == ui["modern.lesson_feed_forward_text"].format(d_model=config.d_model, d_ff=config.d_ff)
+    assert "ReLU" not in content.extra and "max(0" not in content.text and "W₃" in content.extra
+    question = lesson.class_question("feed_forward", numbers, ls.trace)
+    assert question.truth == ("ffn" if ffn > attn else "attn")
+    bars = list(content.figure.data[0].x)
+    assert ui["lesson_parts.part_rmsnorm"] in bars and ui["lesson.part_norm"] not in bars, bars

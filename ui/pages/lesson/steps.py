@@ -498,15 +498,21 @@ def rmsnorm_words(ls: Lesson, numbers: LayerNormNumbers) -> StepContent:
 
 
 def feed_forward_words(ls: Lesson) -> StepContent:
-    if (modern := modern_step(ls, "feed_forward", StepContent)) is not None:  # this model's own part (Llama / Qwen)
-        return modern
+    """The feed-forward step on the model's own layer: the paper's ReLU network, or a SwiGLU (Llama, Qwen), with the
+    same question (which holds more parameters?), true on both, and the norm bars named as the model's norm."""
+    config = ls.bundle.config
     shapes = ls.numbers("feed_forward")
     groups = shapes.groups
-    fig = parameter_figure(groups, lesson_text())
+    words = lesson_text()
+    if config.norm == "rmsnorm":  # the parameter bars name the model's own norm
+        words = replace(words, norm=t("lesson_parts.part_rmsnorm"))
+    fig = parameter_figure(groups, words)
+    swiglu = config.feed_forward == "swiglu"
+    sizes = {"n": shapes.n, "d_model": shapes.d_model, "d_ff": shapes.d_ff}
     return StepContent(
         "feed_forward",
-        t("lesson.feed_forward_title"),
-        t("lesson.feed_forward_text"),
+        t("modern.lesson_feed_forward_title") if swiglu else t("lesson.feed_forward_title"),
+        t("modern.lesson_feed_forward_text", **sizes) if swiglu else t("lesson.feed_forward_text"),
         t("lesson.feed_forward_question"),
         t(
             "lesson.feed_forward_answer",
@@ -514,9 +520,9 @@ def feed_forward_words(ls: Lesson) -> StepContent:
             attn=f"{shapes.attn_params:,}",
             share=f"{shapes.share:.0%}",
         ),
-        t("lesson.feed_forward_notes"),
+        t("lesson_parts.feed_forward_notes_swiglu") if swiglu else t("lesson.feed_forward_notes"),
         fig,
-        extra=t("lesson.feed_forward_shapes", n=shapes.n, d_model=shapes.d_model, d_ff=shapes.d_ff),
+        extra=t("lesson_parts.feed_forward_shapes_swiglu" if swiglu else "lesson.feed_forward_shapes", **sizes),
         lab_page="feed_forward",
     )
 
