@@ -120,6 +120,7 @@ class MapText:
     x: str  # e.g. "PCA 1 (41 % of the variance)"
     y: str
     sentence: str  # hover label of the sentence
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a hover line under its token
 
 
 def qk_figure(
@@ -132,15 +133,19 @@ def qk_figure(
     words: MapText,
     *,
     height: int = 560,
+    raw: Sequence[str] = (),
 ) -> go.Figure:
     """Queries and keys of one head in 2-D, in two colours; the user's sentence's points ringed and labelled by
-    token. Each point's customdata is [sentence index, token, sentence]: a click selects its sentence."""
+    token. Each point's customdata is [sentence index, token, sentence, raw bytes line]: a click selects its
+    sentence. `raw`: each point's token's raw bytes (hex, "" where its label is the text), a hover line."""
     xy = np.asarray(xy, dtype=float)
     is_query, user, sentence = np.asarray(is_query, bool), np.asarray(user, bool), np.asarray(sentence, int)
     fig = go.Figure()
     short = [html.escape(t if len(t) <= 60 else t[:59] + "…") for t in texts]
     plain = [visible_token(t) for t in tokens]  # WebGL text labels are drawn as plain text: never escaped
     tokens = [escape_token(t) for t in tokens]  # hover text is plotly's markup: escaped
+    raw = raw if len(raw) == len(tokens) else [""] * len(tokens)
+    lines = [f"<br>{html.escape(words.bytes.format(hex=h))}" if h else "" for h in raw]  # under the token, in the hover
     for chosen, name, color, symbol in (
         (is_query, words.queries, QUERY_COLOR, "circle"),
         (~is_query, words.keys, KEY_COLOR, "diamond"),
@@ -153,8 +158,12 @@ def qk_figure(
                 mode="markers",
                 name=name,
                 marker=dict(color=color, size=7, symbol=symbol, opacity=0.75),
-                customdata=[[int(sentence[i]), tokens[i], short[sentence[i]]] for i in idx],
-                hovertemplate="<b>%{customdata[1]}</b><br>" + words.sentence + ": %{customdata[2]}<extra>" + name + "</extra>",
+                customdata=[[int(sentence[i]), tokens[i], short[sentence[i]], lines[i]] for i in idx],
+                hovertemplate="<b>%{customdata[1]}</b>%{customdata[3]}<br>"
+                + words.sentence
+                + ": %{customdata[2]}<extra>"
+                + name
+                + "</extra>",
             )
         )
     mine = np.flatnonzero(user)
@@ -169,8 +178,8 @@ def qk_figure(
                 textposition="top center",
                 textfont=dict(color=USER_COLOR, size=13),
                 marker=dict(color="rgba(0,0,0,0)", size=13, line=dict(color=USER_COLOR, width=2)),
-                customdata=[[int(sentence[i]), tokens[i], short[sentence[i]]] for i in mine],
-                hovertemplate="<b>%{customdata[1]}</b><br>"
+                customdata=[[int(sentence[i]), tokens[i], short[sentence[i]], lines[i]] for i in mine],
+                hovertemplate="<b>%{customdata[1]}</b>%{customdata[3]}<br>"
                 + words.sentence
                 + ": %{customdata[2]}<extra>"
                 + words.user

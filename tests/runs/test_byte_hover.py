@@ -6,12 +6,13 @@ import pytest
 
 from runs.heads import axes_of
 from runs.output import SamplingSettings, output_steps
+from runs.qk_map import qk_map
 from runs.text_run import attention_names, run_text
 from runs.why_page import pair_view
 from transformer.hf.tokenizer import piece_bytes
 from transformer.probes.lens import logit_lens
 from transformer.storage.registry import DEFAULT_MODEL, load_model
-from viz.atlas_figures import MultipleText, thumbnail
+from viz.atlas_figures import MapText, MultipleText, qk_figure, thumbnail
 from viz.heatmap import HeatmapText, head_figure
 from viz.output_distribution import DistributionText, distribution_figure
 from viz.tokens import TokenAxis
@@ -119,3 +120,17 @@ def test_the_lens_labels_each_alternative_alone(pretrained_dir):
     for read in lens.reads:
         labels = [label for label, _ in read.top]
         assert all("⁄" not in label for label in labels), labels  # one alternative never completes another's character
+
+
+def test_the_atlas_map_of_queries_and_keys_hovers_each_points_bytes(pretrained_dir):
+    bundle = load_model(pretrained_dir / "tiny-qwen2")
+    qk = qk_map(bundle, [TEXT, "猫"], "decoder", 0, 0, user_text=None, generate=False)
+    words = MapText("q", "k", "mine", "x", "y", "sentence", LINES["zh"])
+    fig = qk_figure(qk.xy, qk.is_query, qk.tokens, qk.sentence, qk.user, qk.texts, words, raw=qk.hex)
+    split = _split_pieces(bundle, list(run_text(bundle, TEXT, attention_names(bundle)).tgt_ids))
+    queries = fig.data[0]  # the queries' points, sentence after sentence: TEXT's first
+    for position, label, raw in split:
+        sentence, token, _, line = queries.customdata[position]
+        assert sentence == 0 and label in token and line == f"<br>字节：{raw}", queries.customdata[position]
+    assert queries.customdata[0][3] == ""  # <bos>
+    assert "%{customdata[3]}" in queries.hovertemplate
