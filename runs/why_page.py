@@ -55,6 +55,7 @@ class LensTable:
     p_token: np.ndarray  # (n_reads,)
     top_tokens: list[list[str]]
     top_probs: np.ndarray  # (n_reads, k)
+    top_hex: list[list[str]] = field(default_factory=list)  # raw bytes of each top token ("" where it is text)
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ def sentence_view(bundle: ModelBundle, text: str, position: int | None = None) -
         lens.p_token,
         [[t for t, _ in r.top] for r in lens.reads],
         np.array([[p for _, p in r.top] for r in lens.reads]),
+        [r.top_hex for r in lens.reads],
     )
     try:
         shares = attribute(bundle, text, lens.position, reading=reading)

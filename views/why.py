@@ -169,7 +169,13 @@ lens_fig = lens_figure(
     [read_labels[i] for i in keep],
     lens.p_token[keep],
     [visible_token(lens.top_tokens[i][0]) for i in keep],
-    LensText(title=t("why.lens_title"), y_title=t("why.lens_y", token=visible_token(lens.token))),
+    LensText(
+        title=t("why.lens_title"),
+        y_title=t("why.lens_y", token=visible_token(lens.token)),
+        top=t("bytes.lens_top"),
+        bytes=t("bytes.hover"),
+    ),
+    [lens.top_hex[i][0] if lens.top_hex else "" for i in keep],
 )
 show_figure(lens_fig, "why_lens")
 st.caption(t("why.lens_last", token=visible_token(lens.token), p=f"{lens.p_token[-1]:.3f}"))

@@ -25,6 +25,8 @@ class LensText:
 
     title: str
     y_title: str
+    top: str = "top"  # the hover's name for a read's most probable token
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a hover line under it
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,14 @@ class AttributionText:
     rest: str
 
 
-def lens_figure(labels: Sequence[str], p_token: np.ndarray, top1: Sequence[str], words: LensText) -> go.Figure:
-    """p(the token finally written) after each read; each marker's text is the read's most probable token."""
+def lens_figure(
+    labels: Sequence[str], p_token: np.ndarray, top1: Sequence[str], words: LensText, top1_hex: Sequence[str] = ()
+) -> go.Figure:
+    """p(the token finally written) after each read; each marker's text is the read's most probable token, and the
+    hover adds its raw bytes (`top1_hex`, "" where it is text) under a byte-level piece."""
+    raw = top1_hex if len(top1_hex) == len(labels) else [""] * len(labels)
+    lines = [f"<br>{html.escape(words.bytes.format(hex=h))}" if h else "" for h in raw]
+    top = html.escape(words.top)
     fig = go.Figure(
         go.Scatter(
             x=list(range(len(labels))),
@@ -55,8 +63,8 @@ def lens_figure(labels: Sequence[str], p_token: np.ndarray, top1: Sequence[str],
             text=list(top1),
             textposition="top center",
             marker={"size": 10, "color": QUALITATIVE[0]},
-            hovertemplate="%{customdata}<br>p = %{y:.3f}<br>top: %{text}<extra></extra>",
-            customdata=list(labels),
+            hovertemplate=f"%{{customdata[0]}}<br>p = %{{y:.3f}}<br>{top}: %{{text}}%{{customdata[1]}}<extra></extra>",
+            customdata=[[label, line] for label, line in zip(labels, lines, strict=True)],
         )
     )
     fig.update_layout(

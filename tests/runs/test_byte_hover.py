@@ -2,6 +2,7 @@
 the output page's distribution, on tiny random GPT-2 and Qwen2 folders whose Chinese text splits a character across
 pieces; nothing extra for a model whose pieces are text."""
 
+import numpy as np
 import pytest
 
 from runs.heads import axes_of
@@ -16,7 +17,7 @@ from viz.atlas_figures import MapText, MultipleText, qk_figure, thumbnail
 from viz.heatmap import HeatmapText, head_figure
 from viz.output_distribution import DistributionText, distribution_figure
 from viz.tokens import TokenAxis
-from viz.why_figures import PatchText, residual_figure
+from viz.why_figures import LensText, PatchText, lens_figure, residual_figure
 
 TEXT = "你好 猫"  # 你好: not in the tiny tokenizers' merges, so 你 is spread over three one-byte pieces
 LINES = {"en": "bytes: {hex}", "zh": "字节：{hex}"}
@@ -120,6 +121,16 @@ def test_the_lens_labels_each_alternative_alone(pretrained_dir):
     for read in lens.reads:
         labels = [label for label, _ in read.top]
         assert all("⁄" not in label for label in labels), labels  # one alternative never completes another's character
+        assert len(read.top_hex) == len(read.top) and any(read.top_hex)
+        for label, raw in zip(labels, read.top_hex, strict=True):
+            if raw and "▯" not in label:  # a whole piece: its bytes are its label's text
+                assert bytes.fromhex(raw.replace(" ", "")).decode() == label, (label, raw)
+    read = lens.reads[-1]
+    fig = lens_figure(["a"], np.array([0.5]), [read.top[0][0]], LensText("t", "y", "最可能", LINES["zh"]), read.top_hex[:1])
+    hover = fig.data[0]
+    assert "最可能: %{text}%{customdata[1]}" in hover.hovertemplate
+    raw = read.top_hex[0]
+    assert hover.customdata[0][1] == (f"<br>字节：{raw}" if raw else "")
 
 
 def test_the_atlas_map_of_queries_and_keys_hovers_each_points_bytes(pretrained_dir):
