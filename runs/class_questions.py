@@ -171,12 +171,30 @@ LN_SETTLED = 0.05  # a mean within this of 0, a spread within this of 1: what La
 
 
 def layernorm_question(numbers: LayerNormNumbers, trace: TraceData) -> ClassQuestion:
+    """What the first norm leaves of each token's mean and spread, from the run's numbers: LayerNorm's mean and
+    standard deviation, or, on an RMSNorm model, its mean and root mean square (`rmsnorm_question`)."""
+    if numbers.norm == "rmsnorm":
+        return rmsnorm_question(numbers)
     centred = numbers.out_mean < LN_SETTLED
     unit = abs(numbers.out_std_min - 1) < LN_SETTLED and abs(numbers.out_std_max - 1) < LN_SETTLED
     truth = {(True, True): "mean0_std1", (True, False): "mean0", (False, True): "std1", (False, False): "unchanged"}[
         (centred, unit)
     ]
     return ClassQuestion("layernorm", "choose", truth, named("mean0_std1", "mean0", "std1", "unchanged"))
+
+
+RMS_CHOICES = ("rms1", "mean0_rms1", "mean0_only", "neither")  # classroom.opt_<code>: RMSNorm's, never "LayerNorm"
+
+
+def rmsnorm_question(numbers: LayerNormNumbers) -> ClassQuestion:
+    """RMSNorm divides each token's vector by its root mean square and subtracts nothing: the choices name the mean
+    and the root mean square, and the truth is what this run's numbers show after it (gain removed)."""
+    centred = numbers.out_mean < LN_SETTLED
+    unit = abs(numbers.out_rms_min - 1) < LN_SETTLED and abs(numbers.out_rms_max - 1) < LN_SETTLED
+    truth = {(True, True): "mean0_rms1", (False, True): "rms1", (True, False): "mean0_only", (False, False): "neither"}[
+        (centred, unit)
+    ]
+    return ClassQuestion("layernorm", "choose", truth, named(*RMS_CHOICES))
 
 
 def feed_forward_question(numbers: FeedForwardNumbers, trace: TraceData) -> ClassQuestion:

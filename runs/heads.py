@@ -47,7 +47,8 @@ NO_MARKS = GridMarks()
 
 def axes_of(trace: TraceData, kind: str) -> tuple[TokenAxis, TokenAxis]:
     """(query axis, key axis) of `kind`: decoder rows named by the token they write (viz.tokens)."""
-    return attention_axes(kind, trace.src_tokens, trace.tgt_tokens, trace.next_tokens)
+    raw = (trace.src_hex, trace.tgt_hex, trace.next_hex)
+    return attention_axes(kind, trace.src_tokens, trace.tgt_tokens, trace.next_tokens, raw)
 
 
 def right_output_alignment(bundle: ModelBundle, trace: TraceData) -> tuple[Example, tuple[int | None, ...]] | None:

@@ -135,8 +135,14 @@ def embedding_scale(bundle: ModelBundle, trace: TraceData) -> EmbeddingScale:
     return EmbeddingScale.from_arrays(trace.arrays, stack, trace.src_tokens if stack == "encoder" else trace.tgt_tokens)
 
 
-def embedding_numbers(bundle: ModelBundle, trace: TraceData) -> EmbeddingNumbers:
-    """The embeddings step: the mean norm of a token vector before and after × √d_model, and of a position vector."""
+ROTARY_SKIPS = "the model adds no position vector (rotary positions turn q and k inside attention instead)"
+
+
+def embedding_numbers(bundle: ModelBundle, trace: TraceData) -> EmbeddingNumbers | None:
+    """The embeddings step: the mean norm of a token vector before and after × √d_model, and of a position vector;
+    None on a rotary model (`ROTARY_SKIPS`: the step then asks the class nothing, as its lesson text asks nothing)."""
+    if bundle.config.positional == "rotary":
+        return None
     scale = embedding_scale(bundle, trace)
     norms = scale.norms()
     return EmbeddingNumbers(
@@ -156,8 +162,11 @@ def model_positions(bundle: ModelBundle, n_positions: int = PE_POSITIONS) -> tup
     return positional_table(bundle.config.d_model, n_positions), False
 
 
-def positional_numbers(bundle: ModelBundle, trace: TraceData) -> PositionalNumbers:
-    """The positional step on the codes the model adds (`model_positions`)."""
+def positional_numbers(bundle: ModelBundle, trace: TraceData) -> PositionalNumbers | None:
+    """The positional step on the codes the model adds (`model_positions`); None on a rotary model (`ROTARY_SKIPS`:
+    a sinusoid table it never adds would be a false answer)."""
+    if bundle.config.positional == "rotary":
+        return None
     table, learned = model_positions(bundle)
     return table_positions(table, learned)
 
@@ -297,7 +306,8 @@ def layernorm_stats(bundle: ModelBundle, trace: TraceData) -> StackStats:
 def layernorm_numbers(bundle: ModelBundle, trace: TraceData) -> LayerNormNumbers:
     """The LayerNorm step: mean and standard deviation of each token's vector before and after the first LayerNorm
     (its gain and bias removed), extremes over the sentence's tokens; and the standard deviations with gain and
-    bias, the output line the figure draws."""
+    bias, the output line the figure draws. On an RMSNorm model (`config.norm`) the same norm site, and each
+    token's root mean square too: what RMSNorm sets to 1 (it leaves the mean where it was)."""
     stack, _ = stack_reading_text(bundle)
     site = norm_sites(bundle.model.hook_names, stack)[0]
     gain, bias = layernorm_affine(bundle, site.prefix)
@@ -307,6 +317,7 @@ def layernorm_numbers(bundle: ModelBundle, trace: TraceData) -> LayerNormNumbers
     in_mean, in_std = token_stats(x_in)
     out_mean, out_std = token_stats(y)
     _, affine_std = token_stats(y_affine)
+    in_rms, out_rms = root_mean_square(x_in), root_mean_square(y)  # (T,) each
     return LayerNormNumbers(
         in_mean=float(np.abs(in_mean).max()),
         in_std_min=float(in_std.min()),
@@ -318,7 +329,17 @@ def layernorm_numbers(bundle: ModelBundle, trace: TraceData) -> LayerNormNumbers
         affine_std_max=float(affine_std.max()),
         stats=layernorm_stats(bundle, trace),
         tokens=_reading_tokens(bundle, trace),
+        norm=bundle.config.norm,
+        in_rms_min=float(in_rms.min()),
+        in_rms_max=float(in_rms.max()),
+        out_rms_min=float(out_rms.min()),
+        out_rms_max=float(out_rms.max()),
     )
+
+
+def root_mean_square(x: np.ndarray) -> np.ndarray:
+    """√(mean of x²) over the last axis, (..., d) → (...): what RMSNorm divides by (in float64)."""
+    return np.sqrt(np.mean(np.square(x.astype(np.float64)), axis=-1))
 
 
 def _reading_tokens(bundle: ModelBundle, trace: TraceData) -> tuple[str, ...]:

@@ -205,6 +205,13 @@ class LayerNormNumbers:
     affine_std_max: float
     stats: StackStats  # the stack's statistics per site and token: what the figure draws
     tokens: tuple[str, ...]  # the figure's tokens
+    # the model's norm: "layernorm" (mean subtracted, then ÷ std; gain and bias) or "rmsnorm" (÷ root mean square
+    # only; a gain, no bias: Llama, Qwen), and each token's root mean square before and after it (gain removed)
+    norm: str = "layernorm"
+    in_rms_min: float = 0.0
+    in_rms_max: float = 0.0
+    out_rms_min: float = 0.0
+    out_rms_max: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,7 @@ class QKMap:
     user: np.ndarray
     projection: Projection
     user_index: int | None  # the user's sentence's index in `texts`, if one was given
+    hex: tuple[str, ...] = ()  # each point's token's raw bytes ("e4 bd"; "" where its label is the text), for the hover
 
     @property
     def n_points(self) -> int:
@@ -100,6 +101,7 @@ def project_vectors(vectors: HeadVectors, kind: str, layer: int, head: int, user
         user=sentence == user_index if user_index is not None else np.zeros(len(sentence), bool),
         projection=projection,
         user_index=user_index,
+        hex=vectors.query_hex + vectors.key_hex,
     )
 
 

@@ -153,4 +153,8 @@ def batch_row(bundle: ModelBundle, traces: Sequence[TraceData], row: int, names:
         next_tokens=padded_tokens([tr.next_tokens for tr in traces], PAD)[row],
         src_ids=tuple(src[row].tolist()) if src is not None else (),
         tgt_ids=tuple(tgt[row].tolist()),
+        # raw bytes beside the padded labels: a <pad> is a special, with none
+        src_hex=padded_tokens([tr.src_hex for tr in traces], "")[row] if src is not None else (),
+        tgt_hex=padded_tokens([tr.tgt_hex for tr in traces], "")[row],
+        next_hex=padded_tokens([tr.next_hex for tr in traces], "")[row],
     )

@@ -13,7 +13,7 @@ import io
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -55,6 +55,7 @@ class LensTable:
     p_token: np.ndarray  # (n_reads,)
     top_tokens: list[list[str]]
     top_probs: np.ndarray  # (n_reads, k)
+    top_hex: list[list[str]] = field(default_factory=list)  # raw bytes of each top token ("" where it is text)
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class PairView:
     residual: np.ndarray  # (n_layers + 1, T)
     modules: list[str]  # attention modules, each a row of `heads`
     heads: np.ndarray  # (n_modules, n_heads)
+    stream_hex: list[str] = field(default_factory=list)  # raw bytes of each stream token ("e4 bd"; "" if text)
 
     def best_head(self) -> tuple[str, int, float]:
         """(module, head 0-based, restored fraction) of the head that restores the most."""
@@ -130,6 +132,7 @@ def sentence_view(bundle: ModelBundle, text: str, position: int | None = None) -
         lens.p_token,
         [[t for t, _ in r.top] for r in lens.reads],
         np.array([[p for _, p in r.top] for r in lens.reads]),
+        [r.top_hex for r in lens.reads],
     )
     try:
         shares = attribute(bundle, text, lens.position, reading=reading)
@@ -154,6 +157,7 @@ def pair_view(
 ) -> PairView:
     """Patch `clean` into `corrupted` (`transformer.probes.patching.patch`). Raises ProbeRefusal or Cancelled."""
     result = patch(bundle, clean, corrupted, position, target, progress=progress, cancelled=cancelled)
+    stream = result.clean.tgt if result.clean.tgt is not None else result.clean.src  # (1, T): the stream's ids
     return PairView(
         result.clean.input_tokens,
         result.corrupted.input_tokens,
@@ -171,6 +175,7 @@ def pair_view(
         result.residual,
         list(result.heads),
         np.stack(list(result.heads.values())),
+        bundle.target_tokenizer.raw_bytes(stream[0].tolist()) if stream is not None else [],
     )
 
 

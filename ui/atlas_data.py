@@ -13,6 +13,7 @@ from transformer.probes.atlas import Atlas
 from ui.caches import get_bundle, get_trace
 from ui.i18n import t
 from ui.safe import md_literal
+from viz.tokens import TokenAxis
 
 LIVE_KEY = "atlas_live"  # session state: model key → the atlas computed (or read from the disk cache) this session
 
@@ -52,9 +53,11 @@ def get_atlas(model_key: str) -> tuple[Atlas | None, bool]:
 
 
 def head_pattern(model_key: str, text: str, kind: str, layer: int, head: int):
-    """(weights (Tq, Tk), query tokens, key tokens) of one head on `text`, from the page's cached run."""
+    """(weights (Tq, Tk), query axis, key axis) of one head on `text`, from the page's cached run; the axes carry a
+    byte-level piece's raw bytes for the hover."""
     trace = get_trace(model_key, text, names=attention_names(get_bundle(model_key)))
-    return trace.pattern(kind, layer)[head], trace.query_tokens(kind), trace.key_tokens(kind)
+    queries = TokenAxis(trace.query_tokens(kind), hex=trace.query_hex(kind))
+    return trace.pattern(kind, layer)[head], queries, TokenAxis(trace.key_tokens(kind), hex=trace.key_hex(kind))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

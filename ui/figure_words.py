@@ -280,6 +280,7 @@ def heatmap_text(title: str = "") -> HeatmapText:
         value=t("heads.weight"),
         alignment=t("heads.alignment_legend"),
         block=t("heads.block_value"),
+        bytes=t("bytes.hover"),
     )
 
 
@@ -298,4 +299,6 @@ def curve_text() -> CurveText:
 
 def distribution_text(title: str = "") -> DistributionText:
     """The output distribution of one step titled `title` (the output page)."""
-    return DistributionText(title=title, x_title=t("output.probability"), chosen=t("output.chosen"), hover=t("output.hover"))
+    return DistributionText(
+        title=title, x_title=t("output.probability"), chosen=t("output.chosen"), hover=t("output.hover"), bytes=t("bytes.hover")
+    )

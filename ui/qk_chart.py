@@ -30,6 +30,7 @@ def draw_map(qk: QKMap, name: str, key: str) -> object:
         t("atlas.map_axis", i=1, share=_share(x)),
         t("atlas.map_axis", i=2, share=_share(y)),
         words.sentence,
+        t("bytes.hover"),
     )
     n_sentences = len(qk.texts) - (1 if qk.user_index is not None else 0)
     st.caption(
@@ -42,7 +43,7 @@ def draw_map(qk: QKMap, name: str, key: str) -> object:
             y=_share(y),
         )
     )
-    fig = qk_figure(qk.xy, qk.is_query, qk.tokens, qk.sentence, qk.user, qk.texts, words)
+    fig = qk_figure(qk.xy, qk.is_query, qk.tokens, qk.sentence, qk.user, qk.texts, words, raw=qk.hex)
     return show_figure(fig, name, key=key, on_select="rerun", selection_mode="points", html=False)
 
 

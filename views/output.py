@@ -129,7 +129,8 @@ def _position(run: OutputSteps, settings: SamplingSettings, architecture: str) -
     text = distribution_text(
         t("output.chart_title", pos=pos, reads=visible_token(run.reads[pos]), T=f"{settings.temperature:.2f}")
     )
-    show_figure(distribution_figure(dist.top_tokens, dist.top_probs, chosen, text), "output-distribution", key="out_chart")
+    fig = distribution_figure(dist.top_tokens, dist.top_probs, chosen, text, dist.top_hex)
+    show_figure(fig, "output-distribution", key="out_chart")
     rest = rest_of_vocabulary(dist.top_probs)
     st.caption(t("output.rest", k=len(dist.top_probs), rest=f"{rest:.3f}", vocab=len(dist.probs)))
     if chosen is None:

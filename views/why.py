@@ -140,7 +140,8 @@ if pair is not None:
         residual_labels(pair.residual.shape[0]),
         [visible_token(s) for s in pair.stream_tokens],
         (row, pos),
-        PatchText(t("why.residual_title")),
+        PatchText(t("why.residual_title"), bytes=t("bytes.hover")),
+        pair.stream_hex,
     )
     show_figure(resid_fig, "why_residual")
     position = pair.position
@@ -168,7 +169,13 @@ lens_fig = lens_figure(
     [read_labels[i] for i in keep],
     lens.p_token[keep],
     [visible_token(lens.top_tokens[i][0]) for i in keep],
-    LensText(title=t("why.lens_title"), y_title=t("why.lens_y", token=visible_token(lens.token))),
+    LensText(
+        title=t("why.lens_title"),
+        y_title=t("why.lens_y", token=visible_token(lens.token)),
+        top=t("bytes.lens_top"),
+        bytes=t("bytes.hover"),
+    ),
+    [lens.top_hex[i][0] if lens.top_hex else "" for i in keep],
 )
 show_figure(lens_fig, "why_lens")
 st.caption(t("why.lens_last", token=visible_token(lens.token), p=f"{lens.p_token[-1]:.3f}"))

@@ -15,16 +15,28 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from viz.style import ATTENTION_SCALE, QUALITATIVE, base_layout
-from viz.tokens import escape_token, visible_token
+from viz.tokens import READS_WRITES, Labels, as_axis, escape_token, visible_token
 
 QUERY_COLOR, KEY_COLOR, USER_COLOR = QUALITATIVE[0], QUALITATIVE[1], QUALITATIVE[5]  # Okabe–Ito blue, orange, vermillion
 THUMB_PX = 220  # a small pattern's side
+HOVER = "%{{customdata[0]}} → %{{customdata[1]}}%{{customdata[2]}}<br>{weight} %{{z:.2f}}<extra></extra>"
 
 
-def _pairs(query_tokens: Sequence[str], key_tokens: Sequence[str], shape: tuple[int, ...]) -> list[list[list[str]]]:
-    """(Tq, Tk, 2) hover labels [query token, key token], escaped (a token such as <bos> is text, not markup)."""
-    qs, ks = [escape_token(q) for q in query_tokens[: shape[0]]], [escape_token(k) for k in key_tokens[: shape[1]]]
-    return [[[q, k] for k in ks] for q in qs]
+def _pairs(query_tokens: Labels, key_tokens: Labels, shape: tuple[int, ...], bytes_line: str) -> list[list[list[str]]]:
+    """(Tq, Tk, 3) hover labels [query token, key token, raw bytes line], escaped (a token such as <bos> is text, not
+    markup); the third is "<br>bytes: e4 → bd" where either is a byte-level piece (`TokenAxis.hex`), else ""."""
+    queries, keys = as_axis(query_tokens), as_axis(key_tokens)
+    qs = [escape_token(q) for q in queries.tokens[: shape[0]]]
+    ks = [escape_token(k) for k in keys.tokens[: shape[1]]]
+    q_hex = list(queries.hex or ())[: shape[0]] or [""] * len(qs)
+    k_hex = list(keys.hex or ())[: shape[1]] or [""] * len(ks)
+
+    def line(q: str, k: str) -> str:
+        if not (q or k):
+            return ""
+        return "<br>" + html.escape(bytes_line.format(hex=f"{q or '–'}{READS_WRITES}{k or '–'}"))
+
+    return [[[q, k, line(qh, kh)] for k, kh in zip(ks, k_hex, strict=True)] for q, qh in zip(qs, q_hex, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -32,9 +44,10 @@ class MultipleText:
     """A small pattern's words (`thumbnail`, `small_multiple`): the hover's name for an attention weight."""
 
     weight: str
+    bytes: str = "bytes: {hex}"  # the raw bytes of byte-level pieces, a hover line (query → key)
 
 
-def thumbnail(pattern: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str], words: MultipleText) -> go.Figure:
+def thumbnail(pattern: np.ndarray, query_tokens: Labels, key_tokens: Labels, words: MultipleText) -> go.Figure:
     """One head's weights (Tq, Tk) on one sentence, drawn small (hover names the query and key tokens)."""
     weights = np.asarray(pattern, dtype=float)
     fig = go.Figure(
@@ -42,8 +55,8 @@ def thumbnail(pattern: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequ
             z=weights,
             x=list(range(weights.shape[1])),
             y=list(range(weights.shape[0])),
-            customdata=_pairs(query_tokens, key_tokens, weights.shape),
-            hovertemplate=f"%{{customdata[0]}} → %{{customdata[1]}}<br>{html.escape(words.weight)} %{{z:.2f}}<extra></extra>",
+            customdata=_pairs(query_tokens, key_tokens, weights.shape, words.bytes),
+            hovertemplate=HOVER.format(weight=html.escape(words.weight)),
             colorscale=ATTENTION_SCALE,
             zmin=0,
             zmax=1,
@@ -60,8 +73,8 @@ def thumbnail(pattern: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequ
 
 def small_multiple(
     patterns: Sequence[np.ndarray],
-    query_tokens: Sequence[Sequence[str]],
-    key_tokens: Sequence[Sequence[str]],
+    query_tokens: Sequence[Labels],
+    key_tokens: Sequence[Labels],
     titles: Sequence[str],
     words: MultipleText,
 ) -> go.Figure:
@@ -80,8 +93,8 @@ def small_multiple(
         fig.add_trace(
             go.Heatmap(
                 z=weights,
-                customdata=_pairs(qs, ks, weights.shape),
-                hovertemplate=f"%{{customdata[0]}} → %{{customdata[1]}}<br>{html.escape(words.weight)} %{{z:.2f}}<extra></extra>",
+                customdata=_pairs(qs, ks, weights.shape, words.bytes),
+                hovertemplate=HOVER.format(weight=html.escape(words.weight)),
                 colorscale=ATTENTION_SCALE,
                 zmin=0,
                 zmax=1,
@@ -107,6 +120,7 @@ class MapText:
     x: str  # e.g. "PCA 1 (41 % of the variance)"
     y: str
     sentence: str  # hover label of the sentence
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a hover line under its token
 
 
 def qk_figure(
@@ -119,15 +133,19 @@ def qk_figure(
     words: MapText,
     *,
     height: int = 560,
+    raw: Sequence[str] = (),
 ) -> go.Figure:
     """Queries and keys of one head in 2-D, in two colours; the user's sentence's points ringed and labelled by
-    token. Each point's customdata is [sentence index, token, sentence]: a click selects its sentence."""
+    token. Each point's customdata is [sentence index, token, sentence, raw bytes line]: a click selects its
+    sentence. `raw`: each point's token's raw bytes (hex, "" where its label is the text), a hover line."""
     xy = np.asarray(xy, dtype=float)
     is_query, user, sentence = np.asarray(is_query, bool), np.asarray(user, bool), np.asarray(sentence, int)
     fig = go.Figure()
     short = [html.escape(t if len(t) <= 60 else t[:59] + "…") for t in texts]
     plain = [visible_token(t) for t in tokens]  # WebGL text labels are drawn as plain text: never escaped
     tokens = [escape_token(t) for t in tokens]  # hover text is plotly's markup: escaped
+    raw = raw if len(raw) == len(tokens) else [""] * len(tokens)
+    lines = [f"<br>{html.escape(words.bytes.format(hex=h))}" if h else "" for h in raw]  # under the token, in the hover
     for chosen, name, color, symbol in (
         (is_query, words.queries, QUERY_COLOR, "circle"),
         (~is_query, words.keys, KEY_COLOR, "diamond"),
@@ -140,8 +158,12 @@ def qk_figure(
                 mode="markers",
                 name=name,
                 marker=dict(color=color, size=7, symbol=symbol, opacity=0.75),
-                customdata=[[int(sentence[i]), tokens[i], short[sentence[i]]] for i in idx],
-                hovertemplate="<b>%{customdata[1]}</b><br>" + words.sentence + ": %{customdata[2]}<extra>" + name + "</extra>",
+                customdata=[[int(sentence[i]), tokens[i], short[sentence[i]], lines[i]] for i in idx],
+                hovertemplate="<b>%{customdata[1]}</b>%{customdata[3]}<br>"
+                + words.sentence
+                + ": %{customdata[2]}<extra>"
+                + name
+                + "</extra>",
             )
         )
     mine = np.flatnonzero(user)
@@ -156,8 +178,8 @@ def qk_figure(
                 textposition="top center",
                 textfont=dict(color=USER_COLOR, size=13),
                 marker=dict(color="rgba(0,0,0,0)", size=13, line=dict(color=USER_COLOR, width=2)),
-                customdata=[[int(sentence[i]), tokens[i], short[sentence[i]]] for i in mine],
-                hovertemplate="<b>%{customdata[1]}</b><br>"
+                customdata=[[int(sentence[i]), tokens[i], short[sentence[i]], lines[i]] for i in mine],
+                hovertemplate="<b>%{customdata[1]}</b>%{customdata[3]}<br>"
                 + words.sentence
                 + ": %{customdata[2]}<extra>"
                 + words.user

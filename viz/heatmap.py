@@ -46,6 +46,7 @@ class HeatmapText:
     value: str = "Weight"  # hover and colour bar name of the cell value
     alignment: str = "Right alignment"  # legend name of the alignment outline
     block: str = "{value}: largest of these {rows} × {cols}"  # a long matrix's hover, per block of cells
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes under its name in the hover (`TokenAxis.hover_labels`)
 
 
 EXACT_CELLS = 256 * 256  # up to this many cells a matrix is sent exactly; past it, as an image (module docstring)
@@ -211,13 +212,14 @@ def matrix_figure(
     }
     if block == (1, 1):
         gap = 1 if max(tq, tk) <= 40 else 0
-        trace = go.Heatmap(z=values, x=key_tokens.hover_labels(), y=query_tokens.hover_labels(), xgap=gap, ygap=gap, **heatmap)
+        x, y = key_tokens.hover_labels(text.bytes), query_tokens.hover_labels(text.bytes)
+        trace = go.Heatmap(z=values, x=x, y=y, xgap=gap, ygap=gap, **heatmap)
         return go.Figure(trace, layout=layout)
     layout["images"] = [matrix_image(values, zmin, zmax, colorscale, block)]
     hover = go.Heatmap(  # transparent: the colours are the image under it; its colour bar still shows the scale
         z=max_pool(values, *block),  # (⌈Tq/sq⌉, ⌈Tk/sk⌉)
-        x=block_labels(key_tokens, block[1]),
-        y=block_labels(query_tokens, block[0]),
+        x=block_labels(key_tokens, block[1], text.bytes),
+        y=block_labels(query_tokens, block[0], text.bytes),
         opacity=0,
         **heatmap,
     )
@@ -248,11 +250,11 @@ def matrix_image(values: np.ndarray, zmin: float, zmax: float, colorscale: objec
     }
 
 
-def block_labels(tokens: TokenAxis, stride: int) -> list[str]:
+def block_labels(tokens: TokenAxis, stride: int, bytes_line: str = "") -> list[str]:
     """Unique hover names of an axis's cells of `stride` positions: "412–415: the … cat" (escaped); the positions'
-    own "3: l" names when `stride` is 1."""
+    own "3: l" names (with a byte-level piece's raw bytes, `bytes_line`) when `stride` is 1."""
     if stride == 1:
-        return tokens.hover_labels()
+        return tokens.hover_labels(bytes_line)
     labels = tokens.long_labels()
     names = []
     for first in range(0, len(labels), stride):

@@ -27,17 +27,24 @@ class DistributionText:
     x_title: str = "probability"
     chosen: str = "◀ written"  # beside the chosen token's bar
     hover: str = "%{y}: p = %{x:.4f}"
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a line under its name in the hover
 
 
-def distribution_figure(tokens: Sequence[str], probs: Sequence[float], chosen: int | None, text: DistributionText) -> go.Figure:
+def distribution_figure(
+    tokens: Sequence[str], probs: Sequence[float], chosen: int | None, text: DistributionText, raw: Sequence[str] = ()
+) -> go.Figure:
     """Horizontal bars of `probs` (most probable first, on top); bar `chosen` (an index into `tokens`) highlighted.
 
-    Tokens are escaped and placed at integer positions, so equal-looking labels never merge.
+    Tokens are escaped and placed at integer positions, so equal-looking labels never merge. `raw`: each token's
+    raw bytes as hex ("e4 bd"; "" or empty where the label is the text), a line under its name in the hover.
     """
     p = np.asarray(probs, dtype=np.float64)  # (k,)
     n = len(p)
     colors = [MARK_COLOR if i == chosen else QUALITATIVE[0] for i in range(n)]
     labels = [escape_token(tok) for tok in tokens]
+    if len(raw) == n:
+        lines = [f"<br>{html.escape(text.bytes.format(hex=h))}" if h else "" for h in raw]
+        labels = [label + line for label, line in zip(labels, lines, strict=True)]
     fig = go.Figure(
         go.Bar(
             x=p,

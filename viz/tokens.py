@@ -64,6 +64,8 @@ class TokenAxis:
 
     tokens: tuple[str, ...]
     reads: tuple[str, ...] | None = None
+    hex: tuple[str, ...] | None = None  # raw bytes of each of `tokens` ("e4 bd"; "" where the label is the text)
+    reads_hex: tuple[str, ...] | None = None  # raw bytes of each of `reads`
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tokens", tuple(self.tokens))
@@ -71,6 +73,9 @@ class TokenAxis:
             object.__setattr__(self, "reads", tuple(self.reads))
             if len(self.reads) != len(self.tokens):
                 raise ValueError(f"{len(self.reads)} input tokens do not match {len(self.tokens)} written tokens")
+        for name in ("hex", "reads_hex"):  # a run without raw bytes (a word-level model, an old trace) has none
+            raw = getattr(self, name)
+            object.__setattr__(self, name, tuple(raw) if raw and len(raw) == len(self.tokens) else None)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -98,9 +103,28 @@ class TokenAxis:
         widest = max((text_width_px(self.plain_long(i), TICK_FONT_SIZE) for i in range(len(self))), default=0.0)
         return self.long_labels() if widest <= room_px else self.short_labels()
 
-    def hover_labels(self) -> list[str]:
-        """Unique escaped "3: 我 → 今天" names (the index tells repeated tokens apart): hover and categories."""
-        return [f"{i}: {label}" for i, label in enumerate(self.long_labels())]
+    def raw_bytes(self, i: int) -> str:
+        """Position i's raw bytes as hex ("e4 bd", "e4 bd → e5 a5 bd" beside a decoder row's "reads → writes"),
+        "" when neither token is a byte-level piece."""
+        written = self.hex[i] if self.hex else ""
+        if self.reads is None:
+            return written
+        read = self.reads_hex[i] if self.reads_hex else ""
+        return f"{read or '–'}{READS_WRITES}{written or '–'}" if read or written else ""
+
+    def hover_labels(self, bytes_line: str = "") -> list[str]:
+        """Unique escaped "3: 我 → 今天" names (the index tells repeated tokens apart): hover and categories.
+
+        `bytes_line` ("bytes: {hex}", in the page's language) adds a line with the raw bytes of a byte-level
+        piece, whose label ("你 ¹⁄₂") names a character it holds only part of; nothing for other tokens."""
+        names = [f"{i}: {label}" for i, label in enumerate(self.long_labels())]
+        if not bytes_line or (self.hex is None and self.reads_hex is None):
+            return names
+        for i, name in enumerate(names):
+            raw = self.raw_bytes(i)
+            if raw:
+                names[i] = f"{name}<br>{html.escape(bytes_line.format(hex=raw))}"
+        return names
 
     def option_label(self, i: int) -> str:
         """Plain "3: 我 → 今天" for a picker (Streamlit shows widget options as text: no escaping)."""
@@ -116,23 +140,33 @@ def as_axis(labels: Labels) -> TokenAxis:
     return labels if isinstance(labels, TokenAxis) else TokenAxis(tuple(labels))
 
 
-def decoder_query_axis(inputs: Sequence[str], next_tokens: Sequence[str]) -> TokenAxis:
-    """Decoder query rows named by the token each writes (`next_tokens[i]`), reading `inputs[i]`."""
-    return TokenAxis(tuple(next_tokens), tuple(inputs))
+def decoder_query_axis(
+    inputs: Sequence[str], next_tokens: Sequence[str], inputs_hex: Sequence[str] = (), next_hex: Sequence[str] = ()
+) -> TokenAxis:
+    """Decoder query rows named by the token each writes (`next_tokens[i]`), reading `inputs[i]` (and their raw
+    bytes, where given)."""
+    return TokenAxis(tuple(next_tokens), tuple(inputs), tuple(next_hex), tuple(inputs_hex))
 
 
 def attention_axes(
-    kind: str, src_tokens: Sequence[str], tgt_tokens: Sequence[str], next_tokens: Sequence[str]
+    kind: str,
+    src_tokens: Sequence[str],
+    tgt_tokens: Sequence[str],
+    next_tokens: Sequence[str],
+    raw: tuple[Sequence[str], Sequence[str], Sequence[str]] = ((), (), ()),
 ) -> tuple[TokenAxis, TokenAxis]:
     """(query axis, key axis) of an attention kind ("encoder", "decoder", "cross").
 
     Keys are always named by the token they read: key j of decoder self-attention is the input
-    token at j. Only decoder queries are named by what they write.
+    token at j. Only decoder queries are named by what they write. `raw`: the raw bytes (hex) of the source,
+    target and next tokens, for the hover (`viz.trace.TraceData.src_hex` …; empty: none).
     """
+    src_hex, tgt_hex, next_hex = (tuple(r) for r in raw)
     if kind == "encoder":
-        return TokenAxis(tuple(src_tokens)), TokenAxis(tuple(src_tokens))
-    queries = decoder_query_axis(tgt_tokens, next_tokens)
-    return queries, TokenAxis(tuple(tgt_tokens if kind == "decoder" else src_tokens))
+        return TokenAxis(tuple(src_tokens), hex=src_hex), TokenAxis(tuple(src_tokens), hex=src_hex)
+    queries = decoder_query_axis(tgt_tokens, next_tokens, tgt_hex, next_hex)
+    keys, keys_hex = (tgt_tokens, tgt_hex) if kind == "decoder" else (src_tokens, src_hex)
+    return queries, TokenAxis(tuple(keys), hex=keys_hex)
 
 
 def axis_labels(tokens: Labels) -> list[str]:

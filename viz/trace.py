@@ -31,6 +31,10 @@ class TraceData:
     src_ids: tuple[int, ...] = ()  # the ids behind src_tokens: a batch is built from these, never from strings
     tgt_ids: tuple[int, ...] = ()  # the ids behind tgt_tokens
     precision: str = "float32"  # the arithmetic of the run: "float32", or "bfloat16" (see transformer.engine.precision)
+    # each token's raw bytes as hex ("e4 bd"), "" where the label is the text itself (transformer.engine.decoding.Trace)
+    src_hex: tuple[str, ...] = ()
+    tgt_hex: tuple[str, ...] = ()
+    next_hex: tuple[str, ...] = ()
 
     @classmethod
     def from_trace(cls, trace) -> TraceData:  # trace: transformer.engine.decoding.Trace
@@ -51,6 +55,9 @@ class TraceData:
             src_ids=tuple(trace.src_ids),
             tgt_ids=tuple(trace.tgt_ids),
             precision=trace.precision,
+            src_hex=tuple(trace.src_hex),
+            tgt_hex=tuple(trace.tgt_hex),
+            next_hex=tuple(trace.next_hex),
         )
 
     def kinds(self) -> list[str]:
@@ -76,6 +83,14 @@ class TraceData:
 
     def key_tokens(self, kind: str) -> tuple[str, ...]:
         return self.tgt_tokens if kind == "decoder" else self.src_tokens
+
+    def query_hex(self, kind: str) -> tuple[str, ...]:
+        """The raw bytes (hex) of `query_tokens(kind)`, for a hover; empty where the run has none."""
+        return self.src_hex if kind == "encoder" else self.tgt_hex
+
+    def key_hex(self, kind: str) -> tuple[str, ...]:
+        """The raw bytes (hex) of `key_tokens(kind)`, for a hover; empty where the run has none."""
+        return self.tgt_hex if kind == "decoder" else self.src_hex
 
     @property
     def nbytes(self) -> int:

@@ -6,6 +6,7 @@ Plain NumPy in, Plotly out: every word on a figure comes in translated from the 
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,8 @@ class LensText:
 
     title: str
     y_title: str
+    top: str = "top"  # the hover's name for a read's most probable token
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a hover line under it
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class PatchText:
 
     title: str
     x_title: str = ""
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a hover line under its position
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,14 @@ class AttributionText:
     rest: str
 
 
-def lens_figure(labels: Sequence[str], p_token: np.ndarray, top1: Sequence[str], words: LensText) -> go.Figure:
-    """p(the token finally written) after each read; each marker's text is the read's most probable token."""
+def lens_figure(
+    labels: Sequence[str], p_token: np.ndarray, top1: Sequence[str], words: LensText, top1_hex: Sequence[str] = ()
+) -> go.Figure:
+    """p(the token finally written) after each read; each marker's text is the read's most probable token, and the
+    hover adds its raw bytes (`top1_hex`, "" where it is text) under a byte-level piece."""
+    raw = top1_hex if len(top1_hex) == len(labels) else [""] * len(labels)
+    lines = [f"<br>{html.escape(words.bytes.format(hex=h))}" if h else "" for h in raw]
+    top = html.escape(words.top)
     fig = go.Figure(
         go.Scatter(
             x=list(range(len(labels))),
@@ -53,8 +63,8 @@ def lens_figure(labels: Sequence[str], p_token: np.ndarray, top1: Sequence[str],
             text=list(top1),
             textposition="top center",
             marker={"size": 10, "color": QUALITATIVE[0]},
-            hovertemplate="%{customdata}<br>p = %{y:.3f}<br>top: %{text}<extra></extra>",
-            customdata=list(labels),
+            hovertemplate=f"%{{customdata[0]}}<br>p = %{{y:.3f}}<br>{top}: %{{text}}%{{customdata[1]}}<extra></extra>",
+            customdata=[[label, line] for label, line in zip(labels, lines, strict=True)],
         )
     )
     fig.update_layout(
@@ -74,8 +84,11 @@ def _heatmap(
     hover: str,
     *,
     x_title: str = "",
+    x_notes: Sequence[str] = (),
 ) -> go.Figure:
+    """`x_notes`: a line (markup, escaped by the caller) to add to each column's hover, or empty."""
     values = np.asarray(values, dtype=float)
+    notes = list(x_notes) if len(x_notes) == values.shape[1] else [""] * values.shape[1]
     fig = go.Figure(
         go.Heatmap(
             z=values,
@@ -88,7 +101,7 @@ def _heatmap(
             text=np.vectorize(lambda v: f"{v:.2f}")(values),
             texttemplate="%{text}",
             hovertemplate=hover,
-            customdata=np.array([[f"{yy} · {xx}" for xx in x] for yy in y], dtype=object),
+            customdata=np.array([[f"{yy} · {xx}{note}" for xx, note in zip(x, notes, strict=True)] for yy in y], dtype=object),
             colorbar={"thickness": 12, "len": 0.9},
         )
     )
@@ -105,10 +118,18 @@ def _heatmap(
 
 
 def residual_figure(
-    residual: np.ndarray, row_labels: Sequence[str], tokens: Sequence[str], best: tuple[int, int] | None, words: PatchText
+    residual: np.ndarray,
+    row_labels: Sequence[str],
+    tokens: Sequence[str],
+    best: tuple[int, int] | None,
+    words: PatchText,
+    raw: Sequence[str] = (),
 ) -> go.Figure:
-    """Restored fraction of each (residual point, position); `best` (row, position) outlined."""
-    return _heatmap(residual, tokens, row_labels, best, words.title, "%{customdata}<br>%{z:.3f}<extra></extra>")
+    """Restored fraction of each (residual point, position); `best` (row, position) outlined. `raw`: each position's
+    raw bytes (hex, "" where its label is the text), a hover line under a byte-level piece."""
+    notes = [f"<br>{html.escape(words.bytes.format(hex=h))}" if h else "" for h in raw]
+    hover = "%{customdata}<br>%{z:.3f}<extra></extra>"
+    return _heatmap(residual, tokens, row_labels, best, words.title, hover, x_notes=notes)
 
 
 def heads_figure(

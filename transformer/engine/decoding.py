@@ -68,6 +68,11 @@ class Trace:
     src_ids: list[int] = field(default_factory=list)  # (Ts,) the encoder's input ids ([] for decoder-only)
     tgt_ids: list[int] = field(default_factory=list)  # (Tt,) the decoder's input ids
     precision: Precision = EXACT  # the arithmetic of the run (`transformer.engine.precision`)
+    # Raw bytes (hex, "e4 bd") of each token of src_tokens, tgt_tokens and next_tokens, for a hover beside a label
+    # that names part of a character ("你 ¹⁄₂"); "" for specials and for tokenizers whose pieces are text
+    src_hex: list[str] = field(default_factory=list)
+    tgt_hex: list[str] = field(default_factory=list)
+    next_hex: list[str] = field(default_factory=list)
 
 
 @torch.no_grad()
@@ -242,4 +247,7 @@ def _decoded_fields(
         next_tokens=target.symbols(next_ids),
         src_ids=src[0].tolist() if src is not None else [],
         tgt_ids=tgt_in[0].tolist(),
+        src_hex=reader.raw_bytes(src[0].tolist()) if src is not None else [],
+        tgt_hex=target.raw_bytes(tgt_in[0].tolist()),
+        next_hex=target.raw_bytes(next_ids),
     )

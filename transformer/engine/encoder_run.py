@@ -64,4 +64,5 @@ def encoder_trace_fields(
         unknown=[s for s in dict.fromkeys(symbols) if s not in reader.index],
         teacher_forced=True,
         src_ids=list(rows.src),
+        src_hex=reader.raw_bytes(rows.src),
     )

@@ -111,7 +111,9 @@ class Distribution:
     Attributes:
         position: the output step (0 = the first generated token).
         probs: (V,) float64 NumPy probabilities at `temperature`, summing to 1 (NumPy, so pages need no torch).
-        top_ids / top_tokens / top_probs: the k most probable tokens, most probable first.
+        top_ids / top_tokens / top_probs: the k most probable tokens, most probable first; each labelled alone
+            (they are alternatives, not a sequence: one's bytes never complete another's character).
+        top_hex: each top token's raw bytes as hex ("e4 bd"), "" where its label is the text itself (not byte-level).
         greedy_id: the arg-max (what greedy decoding writes here).
         temperature: the temperature `probs` was computed at.
     """
@@ -123,6 +125,7 @@ class Distribution:
     top_probs: tuple[float, ...]
     greedy_id: int
     temperature: float
+    top_hex: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -170,16 +173,17 @@ def distributions_of(
     probs = probabilities(logits, temperature)  # (n, V)
     k = max(1, min(k, probs.shape[-1]))
     top = probs.topk(k, dim=-1)
-    symbols = bundle.target_tokenizer.symbols
+    tokenizer = bundle.target_tokenizer
     return [
         Distribution(
             position=first + i,
             probs=probs[i].numpy(),
             top_ids=tuple(top.indices[i].tolist()),
-            top_tokens=tuple(symbols(top.indices[i].tolist())),
+            top_tokens=tuple(tokenizer.symbols([j])[0] for j in top.indices[i].tolist()),
             top_probs=tuple(top.values[i].tolist()),
             greedy_id=int(logits[i].argmax()),
             temperature=temperature,
+            top_hex=tuple(tokenizer.raw_bytes(top.indices[i].tolist())),
         )
         for i in range(probs.shape[0])
     ]

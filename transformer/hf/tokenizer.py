@@ -76,9 +76,8 @@ class PretrainedTokenizer(Tokenizer):
         # byte-level only: each id's bytes (None for specials), so a sequence's labels can name split characters
         self.bytes: list[bytes | None] | None = None
         if is_byte_level(hf_tokenizer):
-            self.bytes = [None] * len(SPECIALS) + [piece_bytes(p) for p in self.pieces]
-            for our_id, role in enumerate(vocab_map.roles):
-                self.bytes[our_id] = None if role is None else self.bytes[len(SPECIALS) + role]
+            special = set(getattr(hf_tokenizer, "all_special_ids", ()) or ())  # <|endoftext|> is a name, not bytes
+            self.bytes = [None] * len(SPECIALS) + [None if i in special else piece_bytes(p) for i, p in enumerate(self.pieces)]
 
     @property
     def pad_id(self) -> int:

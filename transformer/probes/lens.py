@@ -15,7 +15,7 @@ as TransformerLens does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -37,6 +37,7 @@ class LensRead:
     layer_end: bool  # the stream after a whole layer (or the input): the per-layer lens
     top: list[tuple[str, float]]  # the most probable tokens and their probabilities
     p_token: float  # the probability of the token the model finally writes there
+    top_hex: list[str] = field(default_factory=list)  # each top token's raw bytes ("e4 bd"; "" where it is text)
 
 
 @dataclass(frozen=True)
@@ -107,11 +108,19 @@ def logit_lens(
         logits = readout(bundle, cache[name])[0, row]  # (vocab,): the read point, on the whole (1, T, d) like the model
         probs = torch.softmax(logits.float(), dim=-1)
         top = torch.topk(probs, min(k, probs.shape[-1]))
-        labels = tokenizer.symbols(top.indices.tolist())
+        labels = [tokenizer.symbols([i])[0] for i in top.indices.tolist()]  # alternatives: each read alone, not as a text
         p = float(probs[token_id])
         p_token.append(p)
         results.append(
-            LensRead(name, layer, part, end, [(s, float(v)) for s, v in zip(labels, top.values.tolist(), strict=True)], p)
+            LensRead(
+                name,
+                layer,
+                part,
+                end,
+                [(s, float(v)) for s, v in zip(labels, top.values.tolist(), strict=True)],
+                p,
+                tokenizer.raw_bytes(top.indices.tolist()),
+            )
         )
     return Lens(position, reading.written[position - 1], token_id, results, reading, np.array(p_token, dtype=np.float64))
 

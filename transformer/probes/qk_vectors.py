@@ -27,6 +27,7 @@ class HeadVectors:
         queries: (Nq, d_k) float32, sentence after sentence. keys: (Nk, d_k) float32.
         query_tokens / key_tokens: a token label per row. query_sentence / key_sentence: (Nq,) / (Nk,) sentence index.
         query_position / key_position: the row's position in its sentence.
+        query_hex / key_hex: each row's token's raw bytes as hex ("e4 bd"; "" where its label is the text itself).
     """
 
     texts: tuple[str, ...]
@@ -38,6 +39,8 @@ class HeadVectors:
     key_sentence: np.ndarray
     query_position: np.ndarray
     key_position: np.ndarray
+    query_hex: tuple[str, ...] = ()
+    key_hex: tuple[str, ...] = ()
 
 
 def head_vectors(
@@ -50,6 +53,8 @@ def head_vectors(
         raise ValueError(f"no head {head} in layer {layer} of {bundle.name}")
     q_name, k_name = act_name(kind, layer, "q"), act_name(kind, layer, "k")
     queries, keys, q_tokens, k_tokens, q_sentence, k_sentence, q_pos, k_pos, read = [], [], [], [], [], [], [], [], []
+    q_hex: list[str] = []
+    k_hex: list[str] = []
     was_training = bundle.model.training
     bundle.model.eval()
     try:
@@ -66,6 +71,10 @@ def head_vectors(
             keys.append(k)
             q_tokens += list(q_labels[: len(q)])
             k_tokens += list(k_labels[: len(k)])
+            q_raw = trace.src_hex if kind == "encoder" else trace.tgt_hex
+            k_raw = trace.tgt_hex if kind == "decoder" else trace.src_hex
+            q_hex += [*q_raw[: len(q)], *[""] * (len(q) - len(q_raw[: len(q)]))]
+            k_hex += [*k_raw[: len(k)], *[""] * (len(k) - len(k_raw[: len(k)]))]
             q_sentence += [i] * len(q)
             k_sentence += [i] * len(k)
             q_pos += range(len(q))
@@ -82,4 +91,6 @@ def head_vectors(
         np.asarray(k_sentence),
         np.asarray(q_pos),
         np.asarray(k_pos),
+        tuple(q_hex),
+        tuple(k_hex),
     )

@@ -100,6 +100,12 @@ class Tokenizer:
         """Ids → their vocabulary strings, specials included (for axis labels)."""
         return [self.vocab[i] if 0 <= i < len(self.vocab) else UNK for i in ids]
 
+    def raw_bytes(self, ids: Iterable[int]) -> list[str]:
+        """Each id's raw bytes as hex ("e4 bd") for a hover beside its label; "" where a label is already the text
+        itself: every id of a character- or word-level vocabulary (a byte-level BPE tokenizer overrides this,
+        `transformer.hf.tokenizer.PretrainedTokenizer`)."""
+        return ["" for _ in ids]
+
     def unknown(self, text: str) -> list[str]:
         """The distinct symbols of `text` the vocabulary lacks, in order of first appearance."""
         return list(dict.fromkeys(s for s in self.tokenize(text) if s not in self.index))

@@ -85,7 +85,7 @@ def _top_sentences(model_key: str, top: list[dict], score: str, kind: str, layer
     for i, item in enumerate(top):
         with columns[i % len(columns)]:
             weights, queries, keys = head_pattern(model_key, item["text"], kind, layer, head)
-            fig = thumbnail(weights, queries, keys, MultipleText(t("heads.weight")))
+            fig = thumbnail(weights, queries, keys, MultipleText(t("heads.weight"), t("bytes.hover")))
             show_figure(fig, f"atlas_top_{i + 1}", key=f"atlas_top_{i}", html=False)
             st.markdown(md_literal(item["text"]))
             st.caption(t("atlas.top_score", score=score_label(score), value=_number(item["score"])))

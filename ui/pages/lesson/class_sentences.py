@@ -76,7 +76,9 @@ def teacher_view(store: ClassStore, state: ClassState, secret: str) -> None:
     label = t("atlas.head_title", kind=kind_name(kind), layer=ordinal(layer), head=ordinal(head))
     st.caption(t("atlas.class_caption", n=len(texts), head=label))
     runs = [head_pattern(state.model, text, kind, layer, head) for text in texts]
-    fig = small_multiple([r[0] for r in runs], [r[1] for r in runs], [r[2] for r in runs], texts, MultipleText(t("heads.weight")))
+    fig = small_multiple(
+        [r[0] for r in runs], [r[1] for r in runs], [r[2] for r in runs], texts, MultipleText(t("heads.weight"), t("bytes.hover"))
+    )
     show_figure(fig, "class_sentences", key="class_sentences_grid", html=False)
     for i, text in enumerate(texts, start=1):
         st.caption(f"{i}. {md_literal(text)}")

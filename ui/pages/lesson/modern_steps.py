@@ -1,7 +1,7 @@
 """Lesson steps that say what today's decoder parts are, on a model that has them (a converted Llama / Qwen folder,
-the shipped `gpt-en-zh`), in place of the paper's: no sinusoid where positions are rotary, no LayerNorm where the
-model has RMSNorm, no ReLU feed-forward where it has SwiGLU. Each such step asks nothing (its question would be
-about a part the model lacks) and sends the class to the page that shows the model's own part, live."""
+the shipped `gpt-en-zh`), in place of the paper's: no sinusoid where positions are rotary. Each such step asks nothing
+(its question would be about a part the model lacks) and sends the class to the page that shows the model's own
+part, live. (RMSNorm and SwiGLU keep a question, true on them: `steps.rmsnorm_words`, `steps.feed_forward_words`.)"""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ from ui.i18n import t
 _REPLACED = {
     "embeddings": (lambda c: c.positional == "rotary", "positional"),
     "positional": (lambda c: c.positional == "rotary", "positional"),
-    "layernorm": (lambda c: c.norm == "rmsnorm", "layernorm"),
-    "feed_forward": (lambda c: c.feed_forward == "swiglu", "feed_forward"),
 }
 
 

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from hook_names import ordinal
 from runs import lesson
 from runs.heads import axes_of
-from runs.lesson_numbers import HeadChoice, StepNumbers, TaskNumbers
+from runs.lesson_numbers import HeadChoice, LayerNormNumbers, StepNumbers, TaskNumbers
 from runs.model_kind import ModelKind, model_kind
 from transformer.storage.checkpoint import ModelBundle
 from ui.caches import get_bundle, get_lesson_step, get_trace
@@ -439,9 +439,12 @@ def small(value: float) -> str:
 
 
 def layernorm_words(ls: Lesson) -> StepContent:
-    if (modern := modern_step(ls, "layernorm", StepContent)) is not None:  # this model's own part (Llama / Qwen)
-        return modern
+    """The norm step on the model's own norm: LayerNorm's mean 0 and standard deviation 1, or RMSNorm's root mean
+    square 1 (`rmsnorm_words`), written as this model wraps its sublayers (post- or pre-norm)."""
     numbers = ls.numbers("layernorm")
+    if numbers.norm == "rmsnorm":
+        return rmsnorm_words(ls, numbers)
+    pre = ls.bundle.config.norm_position == "pre"
     fig = site_detail_figure(
         numbers.stats,
         0,
@@ -451,7 +454,7 @@ def layernorm_words(ls: Lesson) -> StepContent:
     return StepContent(
         "layernorm",
         t("lesson.layernorm_title"),
-        t("lesson.layernorm_text"),
+        t("lesson_parts.text_pre_layernorm") if pre else t("lesson.layernorm_text"),
         t("lesson.layernorm_question"),
         t(
             "lesson.layernorm_answer",
@@ -470,16 +473,46 @@ def layernorm_words(ls: Lesson) -> StepContent:
     )
 
 
+def rmsnorm_words(ls: Lesson, numbers: LayerNormNumbers) -> StepContent:
+    """The norm step on an RMSNorm model (Llama, Qwen): it divides by the root mean square and subtracts no mean,
+    so the question, the class's choices (`runs.class_questions.rmsnorm_question`) and the answer name the mean
+    and the root mean square, with this run's numbers; no LayerNorm claimed."""
+    pre = ls.bundle.config.norm_position == "pre"
+    return StepContent(
+        "layernorm",
+        t("modern.lesson_layernorm_title"),
+        t("modern.lesson_layernorm_text") if pre else t("lesson_parts.text_post_rmsnorm"),
+        t("lesson_parts.rms_question"),
+        t(
+            "lesson_parts.rms_answer",
+            in_mean=small(numbers.in_mean),
+            in_rms_min=small(numbers.in_rms_min),
+            in_rms_max=small(numbers.in_rms_max),
+            out_mean=small(numbers.out_mean),
+            out_rms_min=small(numbers.out_rms_min),
+            out_rms_max=small(numbers.out_rms_max),
+        ),
+        t("lesson_parts.rms_notes"),
+        lab_page="layernorm",
+    )
+
+
 def feed_forward_words(ls: Lesson) -> StepContent:
-    if (modern := modern_step(ls, "feed_forward", StepContent)) is not None:  # this model's own part (Llama / Qwen)
-        return modern
+    """The feed-forward step on the model's own layer: the paper's ReLU network, or a SwiGLU (Llama, Qwen), with the
+    same question (which holds more parameters?), true on both, and the norm bars named as the model's norm."""
+    config = ls.bundle.config
     shapes = ls.numbers("feed_forward")
     groups = shapes.groups
-    fig = parameter_figure(groups, lesson_text())
+    words = lesson_text()
+    if config.norm == "rmsnorm":  # the parameter bars name the model's own norm
+        words = replace(words, norm=t("lesson_parts.part_rmsnorm"))
+    fig = parameter_figure(groups, words)
+    swiglu = config.feed_forward == "swiglu"
+    sizes = {"n": shapes.n, "d_model": shapes.d_model, "d_ff": shapes.d_ff}
     return StepContent(
         "feed_forward",
-        t("lesson.feed_forward_title"),
-        t("lesson.feed_forward_text"),
+        t("modern.lesson_feed_forward_title") if swiglu else t("lesson.feed_forward_title"),
+        t("modern.lesson_feed_forward_text", **sizes) if swiglu else t("lesson.feed_forward_text"),
         t("lesson.feed_forward_question"),
         t(
             "lesson.feed_forward_answer",
@@ -487,9 +520,9 @@ def feed_forward_words(ls: Lesson) -> StepContent:
             attn=f"{shapes.attn_params:,}",
             share=f"{shapes.share:.0%}",
         ),
-        t("lesson.feed_forward_notes"),
+        t("lesson_parts.feed_forward_notes_swiglu") if swiglu else t("lesson.feed_forward_notes"),
         fig,
-        extra=t("lesson.feed_forward_shapes", n=shapes.n, d_model=shapes.d_model, d_ff=shapes.d_ff),
+        extra=t("lesson_parts.feed_forward_shapes_swiglu" if swiglu else "lesson.feed_forward_shapes", **sizes),
         lab_page="feed_forward",
     )
 
@@ -556,7 +589,8 @@ def cross_words(ls: Lesson) -> StepContent:
     numbers = ls.numbers("cross")
     if numbers is None:
         why = "decoder_only" if kind.has_decoder else "encoder_only"
-        text = t("lesson.cross_text", verb=alignment_verb(ls.bundle))
+        # a model without an encoder has no middle sublayer: the step says what the paper's does, then why it skips
+        text = t("lesson.cross_text", verb=alignment_verb(ls.bundle)) if kind.has_cross else t("lesson_parts.cross_text_paper")
         return skipped_step("cross", text, t(f"lesson.skip_cross_{why}"), "heads")
     choice, alignment = numbers.choice, numbers.alignment
     query_axis, key_axis = numbers.axes
@@ -637,21 +671,25 @@ def recap_words(ls: Lesson) -> StepContent:
         for layer in range(numbers.n_layers)
     ]
     fig = head_count_figure(rows, numbers.n_heads, lesson_text())
+    rms = ls.bundle.config.norm == "rmsnorm"  # question 5 names the model's own norm
+    paper = numbers.d_model // numbers.n_heads  # Qwen3 sets its head width itself: answer 2 says so
+    answer = t(
+        "lesson.recap_answer" if numbers.d_k == paper else "lesson_parts.recap_answer_own_d_k",
+        paper=paper,
+        heads=numbers.heads,
+        kinds=len(numbers.kinds),
+        layers=numbers.n_layers,
+        n_heads=numbers.n_heads,
+        d_k=numbers.d_k,
+        d_model=numbers.d_model,
+        params=f"{numbers.params:,}",
+    )
     return StepContent(
         "recap",
         t("lesson.recap_title"),
         t("lesson.recap_text"),
-        t("lesson.recap_question"),
-        t(
-            "lesson.recap_answer",
-            heads=numbers.heads,
-            kinds=len(numbers.kinds),
-            layers=numbers.n_layers,
-            n_heads=numbers.n_heads,
-            d_k=numbers.d_k,
-            d_model=numbers.d_model,
-            params=f"{numbers.params:,}",
-        ),
+        t("lesson_parts.recap_question_rms") if rms else t("lesson.recap_question"),
+        answer,
         t("lesson.recap_notes"),
         fig,
         lab_page="heads",
