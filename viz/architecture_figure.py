@@ -118,7 +118,7 @@ def fitted_layout(stacks: Mapping[str, list[Box]], text: ArchitectureText, heigh
     boxes under 30 px), and the shapes follow the names, smaller and grey, if every box's line fits its box at
     FIT_WIDTH_PX; where one would not, no box shows its shape (the hover does), so no box looks unlike the rest."""
     rows = diagram_rows(stacks)
-    row_px = (height_px - TOP_MARGIN_PX) / (rows - Y_ROWS[0] + Y_ROWS[1] - 1)
+    row_px = (height_px - TOP_MARGIN_PX) / (rows + Y_ROWS[1] - Y_ROWS[0])  # the y range, in rows
     if row_px >= TWO_LINE_ROW_PX:
         return DiagramLayout(row_px=row_px, height_px=height_px)
     wide = DiagramLayout(row_px=row_px, box_w=FIT_BOX_W, column_gap=FIT_COLUMN_GAP, one_line=True)
