@@ -29,6 +29,7 @@ Y_ROWS = (-1.3, 0.5)  # the y range beyond the boxes' rows, in rows: the stacks'
 # (else the shapes are in the hover only and the page says so under the figure).
 TWO_LINE_ROW_PX = 60  # a box 0.74 row tall holds an 18 px name over a 16 px shape
 FIT_LABEL_PX, FIT_SMALL_LABEL_PX, FIT_SHAPE_PX = 18, 16, 15  # one line: the name (16 px in boxes under 30 px), its shape
+FIT_MIN_LABEL_PX = 15  # a name too long for its box at that size shrinks to fit, not below this
 FIT_WIDTH_PX = 1120  # the main column of a 1280 px window, where projector mode is laid out
 FIT_BOX_W, FIT_COLUMN_GAP = 2.6, 0.9  # one-line names need wider boxes; the stacks move closer (data units)
 SHAPE_COLOR = "#555555"  # on the boxes' pastels: at least 5:1
@@ -91,19 +92,36 @@ class DiagramLayout:
     name_px: int = LABEL_PX
     shape_px: int = SHAPE_PX
     height_px: int | None = None  # the whole figure's (None: as tall as rows of ROW_PX make it)
+    box_px: float | None = None  # the room for a one-line label inside a box, estimated at FIT_WIDTH_PX
 
     def column_x(self, stack: str, n_stacks: int) -> float:
         """The centre of `stack`'s column (the encoder on the left)."""
         return self.box_w + self.column_gap if n_stacks > 1 and stack == "decoder" else 0.0
 
-    def label(self, name: str, shape: str) -> str:
-        """A box's text: its name (escaped) and, where the layout shows it, its shape."""
+    def label(self, name: str, shape: str) -> tuple[str, int]:
+        """A box's text, its name (escaped) and, where the layout shows it, its shape; and the name's font size.
+
+        A one-line name wider than its box (a pretrained model's "+ Positional encoding (sin/cos: sines first, then
+        cosines)") takes a smaller font, down to FIT_MIN_LABEL_PX, then two lines at that size."""
+        if self.one_line and self.box_px is not None and label_width_px(name, self.name_px) > self.box_px:
+            size = max(FIT_MIN_LABEL_PX, int(self.box_px / label_width_px(name, 1.0)))
+            lines = [name] if label_width_px(name, size) <= self.box_px else _halves(name)
+            return "<br>".join(f"<b>{html.escape(line)}</b>" for line in lines), size
         bold = f"<b>{html.escape(name)}</b>"
         if not self.shapes:
-            return bold
+            return bold, self.name_px
         if self.one_line:
-            return f"{bold}  <span style='font-size:{self.shape_px}px;color:{SHAPE_COLOR}'>{shape}</span>"
-        return f"{bold}<br><span style='font-size:{self.shape_px}px'>{shape}</span>"
+            return f"{bold}  <span style='font-size:{self.shape_px}px;color:{SHAPE_COLOR}'>{shape}</span>", self.name_px
+        return f"{bold}<br><span style='font-size:{self.shape_px}px'>{shape}</span>", self.name_px
+
+
+def _halves(name: str) -> list[str]:
+    """`name` broken at the space nearest its middle (unbroken if it has none)."""
+    spaces = [i for i, ch in enumerate(name) if ch == " "]
+    if not spaces:
+        return [name]
+    cut = min(spaces, key=lambda i: abs(i - len(name) / 2))
+    return [name[:cut], name[cut + 1 :]]
 
 
 def diagram_rows(stacks: Mapping[str, list[Box]]) -> int:
@@ -138,6 +156,7 @@ def fitted_layout(stacks: Mapping[str, list[Box]], text: ArchitectureText, heigh
         name_px=name_px,
         shape_px=FIT_SHAPE_PX,
         height_px=height_px,
+        box_px=box_px,
     )
 
 
@@ -177,13 +196,8 @@ def _draw_stack(
             line={**LINE, "dash": dash},
             layer="below",
         )
-        fig.add_annotation(
-            x=x,
-            y=y,
-            showarrow=False,
-            font={"size": layout.name_px},
-            text=layout.label(text.name(box), format_shape(box.shape)),
-        )
+        label, size = layout.label(text.name(box), format_shape(box.shape))
+        fig.add_annotation(x=x, y=y, showarrow=False, font={"size": size}, text=label)
         if i + 1 < len(boxes):
             arrow(fig, x, y + BOX_H / 2, x, y + ROW - BOX_H / 2)
     in_layer = [i for i, b in enumerate(boxes) if b.in_layer]

@@ -228,3 +228,20 @@ def test_a_roomy_height_keeps_the_papers_two_line_boxes():
     assert not layout.one_line and layout.row_px >= TWO_LINE_ROW_PX
     fig = architecture_figure(stacks, _text(ENGLISH_NAMES), 2, layout)
     assert fig.layout.height == 1200 and "<br>" in fig.layout.annotations[0].text
+
+
+def test_a_name_too_long_for_its_fitted_box_shrinks_then_breaks_never_below_15_px():
+    """A pretrained model's long name (Marian's "+ Positional encoding (sin/cos: sines first, then cosines)") stays
+    inside its one-line box: a smaller font, then two lines, at ≥ 15 px; the others keep the layout's size."""
+    long = "+ Positional encoding (sin/cos: sines first, then cosines)"
+    stacks = _shaped(architecture_boxes(True, "post"))
+    layout = fitted_layout(stacks, _text({**ENGLISH_NAMES, "positional": long}), 602)
+    fig = architecture_figure(stacks, _text({**ENGLISH_NAMES, "positional": long}), 3, layout)
+    notes = [a for a in fig.layout.annotations if a.text and "Positional" in a.text and a.y >= 0]
+    assert len(notes) == 2  # one per stack
+    for note in notes:
+        lines = note.text.replace("<b>", "").replace("</b>", "").split("<br>")
+        assert " ".join(lines) == long and note.font.size >= 15
+        assert all(label_width_px(line, note.font.size) <= layout.box_px for line in lines)
+    others = [a for a in fig.layout.annotations if a.text and "Feed" in a.text]
+    assert {a.font.size for a in others} == {layout.name_px}
