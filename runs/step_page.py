@@ -16,7 +16,7 @@ from runs.heads import axes_of
 from runs.teaching_arrays import output_projection
 from transformer.storage.checkpoint import ModelBundle
 from viz.multihead import MultiHeadView, build_multihead_view
-from viz.step_by_step import StepView, build_step_view
+from viz.step_by_step import MAX_KEYS, StepView, build_step_view
 from viz.tokens import TokenAxis
 from viz.trace import TraceData
 
@@ -55,11 +55,12 @@ def step_run(bundle: ModelBundle, trace: TraceData, kind: str, layer: int) -> St
     return StepRun(trace=trace, kind=kind, layer=layer, queries=queries, keys=keys, w_o=w_o, b_o=b_o)
 
 
-def step_page(run: StepRun, head: int, query: int) -> StepPage:
-    """The view-models of query row `query` of head `head` (the steps) and of every head (W^O)."""
+def step_page(run: StepRun, head: int, query: int, max_keys: int = MAX_KEYS) -> StepPage:
+    """The view-models of query row `query` of head `head` (the steps, over at most `max_keys` keys: fewer on a
+    projector's first screen) and of every head (W^O)."""
     arrays = run.trace.arrays
     return StepPage(
         run=run,
-        steps=build_step_view(arrays, run.kind, run.layer, head, query, run.queries, run.keys),
+        steps=build_step_view(arrays, run.kind, run.layer, head, query, run.queries, run.keys, max_keys=max_keys),
         multihead=build_multihead_view(arrays, run.kind, run.layer, query, run.queries, run.w_o, run.b_o),
     )

@@ -38,6 +38,7 @@ def step_text() -> StepText:
     return StepText(
         q=t("step.fig_q"),
         k=t("step.fig_k"),
+        shown_keys=t("step.fig_shown_keys"),
         v=t("step.fig_v"),
         dim=t("step.axis_dim"),
         dot=t("step.row_dot"),

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal, overload
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from runs.reference import ReferenceCheck, check_reference
 from runs.validation import TextCheck
@@ -18,6 +19,7 @@ from ui.i18n import t
 from ui.inputs import text_box, use_text
 from ui.model_parts import missing_parts_note
 from ui.precision import precision_note
+from ui.projector import projector_on
 from ui.prose import prose
 from ui.safe import md_literal
 from ui.sidebar import ModelChoice, model_picker
@@ -37,6 +39,7 @@ class PageContext:
     model: ModelChoice
     check: TextCheck
     before_model: object = None
+    top: DeltaGenerator | None = None  # where the page's first figure goes (`start_page(figure_first=True)`)
 
     @property
     def bundle(self) -> ModelBundle:
@@ -124,7 +127,12 @@ TextNeed = Literal["required", "optional", "none"]
 
 @overload
 def start_page(
-    section: str, *, text: TextNeed = "required", title: bool = True, before_model: Callable[[], object] | None = None
+    section: str,
+    *,
+    text: TextNeed = "required",
+    title: bool = True,
+    before_model: Callable[[], object] | None = None,
+    figure_first: bool = False,
 ) -> PageContext: ...
 
 
@@ -139,6 +147,7 @@ def start_page(
     model: bool = True,
     title: bool = True,
     before_model: Callable[[], object] | None = None,
+    figure_first: bool = False,
 ) -> PageContext | None:
     """What every page starts with: the URL guard, title and intro from catalog `section` ("<section>.title",
     "<section>.intro"), what the link carried that could not be used, the model picker and the text box.
@@ -151,11 +160,18 @@ def start_page(
     - `title=False`: no title and intro (the lesson's title is the step's, under its Previous / Next);
     - `before_model`: called after the URL guard and before the first widget (the lesson: a student's page
       is put on the teacher's model and sentence); its result is the context's `before_model`.
+    - `figure_first`: the context's `top` is a container right under the title in projector mode, above the
+      intro and the text box, for the page's first figure (and the pickers it needs). A figure as tall as the
+      paper's Figure 1, or q, K and V with their numbers, needs the 1280 × 720 screen's height below the title
+      (issue 39 §7); the sentence, written once, is read from the box under it. Off the projector `top` is a
+      container where the page would have drawn anyway, after the text box, so the page keeps one code path.
     """
     repair = guard_query_params()  # before any widget reads the URL
     note_session()  # a second session starts the model-run worker (`runs.run_worker`)
     if title:
         st.title(t(f"{section}.title"))
+    top = st.container() if figure_first and projector_on() else None
+    if title:
         intro = t(f"{section}.intro")
         if intro != f"{section}.intro":
             prose(intro)  # folded on a projector: the page's first chart belongs on the first screen
@@ -170,7 +186,7 @@ def start_page(
     check = text_box(choice.bundle) if text != "none" else TextCheck(None)
     if text == "required" and check.text is None:
         st.stop()
-    return PageContext(choice, check, prepared)
+    return PageContext(choice, check, prepared, top if top is not None else st.container())
 
 
 def section(number: int, key: str) -> None:

@@ -15,13 +15,16 @@ from ui.i18n import t
 from ui.modern_sections import block_section
 from ui.page import show_run, start_page
 from ui.pretrained import scale_table
+from ui.projector import SCREEN_PX, projector_on
 from ui.prose import prose
-from viz.architecture_figure import architecture_figure
+from viz.architecture_figure import architecture_figure, fitted_layout
 
 NORM = {
     "post": r"x_{l+1}=\mathrm{LayerNorm}\big(x_l+\mathrm{Sublayer}(x_l)\big)",
     "pre": r"x_{l+1}=x_l+\mathrm{Sublayer}\big(\mathrm{LayerNorm}(x_l)\big)",
 }
+DIAGRAM_TOP_PX = 110  # projector mode: where the diagram starts on the first screen (the title alone above it)
+FOLD_GAP_PX = 8  # what the diagram leaves of the first screen under it
 LINKED_PAGES = ("positional", "heads", "masks", "step_by_step", "layernorm", "feed_forward", "output")
 ATTENTION_KIND = {"self_attn": "encoder", "masked_self_attn": "decoder", "cross_attn": "cross"}  # box → heads ?kind=
 
@@ -35,9 +38,17 @@ def _switch(page: str, **params: str) -> None:
 
 def _diagram(page: ArchitecturePage) -> None:
     """The figure; clicking a box opens the page that explains it (attention: the heads page on that kind)."""
-    stacks = page.stacks
-    fig = architecture_figure(stacks, architecture_text(page.config, stacks), page.config.n_layers)
-    event = show_figure(fig, "architecture", on_select="rerun", selection_mode="points")
+    stacks, words = page.stacks, architecture_text(page.config, page.stacks)
+    # on a projector its rows are fitted to the first screen (the title above it, the text box under it)
+    layout = fitted_layout(stacks, words, SCREEN_PX - DIAGRAM_TOP_PX - FOLD_GAP_PX) if projector_on() else None
+    event = show_figure(
+        architecture_figure(stacks, words, page.config.n_layers, layout),
+        "architecture",
+        on_select="rerun",
+        selection_mode="points",
+    )
+    if layout is not None and not layout.shapes:  # one-line boxes too narrow for name and shape
+        st.caption(t("architecture.shapes_hover"))
     points = event.selection.points if event else []
     boxes = {b.id: b for bs in stacks.values() for b in bs}
     box = boxes.get(points[0].get("customdata")) if points else None
@@ -75,11 +86,13 @@ def _parameters(page: ArchitecturePage) -> None:
     st.caption(t("architecture.params_total", n=f"{total:,}"))
 
 
-ctx = start_page("architecture")
+ctx = start_page("architecture", figure_first=True)
 page = get_architecture_page(ctx.model.key, ctx.text)
 config, trace = page.config, page.trace
-# The diagram first (the 1280 × 720 first screen shows it); what it means and the run's output under it.
-_diagram(page)
+# The diagram first (the 1280 × 720 first screen shows it: on a projector right under the title, the text box
+# under it); what it means and the run's output under it.
+with ctx.top:
+    _diagram(page)
 src = t("architecture.shapes_src", n=len(trace.src_tokens)) if trace.src_tokens else ""
 scale_table(ctx.bundle)  # a pretrained model's real sizes beside the shipped toy's
 block_section(ctx.bundle)  # a Llama / Qwen-style model: its real block beside the paper's

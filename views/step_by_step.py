@@ -20,12 +20,16 @@ from ui.i18n import t
 from ui.labels import relabel_when_changed
 from ui.model_words import rows_write_caption
 from ui.page import PageContext, section, show_run, start_page
+from ui.projector import SCREEN_PX, projector_on
 from ui.prose import prose
 from viz.multihead import multihead_figure
 from viz.scaling import N_KEYS, N_QUERIES, d_k_options, scaling_demo, softmax_figure, variance_figure
-from viz.step_figures import qkv_figure, scores_figure, weighted_sum_figure
+from viz.step_by_step import MAX_KEYS
+from viz.step_figures import qkv_figure, qkv_keys_fitting, scores_figure, weighted_sum_figure
 from viz.tokens import as_axis
 
+QKV_TOP_PX = 200  # projector mode: where step 1's figure starts on the first screen (the title and the pickers above)
+FOLD_GAP_PX = 8  # what the figure leaves of the first screen under it
 ATTENTION = r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
 VARIANCE = (
     r"\operatorname{Var}(q\cdot k)=\sum_{i=1}^{d_k}\operatorname{Var}(q_i k_i)=d_k,"
@@ -37,12 +41,10 @@ MULTIHEAD = (
 )
 
 
-def _steps(page: StepPage, ctx: PageContext) -> None:
-    view, kind, words = page.steps, page.run.kind, step_text()
-    show_figure(
-        qkv_figure(view, words),
-        "step_qkv",
-    )
+def _qkv(page: StepPage, height_px: int | None) -> None:
+    """Step 1's figure (at `height_px` on a projector), its caption and what it leaves out."""
+    view = page.steps
+    show_figure(qkv_figure(view, step_text(), height_px), "step_qkv")
     st.markdown(f"**{t('step.step_qkv')}**")  # under its figure, as its caption: the figure starts the first screen
     # what the figure leaves out, under it: the figure itself belongs on the first 1280 × 720 screen
     if view.keys_clipped:
@@ -58,6 +60,10 @@ def _steps(page: StepPage, ctx: PageContext) -> None:
         )
     if view.dims_clipped:
         st.info(t("step.dims_clipped", d_k=view.d_k, shown=view.dims))
+
+
+def _steps(page: StepPage, ctx: PageContext) -> None:
+    view, kind, words = page.steps, page.run.kind, step_text()
     if kind != "encoder":
         st.caption(rows_write_caption(as_axis(page.run.queries)))
     st.latex(ATTENTION)
@@ -135,28 +141,36 @@ def _multihead(page: StepPage) -> None:
     )
 
 
-ctx = start_page("step")
+ctx = start_page("step", figure_first=True)
 config = ctx.bundle.config
 # 1. One query, one head, with the model's numbers: one row of choices (kind, layer, head, query; the same
-# URL keys as the Masks and Attention-heads pages), then step 1's figure: the first 1280 × 720 screen shows it.
-# The formula, what it means and the run's output follow it.
+# URL keys as the Masks and Attention-heads pages), then step 1's figure: the first 1280 × 720 screen shows it
+# (on a projector right under the title, the section's name, the intro and the text box under it, and as many keys
+# as fit). The formula, what it means and the run's output follow it.
 resent = relabel_when_changed((ctx.text, st.session_state.get("kind")), ("query",))
-section(1, "step.section_steps")
-cols = st.columns([3, 1.4, 1.4, 3], vertical_alignment="bottom")
-kind = kind_picker(cols[0], attention_kinds(ctx.bundle), default="decoder", section="masks")
-layer, head = layer_head_picker(cols[1:3], config.n_layers, config.n_heads, section="masks")
-# Two phases: the query picker's options are the run's rows (decoder rows named by the token they write, "我 → 今天")
-run = get_step_run(ctx.model.key, ctx.text, kind, layer)
-queries = run.queries
-query = cols[3].selectbox(
-    t("step.query"),
-    list(range(len(queries))),
-    index=0 if "query" in resent else len(queries) // 2,  # a re-sent value takes no default
-    key="query",
-    bind="query-params",
-    format_func=queries.option_label,
-)
-page = step_page(run, head, int(query))
+on_projector = projector_on()
+with ctx.top:
+    if not on_projector:
+        section(1, "step.section_steps")
+    cols = st.columns([3, 1.4, 1.4, 3], vertical_alignment="bottom")
+    kind = kind_picker(cols[0], attention_kinds(ctx.bundle), default="decoder", section="masks")
+    layer, head = layer_head_picker(cols[1:3], config.n_layers, config.n_heads, section="masks")
+    # Two phases: the query picker's options are the run's rows (decoder rows named by the token they write)
+    run = get_step_run(ctx.model.key, ctx.text, kind, layer)
+    queries = run.queries
+    query = cols[3].selectbox(
+        t("step.query"),
+        list(range(len(queries))),
+        index=0 if "query" in resent else len(queries) // 2,  # a re-sent value takes no default
+        key="query",
+        bind="query-params",
+        format_func=queries.option_label,
+    )
+    height = SCREEN_PX - QKV_TOP_PX - FOLD_GAP_PX if on_projector else None
+    page = step_page(run, head, int(query), max_keys=qkv_keys_fitting(height) if height else MAX_KEYS)
+    _qkv(page, height)
+if on_projector:
+    section(1, "step.section_steps")
 _steps(page, ctx)
 
 # 2. Why √d_k: an experiment of its own (a fragment: only it reruns when its slider moves).

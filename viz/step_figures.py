@@ -20,6 +20,11 @@ from viz.step_by_step import StepView
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, MASK_COLORS, TICK_FONT_SIZE, base_layout
 
 ROW_PX = 40  # height of one row of numbers
+# q, K and V at a given height (projector mode: what is left of the first screen): rows of numbers at the projector's
+# 18 px, and as many keys as fit (`qkv_keys_fitting`); the page says how many of how many it shows.
+FIT_ROW_PX = 34
+FIT_TOP_PX, FIT_GAP_PX, FIT_BOTTOM_PX = 36, 50, 64  # q's title above; K's and V's titles; the dimensions' ticks, title
+MIN_FIT_KEYS = 3
 CELL_FONT = 15
 SMALL_CELL_FONT = 14  # K and V share the width: two panels of up to MAX_DIMS numbers each
 
@@ -30,6 +35,7 @@ class StepText:
 
     q: str = "q (query)"  # panel titles of the Q, K, V figure
     k: str = "K (one row per key)"
+    shown_keys: str = "{shown} of {total} keys"  # after K's title where a fitted figure shows fewer keys than there are
     v: str = "V (one row per key)"
     dim: str = "dimension"  # axis title under a row of model dimensions
     dot: str = "q·k"  # row names of the scores figure
@@ -95,18 +101,34 @@ def _dim_ticks(n: int, title: str) -> dict:
     return _ticks([str(i) for i in range(n)], title)
 
 
-def qkv_figure(view: StepView, text: StepText = StepText()) -> go.Figure:
-    """The query row q, and the rows of K and V for the keys shown (first dimensions only)."""
+def qkv_keys_fitting(height_px: int) -> int:
+    """How many keys `qkv_figure` can show at `height_px` (one row each, q's row above them), at least MIN_FIT_KEYS."""
+    rows = (height_px - FIT_TOP_PX - FIT_GAP_PX - FIT_BOTTOM_PX) // FIT_ROW_PX
+    return max(MIN_FIT_KEYS, int(rows) - 1)
+
+
+def qkv_figure(view: StepView, text: StepText = StepText(), height_px: int | None = None) -> go.Figure:
+    """The query row q, and the rows of K and V for the keys shown (first dimensions only).
+
+    `height_px`: the most the figure may take, for a view of at most `qkv_keys_fitting(height_px)` keys (projector
+    mode; K's title then says how many keys of how many it shows); None: rows of ROW_PX."""
     n = len(view.keys)
-    height = 170 + ROW_PX * (n + 1.5)
+    if height_px is None:
+        height, top, q_row, gap = 170 + ROW_PX * (n + 1.5), 40, 1.5, 70
+    else:
+        natural = FIT_TOP_PX + FIT_GAP_PX + FIT_BOTTOM_PX + FIT_ROW_PX * (n + 1)  # a short input: rows of FIT_ROW_PX
+        height, top, q_row, gap = min(height_px, natural), FIT_TOP_PX, 1.0, FIT_GAP_PX
+    k_title = text.k  # a fitted figure says how many keys it shows, on the first screen (the page's note is under it)
+    if height_px is not None and view.keys_clipped:
+        k_title = f"{text.k} · {text.shown_keys.format(shown=n, total=view.n_keys)}"
     fig = make_subplots(
         rows=2,
         cols=2,
-        row_heights=[1.5, n],
-        vertical_spacing=70 / height,
+        row_heights=[q_row, n],
+        vertical_spacing=gap / height,
         horizontal_spacing=0.03,
         specs=[[{}, None], [{}, {}]],
-        subplot_titles=(text.q, text.k, text.v),
+        subplot_titles=(text.q, k_title, text.v),
     )
     for matrix, row, col in ((view.q, 1, 1), (view.k, 2, 1), (view.v, 2, 2)):
         fig.add_trace(number_heatmap(matrix, font_size=SMALL_CELL_FONT), row=row, col=col)
@@ -116,7 +138,7 @@ def qkv_figure(view: StepView, text: StepText = StepText()) -> go.Figure:
         fig.update_xaxes(_dim_ticks(view.dims, text.dim), side="bottom", row=2, col=col)
     fig.update_yaxes(showticklabels=False, row=2, col=2)  # V's rows are K's rows: the labels on the left serve both
     fig.update_xaxes(showticklabels=False, ticks="", row=1, col=1)  # same dimensions as K below
-    return finish(fig, height, top=40)
+    return finish(fig, height, top=top)
 
 
 def fitting_decimals(values: np.ndarray, cell_px: float | None, font_px: int = CELL_FONT) -> int:

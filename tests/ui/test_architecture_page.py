@@ -9,7 +9,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.ui.conftest import assert_no_exception, open_random_in_app
+from tests.ui.conftest import app_test, assert_no_exception, open_random_in_app
 from transformer.config import TransformerConfig
 from transformer.storage.registry import random_bundle
 
@@ -62,3 +62,39 @@ def test_chinese_ui():
     text = _diagram_text(at)
     assert "多头交叉注意力" in text and "编码器" in text and "(1, 9, 64)" in text
     assert "交叉注意力（所有层）" in list(at.table[0].value.iloc[:, 0])
+
+
+def _main_order(node, out: list[str]) -> list[str]:
+    """The main area's elements in page order (leaves only: a container's children in its place)."""
+    kids = getattr(node, "children", None)
+    if isinstance(kids, dict) and kids:
+        for key in sorted(kids):
+            _main_order(kids[key], out)
+    else:
+        out.append(node.type)
+    return out
+
+
+def test_on_a_projector_the_diagram_comes_under_the_title_fitted_to_the_first_screen():
+    """Projector mode (issue 39 §7): the diagram right under the title, the text box under it, its height what the
+    1280 × 720 screen has left, every box one line; off the projector the page is as before."""
+    from ui.projector import SCREEN_PX
+
+    at = app_test("architecture", timeout=300, params={"projector": "1"})
+    at.run()
+    at.selectbox(key="model").set_value("random").run()
+    at.text_input(key="text").set_value("hi there").run()
+    assert_no_exception(at)
+    order = [e for e in _main_order(at.main, []) if e in ("title", "plotly_chart", "text_input")]
+    assert order == ["title", "plotly_chart", "text_input"]
+    (chart,) = at.get("plotly_chart")
+    spec = json.loads(chart.proto.spec)
+    assert 500 < spec["layout"]["height"] <= SCREEN_PX - 100  # the screen under the title (100 px at 1280 × 720)
+    boxes = [a["text"] for a in spec["layout"]["annotations"] if a.get("text", "").startswith("<b>") and a["y"] >= 0]
+    assert boxes and all("<br>" not in b for b in boxes)
+    at.session_state["projector"] = False
+    at.run()
+    order = [e for e in _main_order(at.main, []) if e in ("title", "plotly_chart", "text_input")]
+    assert order == ["title", "text_input", "plotly_chart"]
+    (chart,) = at.get("plotly_chart")
+    assert json.loads(chart.proto.spec)["layout"]["height"] == 70 + 68 * (11 + 2)  # ROW_PX rows, 11 in the decoder

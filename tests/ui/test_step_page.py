@@ -118,3 +118,30 @@ def test_the_d_k_experiment_opens_on_the_models_own_d_k(model):
     slider = at.select_slider(key="dk")
     assert slider.value == d_k and str(d_k) in slider.options, (slider.value, d_k, slider.options)
     assert f"d_k = {slider.value}" in at.metric[0].label.replace("d_k=", "d_k = "), at.metric[0].label
+
+
+def test_on_a_projector_step_one_comes_under_the_title_with_the_keys_that_fit():
+    """Projector mode (issue 39 §7): the pickers and q, K, V right under the title, the text box under them, as many
+    keys as the first screen holds, and K's title and the note under the figure both say how many of how many."""
+    from tests.ui.test_architecture_page import _main_order
+    from ui.projector import SCREEN_PX
+    from viz.step_figures import FIT_ROW_PX
+
+    at = app_test("step_by_step", timeout=300, params={"projector": "1"})
+    at.run()
+    at.selectbox(key="model").set_value("random").run()
+    at.text_input(key="text").set_value("the quick brown fox jumps").run()
+    at.selectbox(key="kind").set_value("encoder").run()
+    assert not at.exception, [e.value for e in at.exception]
+    order = [e for e in _main_order(at.main, []) if e in ("title", "plotly_chart", "text_input", "header")]
+    assert order[:4] == ["title", "plotly_chart", "text_input", "header"]
+    qkv = figures(at)["step_qkv"]
+    shown, total = len(qkv["layout"]["yaxis3"]["ticktext"]), len("the quick brown fox jumps") + 1  # characters + <eos>
+    assert 3 <= shown < total and shown * FIT_ROW_PX < qkv["layout"]["height"] <= SCREEN_PX - 190  # title, pickers
+    titles = [a["text"] for a in qkv["layout"]["annotations"]]
+    assert f"K (one row per key) · {shown} of {total} keys" in titles
+    assert f"showing {shown} of them" in " ".join(i.value for i in at.info)
+    at.session_state["lang"] = "zh"
+    at.run()
+    titles = [a["text"] for a in figures(at)["step_qkv"]["layout"]["annotations"]]
+    assert any(f"共 {total} 个键，显示 {shown} 个" in title for title in titles), titles

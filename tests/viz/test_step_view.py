@@ -189,3 +189,34 @@ def test_cell_numbers_take_the_decimals_their_cells_hold():
     for cell, font in ((70, 18), (50, 18), (34, 18)):
         d = fitting_decimals(scores, cell, font)
         assert len(f"{scores.min():.{d}f}") * 0.58 * font <= cell or d == 0
+
+
+@pytest.mark.parametrize("height", [300, 512, 700])
+def test_a_fitted_qkv_figure_shows_the_keys_that_fit_and_says_how_many_of_how_many(bundle, height):
+    """Projector mode (issue 39 §7): q, K and V end on the first screen at `height` px, rows at the projector's
+    type size, and K's title says how many keys of how many it shows, from the view's own counts."""
+    from viz.step_figures import FIT_ROW_PX, MIN_FIT_KEYS, StepText, qkv_keys_fitting
+
+    trace = _trace(bundle, "the quick brown fox jumps over the lazy dog", "encoder", 0)
+    fitting = qkv_keys_fitting(height)
+    assert fitting >= MIN_FIT_KEYS and qkv_keys_fitting(height + FIT_ROW_PX) == fitting + 1  # one more row, one more key
+    view = build_step_view(trace.arrays, "encoder", 0, 0, 5, trace.src_tokens, trace.src_tokens, max_keys=fitting)
+    assert view.keys_clipped and len(view.keys) == fitting
+    text = StepText(shown_keys="{shown} | {total}")
+    fig = qkv_figure(view, text, height)
+    assert fig.layout.height <= height
+    titles = [a.text for a in fig.layout.annotations]
+    assert f"{text.k} · {len(view.keys)} | {view.n_keys}" in titles
+    assert [a.text for a in qkv_figure(view, text).layout.annotations][1] == text.k  # off a projector: as before
+
+
+def test_a_fitted_qkv_figure_of_a_short_input_keeps_its_rows_short(bundle):
+    """Few keys do not stretch to the whole height: rows of FIT_ROW_PX, and no count in K's title (none hidden)."""
+    from viz.step_figures import FIT_BOTTOM_PX, FIT_GAP_PX, FIT_ROW_PX, FIT_TOP_PX, qkv_keys_fitting
+
+    trace = _trace(bundle, "hi", "encoder", 0)
+    view = build_step_view(trace.arrays, "encoder", 0, 0, 1, trace.src_tokens, trace.src_tokens, max_keys=qkv_keys_fitting(512))
+    assert not view.keys_clipped
+    fig = qkv_figure(view, height_px=512)
+    assert fig.layout.height == FIT_TOP_PX + FIT_GAP_PX + FIT_BOTTOM_PX + FIT_ROW_PX * (len(view.keys) + 1) < 512
+    assert fig.layout.annotations[1].text == "K (one row per key)"
