@@ -132,7 +132,8 @@ def path_lengths(n: int) -> np.ndarray:
 
 def embedding_scale(bundle: ModelBundle, trace: TraceData) -> EmbeddingScale:
     stack, _ = stack_reading_text(bundle)
-    return EmbeddingScale.from_arrays(trace.arrays, stack, trace.src_tokens if stack == "encoder" else trace.tgt_tokens)
+    tokens, raw = (trace.src_tokens, trace.src_hex) if stack == "encoder" else (trace.tgt_tokens, trace.tgt_hex)
+    return EmbeddingScale.from_arrays(trace.arrays, stack, tokens, raw)
 
 
 ROTARY_SKIPS = "the model adds no position vector (rotary positions turn q and k inside attention instead)"

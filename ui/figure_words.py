@@ -120,6 +120,7 @@ def layernorm_text() -> LayerNormText:
         feature=t("layernorm.feature"),
         stream_norm=t("layernorm.stream_norm"),
         sqrt_d=t("layernorm.sqrt_d"),
+        bytes=t("bytes.hover"),
     )
 
 
@@ -147,6 +148,7 @@ def contrast_text() -> ContrastText:
         sentence_bn=t("layernorm.s1_bn"),
         sentence_ln=t("layernorm.s1_ln"),
         token=t("layernorm.token"),
+        bytes=t("bytes.hover"),
     )
 
 
@@ -180,6 +182,7 @@ def positional_text() -> PositionalText:
         norm_pe=t("positional.norm_pe"),
         norm_total=t("positional.norm_total"),
         pe_reference=t("positional.pe_reference"),
+        bytes=t("bytes.hover"),
     )
 
 
@@ -207,6 +210,7 @@ def feed_forward_text() -> FeedForwardText:
         layernorm=t("feed_forward.part_layernorm"),
         generator=t("feed_forward.part_generator"),
         parameters=t("feed_forward.param_title"),
+        bytes=t("bytes.hover"),
     )
 
 
@@ -227,6 +231,7 @@ def mask_text() -> MaskText:
         scores_title=t("masks.scores_title"),
         masked_title=t("masks.masked_title"),
         pattern_title=t("masks.pattern_title"),
+        bytes=t("bytes.hover"),
     )
 
 

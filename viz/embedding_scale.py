@@ -19,7 +19,7 @@ from hook_names import embed_module, hook_name, pos_module
 from viz.figure_parts import MARGIN, TOP_LEGEND, TOP_LEGEND_MARGIN, reference_line
 from viz.positional import PositionalText
 from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
-from viz.tokens import axis, hover_labels
+from viz.tokens import TokenAxis, axis, hover_labels
 
 
 @dataclass(frozen=True)
@@ -33,13 +33,17 @@ class EmbeddingScale:
     scaled: np.ndarray  # (T, d_model): lut(x) · sqrt(d_model)   (hook_tokens)
     pe: np.ndarray  # (T, d_model): the position vectors added   (hook_pe)
     total: np.ndarray  # (T, d_model): scaled + pe                  (hook_out)
+    raw: tuple[str, ...] = ()  # each token's raw bytes as hex ("e4 bd"; "" where the label is the text), for a hover
 
     @classmethod
-    def from_arrays(cls, arrays: Mapping[str, np.ndarray], stack: str, tokens: Sequence[str]) -> EmbeddingScale:
-        """Read the embedding's `hook_tokens` and the positional encoding's `hook_pe`, `hook_out` (batch item 0)."""
+    def from_arrays(
+        cls, arrays: Mapping[str, np.ndarray], stack: str, tokens: Sequence[str], raw: Sequence[str] = ()
+    ) -> EmbeddingScale:
+        """Read the embedding's `hook_tokens` and the positional encoding's `hook_pe`, `hook_out` (batch item 0);
+        `raw`: the tokens' raw bytes, carried for the hover."""
         scaled = arrays[hook_name(embed_module(stack), "tokens")][0]
         pe = np.broadcast_to(arrays[hook_name(pos_module(stack), "pe")][0], scaled.shape)
-        return cls(tuple(tokens), scaled, pe, arrays[hook_name(pos_module(stack), "out")][0])
+        return cls(tuple(tokens), scaled, pe, arrays[hook_name(pos_module(stack), "out")][0], tuple(raw))
 
     @property
     def d_model(self) -> int:
@@ -62,7 +66,7 @@ def norms_figure(scale: EmbeddingScale, text: PositionalText = PositionalText())
     x_title, y_title = text.token, text.norm
     reference_label = text.pe_reference.format(value=f"{(scale.d_model / 2) ** 0.5:.2f}")
     norms = scale.norms()
-    hover = hover_labels(scale.tokens)
+    hover = hover_labels(TokenAxis(scale.tokens, hex=scale.raw), text.bytes)  # a byte-level piece's raw bytes under it
     fig = go.Figure()
     for n, key in enumerate(("raw", "scaled", "pe", "total")):
         fig.add_trace(
