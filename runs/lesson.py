@@ -114,6 +114,7 @@ def why_attention_numbers(bundle: ModelBundle, trace: TraceData) -> WhyAttention
         n=len(tokens),
         tokens=tokens,
         lengths=path_lengths(len(tokens)),
+        raw=tuple(trace.src_hex if trace.src_tokens else trace.tgt_hex),
     )
 
 
@@ -335,6 +336,7 @@ def layernorm_numbers(bundle: ModelBundle, trace: TraceData) -> LayerNormNumbers
         in_rms_max=float(in_rms.max()),
         out_rms_min=float(out_rms.min()),
         out_rms_max=float(out_rms.max()),
+        raw=tuple(trace.src_hex if stack_reading_text(bundle)[0] == "encoder" else trace.tgt_hex),
     )
 
 
@@ -408,7 +410,11 @@ def clipped_mask(mask: np.ndarray, axes: tuple[TokenAxis, TokenAxis], limit: int
     axes, and how many positions there are (a 75-token induction run drew unreadable labels in 790 px)."""
     k = min(limit, len(mask))
     query, key = axes
-    clip = lambda axis: TokenAxis(axis.tokens[:k], None if axis.reads is None else axis.reads[:k])  # noqa: E731
+
+    def clip(axis: TokenAxis) -> TokenAxis:  # the first k positions, with their raw bytes for the hover
+        reads = None if axis.reads is None else axis.reads[:k]
+        return TokenAxis(axis.tokens[:k], reads, (axis.hex or ())[:k], (axis.reads_hex or ())[:k])
+
     return {"mask": mask[:k, :k], "axes": (clip(query), clip(key)), "positions": len(mask)}
 
 

@@ -120,3 +120,29 @@ def test_a_shipped_models_hovers_have_no_bytes_line(lang):
             seen += len(hovers)
             assert not any(LINE["en"] in s or LINE["zh"] in s for s in hovers), (page, name)
     assert seen  # the hovers were there to look at
+
+
+@pytest.mark.parametrize(("family", "lang"), [("gpt2", "en"), ("qwen2", "zh")])
+def test_the_lessons_figures_hover_the_bytes(models_dir, family, lang):
+    """Walked step by step, with each answer revealed: the steps whose figures hover the user's pieces give their bytes
+    (why attention's distances, the embeddings' lengths and LayerNorm's statistics where the model has them, the
+    causal mask)."""
+    from runs import lesson
+    from tests.ui.test_lesson_page import reveal
+
+    raws = _split_hex(models_dir / f"tiny-{family}")
+    at = _run("lesson", f"tiny-{family}", lang)
+    hovering = set()
+    for n, step in enumerate(lesson.STEPS, start=1):
+        reveal(at)
+        for fig in _charts(at).values():
+            try:
+                _expect(fig, step, lang, raws)
+                hovering.add(step)
+            except AssertionError:
+                pass
+        if n < len(lesson.STEPS):
+            at.button(key="lesson_next").click().run()
+            assert_no_exception(at)
+    expected = {"why_attention", "masks"} | ({"embeddings", "layernorm"} if family == "gpt2" else set())
+    assert expected <= hovering, hovering
