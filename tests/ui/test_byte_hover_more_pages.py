@@ -69,8 +69,8 @@ def _run(page: str, model: str, lang: str, **state):
 def test_the_masks_page_hovers_the_bytes(models_dir, family, lang):
     raws = _split_hex(models_dir / f"tiny-{family}")
     assert bytes.fromhex("".join(raws).replace(" ", "")) == "你".encode()[:2]  # one byte a piece: the split is real
-    charts = _charts(_run("masks", f"tiny-{family}", lang, more=MORE))
-    for name in ("mask_padding", "mask_causal", "mask_decoder", "score_steps_decoder"):
+    charts = _charts(_run("masks", f"tiny-{family}", lang, more=MORE, no_causal=True))  # the causal mask switched off
+    for name in ("mask_padding", "mask_causal", "mask_decoder", "score_steps_decoder", "forced_with_", "forced_without_"):
         _expect(_charts_named(charts, name), name, lang, raws)
     tiles = _charts_named(charts, "batch_target")["data"][0]  # the padded batch: a tile's token, its bytes beside
     cells = {(i, j) for i, row in enumerate(tiles["text"]) for j, tok in enumerate(row) if tok == "你 ¹⁄₃"}

@@ -273,8 +273,9 @@ def _causal_patterns(experiment: CausalExperiment, layer: int, head: int) -> Non
     """One decoder self-attention head of the teacher-forced pass, with and without the mask."""
     index = experiment.layers.index(layer) if layer in experiment.layers else 0
     shown = experiment.layers[index]
-    reads = [p.reads for p in experiment.positions]
-    rows = TokenAxis(tuple(p.expected for p in experiment.positions), tuple(reads))  # rows: reads → should write
+    reads, reads_hex = [p.reads for p in experiment.positions], tuple(p.reads_hex for p in experiment.positions)
+    expected, expected_hex = tuple(p.expected for p in experiment.positions), tuple(p.expected_hex for p in experiment.positions)
+    rows = TokenAxis(expected, tuple(reads), expected_hex, reads_hex)  # rows: reads → should write, with raw bytes
     for col, patterns, key in zip(
         st.columns(2),
         (experiment.patterns_with_mask, experiment.patterns_without_mask),
@@ -286,7 +287,7 @@ def _causal_patterns(experiment: CausalExperiment, layer: int, head: int) -> Non
                 pattern_figure(
                     patterns[index][head],
                     row_tokens=rows,
-                    col_tokens=reads,
+                    col_tokens=TokenAxis(tuple(reads), hex=reads_hex),
                     text=replace(mask_text(), title=t(key, layer=ordinal(shown), head=ordinal(head))),
                     width_hint=HALF_WIDTH,
                 ),
