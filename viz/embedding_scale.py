@@ -87,21 +87,25 @@ def norms_figure(scale: EmbeddingScale, text: PositionalText = PositionalText())
 
 
 def before_after_figure(scale: EmbeddingScale, n_dims: int, text: PositionalText = PositionalText()) -> go.Figure:
-    """Three heatmaps (token × first `n_dims` dimensions): scaled embedding + PE = what layer 1 reads."""
+    """Three heatmaps (token × first `n_dims` dimensions): scaled embedding + PE = what layer 1 reads. Rows are
+    categories named "3: 你 ¹⁄₃" (unique), so the hover names the token, with a byte-level piece's raw bytes under it."""
     titles, x_title, y_title, value = (text.scaled, text.pe, text.sum), text.dimension, text.token, text.value
     n = min(n_dims, scale.d_model)
     panels = [scale.scaled[:, :n], scale.pe[:, :n], scale.total[:, :n]]  # each (T, n)
     peak = float(max(np.abs(p).max() for p in panels)) or 1.0
     fig = make_subplots(rows=1, cols=3, subplot_titles=tuple(titles), horizontal_spacing=0.06, shared_yaxes=True)
     hover = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value} %{{z:.2f}}<extra></extra>"
+    names = hover_labels(TokenAxis(scale.tokens, hex=scale.raw), text.bytes)  # (T,) unique row categories
     for col, panel in enumerate(panels, start=1):
         fig.add_trace(
-            go.Heatmap(z=np.ascontiguousarray(panel, dtype=np.float32), coloraxis="coloraxis", hovertemplate=hover),
+            go.Heatmap(z=np.ascontiguousarray(panel, dtype=np.float32), y=names, coloraxis="coloraxis", hovertemplate=hover),
             row=1,
             col=col,
         )
         fig.update_xaxes(title_text=x_title, row=1, col=col)
-    fig.update_yaxes(**axis(scale.tokens, y_title), autorange="reversed", row=1, col=1)
+    rows = axis(scale.tokens, y_title)
+    rows.update(type="category", tickvals=[names[i] for i in rows["tickvals"]])
+    fig.update_yaxes(**rows, autorange="reversed", row=1, col=1)
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(
         **base_layout(

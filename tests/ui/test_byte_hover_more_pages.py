@@ -98,7 +98,8 @@ def test_the_layernorm_positional_and_feed_forward_pages_hover_the_bytes(models_
     _expect(_charts_named(charts, "ffn_relu"), "ffn_relu", lang, raws)
     charts = _charts(_run("positional", f"tiny-{family}", lang))
     if family == "gpt2":  # learned positions: the token section shows the embedding lengths (a rotary Qwen2 adds none)
-        _expect(_charts_named(charts, "pe_norms"), "pe_norms", lang, raws)
+        for name in ("pe_tokens", "pe_norms"):
+            _expect(_charts_named(charts, name), name, lang, raws)
     else:
         assert not any("pe_norms" in key for key in charts)
 
