@@ -474,14 +474,30 @@ def is_word(token: str) -> bool:
     return any(ch.isalnum() for ch in token)
 
 
-def output_probabilities(trace: TraceData) -> list[tuple[str, float]]:
-    """The architecture step's tokens: each token the model wrote (its <eos> included) with the probability its
-    softmax gave it, read from the run's own logits (a decoder-only model's prompt rows are not its output)."""
+def written_rows(trace: TraceData) -> range:
+    """The decoder rows that write the model's output (its <eos> included); empty when it wrote nothing."""
     writes = trace.next_tokens or trace.tgt_tokens
     # the row that writes the first output token: after <bos> and the prompt (a decoder-only model's input)
     start = 0 if trace.teacher_forced else max(len(writes) - len(trace.output_tokens) - 1, 0)
     stop = min(start + len(trace.output_tokens), len(writes))
     stop += stop < len(writes) and writes[stop] == EOS  # the <eos> it wrote; not a token past the length limit
+    return range(start, max(start, stop))
+
+
+def output_hex(trace: TraceData) -> tuple[str, ...]:
+    """The raw bytes (hex) of `output_probabilities`' tokens, for a hover beside a byte-level piece's label; () for a
+    run without them."""
+    raw = trace.next_hex if trace.next_tokens else trace.tgt_hex
+    rows = written_rows(trace)
+    return tuple(raw[rows.start : rows.stop]) if len(raw) >= rows.stop else ()
+
+
+def output_probabilities(trace: TraceData) -> list[tuple[str, float]]:
+    """The architecture step's tokens: each token the model wrote (its <eos> included) with the probability its
+    softmax gave it, read from the run's own logits (a decoder-only model's prompt rows are not its output)."""
+    writes = trace.next_tokens or trace.tgt_tokens
+    rows = written_rows(trace)
+    start, stop = rows.start, rows.stop
     if stop <= start:
         return []
     logits = np.asarray(trace.arrays[GENERATOR_LOGITS][0][start:stop], dtype=np.float64)  # (n_out, V)
@@ -510,6 +526,7 @@ def architecture_numbers(bundle: ModelBundle, trace: TraceData) -> ArchitectureN
         mean=float(np.mean([q for _, q in probs])) if probs else 0.0,
         label_smoothing=label_smoothing(bundle),
         probabilities=tuple(probs),
+        raw=() if bundle.config.is_encoder_only else output_hex(trace),  # an encoder-only model's pieces are words
     )
 
 

@@ -279,6 +279,7 @@ class ArchitectureNumbers:
     mean: float
     label_smoothing: float | None  # the card's ε (None: not known)
     probabilities: tuple[tuple[str, float], ...]  # (token, probability), in writing order
+    raw: tuple[str, ...] = ()  # each of those tokens' raw bytes as hex ("e4 bd"; "" where the label is the text)
 
     @property
     def versus_cap(self) -> str | None:

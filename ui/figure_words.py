@@ -273,6 +273,7 @@ def lesson_text() -> LessonText:
         predicted=t("lesson.fig_predicted"),
         smoothing=t("lesson.fig_smoothing"),
         heads=t("lesson.fig_heads"),
+        bytes=t("bytes.hover"),
     )
 
 

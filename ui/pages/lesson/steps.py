@@ -640,7 +640,8 @@ def architecture_words(ls: Lesson) -> StepContent:
     numbers = ls.numbers("architecture")
     probs, eps = numbers.probabilities, numbers.label_smoothing
     cap = 1 - eps if kind.trained and eps else None
-    fig = probability_figure([w for w, _ in probs], [p for _, p in probs], lesson_text(), cap=cap, written=kind.trained)
+    words = TokenAxis(tuple(w for w, _ in probs), hex=numbers.raw)  # a byte-level piece's raw bytes in the hover
+    fig = probability_figure(words, [p for _, p in probs], lesson_text(), cap=cap, written=kind.trained)
     reply = t("lesson.architecture_answer", word=lit(numbers.word), p=probability(numbers.p), mean=probability(numbers.mean))
     if not kind.trained:
         vocab = config.tgt_vocab_size
