@@ -257,7 +257,12 @@ def detector_text(scores: Iterable[str]) -> DetectorText:
 def grid_text() -> GridText:
     """The layer × head grid (the Attention-heads page and the lesson's heads step); where rows look is not
     translated ("{query}: {key}")."""
-    return GridText(tile_label=t("heads.tile_label"), hover=t("heads.tile_hover"), importance_hover=t("heads.importance_hover"))
+    return GridText(
+        tile_label=t("heads.tile_label"),
+        hover=t("heads.tile_hover"),
+        importance_hover=t("heads.importance_hover"),
+        bytes=t("bytes.hover"),
+    )
 
 
 def lesson_text() -> LessonText:

@@ -17,7 +17,9 @@ TEXT = "你好 猫"
 def _their_hex(bundle, our_id: int) -> str:
     tokenizer = bundle.target_tokenizer
     their = tokenizer.map.theirs(our_id)
-    raw = None if their is None else piece_bytes(tokenizer.hf.convert_ids_to_tokens(their))
+    if their is None or their in tokenizer.hf.all_special_ids:  # a special (<|endoftext|>) is no text: no bytes
+        return ""
+    raw = piece_bytes(tokenizer.hf.convert_ids_to_tokens(their))
     return " ".join(f"{b:02x}" for b in raw or b"")
 
 
