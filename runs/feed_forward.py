@@ -108,6 +108,10 @@ class FeedForwardRun:
     def tokens(self, stack: str) -> tuple[str, ...]:
         return self.trace.src_tokens if stack == "encoder" else self.trace.tgt_tokens
 
+    def raw_bytes(self, stack: str) -> tuple[str, ...]:
+        """The raw bytes (hex) of `tokens(stack)`, for a hover beside a byte-level piece's label; () for none."""
+        return self.trace.src_hex if stack == "encoder" else self.trace.tgt_hex
+
     def ffn_input(self, stack: str, layer: int, token: int) -> np.ndarray:
         """(d_model,) what the FFN of `stack` layer `layer` reads at position `token`."""
         return self.inputs[stack][layer, token]

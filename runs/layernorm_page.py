@@ -14,7 +14,7 @@ take them as arguments; `capture`/`reads_text`/`pair_refs` say what to run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +37,7 @@ class NetworkView:
     affine: tuple[tuple[np.ndarray, np.ndarray], ...]  # per site of `stats.sites`: (gain (d,), bias (d,))
     d_model: int
     norm_position: str  # "post" or "pre"
+    raw: tuple[str, ...] = ()  # each token's raw bytes as hex ("e4 bd"; "" where the label is the text), for a hover
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,11 @@ def reads_text(bundle: ModelBundle, stack: str) -> bool:
     return stack == text_stack(bundle)
 
 
-def network(bundle: ModelBundle, stack: str, arrays: Mapping[str, np.ndarray], tokens: tuple[str, ...]) -> NetworkView:
-    """The network section's numbers from `arrays` (the `capture(bundle, stack)` activations of one run)."""
+def network(
+    bundle: ModelBundle, stack: str, arrays: Mapping[str, np.ndarray], tokens: tuple[str, ...], raw: Sequence[str] = ()
+) -> NetworkView:
+    """The network section's numbers from `arrays` (the `capture(bundle, stack)` activations of one run); `raw`: the
+    tokens' raw bytes (hex), carried for the hovers."""
     stats = StackStats.compute(arrays, list(bundle.model.hook_names), stack)
     return NetworkView(
         stats=stats,
@@ -85,6 +89,7 @@ def network(bundle: ModelBundle, stack: str, arrays: Mapping[str, np.ndarray], t
         affine=tuple(layernorm_affine(bundle, site.prefix) for site in stats.sites),
         d_model=bundle.config.d_model,
         norm_position=bundle.config.norm_position,
+        raw=tuple(raw),
     )
 
 

@@ -114,6 +114,7 @@ def why_attention_numbers(bundle: ModelBundle, trace: TraceData) -> WhyAttention
         n=len(tokens),
         tokens=tokens,
         lengths=path_lengths(len(tokens)),
+        raw=tuple(trace.src_hex if trace.src_tokens else trace.tgt_hex),
     )
 
 
@@ -132,7 +133,8 @@ def path_lengths(n: int) -> np.ndarray:
 
 def embedding_scale(bundle: ModelBundle, trace: TraceData) -> EmbeddingScale:
     stack, _ = stack_reading_text(bundle)
-    return EmbeddingScale.from_arrays(trace.arrays, stack, trace.src_tokens if stack == "encoder" else trace.tgt_tokens)
+    tokens, raw = (trace.src_tokens, trace.src_hex) if stack == "encoder" else (trace.tgt_tokens, trace.tgt_hex)
+    return EmbeddingScale.from_arrays(trace.arrays, stack, tokens, raw)
 
 
 ROTARY_SKIPS = "the model adds no position vector (rotary positions turn q and k inside attention instead)"
@@ -334,6 +336,7 @@ def layernorm_numbers(bundle: ModelBundle, trace: TraceData) -> LayerNormNumbers
         in_rms_max=float(in_rms.max()),
         out_rms_min=float(out_rms.min()),
         out_rms_max=float(out_rms.max()),
+        raw=tuple(trace.src_hex if stack_reading_text(bundle)[0] == "encoder" else trace.tgt_hex),
     )
 
 
@@ -407,7 +410,11 @@ def clipped_mask(mask: np.ndarray, axes: tuple[TokenAxis, TokenAxis], limit: int
     axes, and how many positions there are (a 75-token induction run drew unreadable labels in 790 px)."""
     k = min(limit, len(mask))
     query, key = axes
-    clip = lambda axis: TokenAxis(axis.tokens[:k], None if axis.reads is None else axis.reads[:k])  # noqa: E731
+
+    def clip(axis: TokenAxis) -> TokenAxis:  # the first k positions, with their raw bytes for the hover
+        reads = None if axis.reads is None else axis.reads[:k]
+        return TokenAxis(axis.tokens[:k], reads, (axis.hex or ())[:k], (axis.reads_hex or ())[:k])
+
     return {"mask": mask[:k, :k], "axes": (clip(query), clip(key)), "positions": len(mask)}
 
 
@@ -467,14 +474,30 @@ def is_word(token: str) -> bool:
     return any(ch.isalnum() for ch in token)
 
 
-def output_probabilities(trace: TraceData) -> list[tuple[str, float]]:
-    """The architecture step's tokens: each token the model wrote (its <eos> included) with the probability its
-    softmax gave it, read from the run's own logits (a decoder-only model's prompt rows are not its output)."""
+def written_rows(trace: TraceData) -> range:
+    """The decoder rows that write the model's output (its <eos> included); empty when it wrote nothing."""
     writes = trace.next_tokens or trace.tgt_tokens
     # the row that writes the first output token: after <bos> and the prompt (a decoder-only model's input)
     start = 0 if trace.teacher_forced else max(len(writes) - len(trace.output_tokens) - 1, 0)
     stop = min(start + len(trace.output_tokens), len(writes))
     stop += stop < len(writes) and writes[stop] == EOS  # the <eos> it wrote; not a token past the length limit
+    return range(start, max(start, stop))
+
+
+def output_hex(trace: TraceData) -> tuple[str, ...]:
+    """The raw bytes (hex) of `output_probabilities`' tokens, for a hover beside a byte-level piece's label; () for a
+    run without them."""
+    raw = trace.next_hex if trace.next_tokens else trace.tgt_hex
+    rows = written_rows(trace)
+    return tuple(raw[rows.start : rows.stop]) if len(raw) >= rows.stop else ()
+
+
+def output_probabilities(trace: TraceData) -> list[tuple[str, float]]:
+    """The architecture step's tokens: each token the model wrote (its <eos> included) with the probability its
+    softmax gave it, read from the run's own logits (a decoder-only model's prompt rows are not its output)."""
+    writes = trace.next_tokens or trace.tgt_tokens
+    rows = written_rows(trace)
+    start, stop = rows.start, rows.stop
     if stop <= start:
         return []
     logits = np.asarray(trace.arrays[GENERATOR_LOGITS][0][start:stop], dtype=np.float64)  # (n_out, V)
@@ -503,6 +526,7 @@ def architecture_numbers(bundle: ModelBundle, trace: TraceData) -> ArchitectureN
         mean=float(np.mean([q for _, q in probs])) if probs else 0.0,
         label_smoothing=label_smoothing(bundle),
         probabilities=tuple(probs),
+        raw=() if bundle.config.is_encoder_only else output_hex(trace),  # an encoder-only model's pieces are words
     )
 
 

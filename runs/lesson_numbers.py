@@ -64,6 +64,7 @@ class WhyAttentionNumbers:
     n: int  # tokens in the sentence
     tokens: tuple[str, ...]  # T: the figure's axes
     lengths: np.ndarray  # (T, T) steps a recurrent model needs to carry token j to token i: |i − j|
+    raw: tuple[str, ...] = ()  # each token's raw bytes as hex ("e4 bd"; "" where the label is the text), for a hover
 
 
 @dataclass(frozen=True)
@@ -212,6 +213,7 @@ class LayerNormNumbers:
     in_rms_max: float = 0.0
     out_rms_min: float = 0.0
     out_rms_max: float = 0.0
+    raw: tuple[str, ...] = ()  # each of `tokens`' raw bytes as hex ("e4 bd"; "" where the label is the text), for a hover
 
 
 @dataclass(frozen=True)
@@ -277,6 +279,7 @@ class ArchitectureNumbers:
     mean: float
     label_smoothing: float | None  # the card's ε (None: not known)
     probabilities: tuple[tuple[str, float], ...]  # (token, probability), in writing order
+    raw: tuple[str, ...] = ()  # each of those tokens' raw bytes as hex ("e4 bd"; "" where the label is the text)
 
     @property
     def versus_cap(self) -> str | None:

@@ -101,5 +101,7 @@ def tokens(bundle: ModelBundle, batch: Mapping[str, PaddedBatch]) -> TokensView:
     """From `batch`, the padded batch of the text recording `token_names(bundle)`."""
     stack = stack_reading_text(bundle)[0]
     names = embedding_names(stack)
-    scale = EmbeddingScale.from_arrays({name: b.values for name, b in batch.items()}, stack, batch[names[0]].tokens[0])
+    scale = EmbeddingScale.from_arrays(
+        {name: b.values for name, b in batch.items()}, stack, batch[names[0]].tokens[0], *batch[names[0]].raw[:1]
+    )
     return TokensView(stack=stack, scale=scale, has_positions=bundle.config.positional != "none")

@@ -125,6 +125,10 @@ def mask_batch(bundle: ModelBundle, traces: Sequence[TraceData]) -> MaskBatch:
         src_tokens=padded_tokens([tr.src_tokens for tr in traces], PAD) if src is not None else (),
         tgt_tokens=padded_tokens([tr.tgt_tokens for tr in traces], PAD),
         tgt_next=padded_tokens([tr.next_tokens for tr in traces], PAD),
+        # raw bytes beside the padded labels, for the hovers (a <pad> is a special, with none)
+        src_hex=padded_tokens([tr.src_hex for tr in traces], "") if src is not None else (),
+        tgt_hex=padded_tokens([tr.tgt_hex for tr in traces], ""),
+        next_hex=padded_tokens([tr.next_hex for tr in traces], ""),
         **arrays,
     )
 

@@ -88,9 +88,10 @@ def padded_batch(bundle: ModelBundle, texts: Sequence[str], names: Sequence[str]
         else:
             model.decode(ids)
     tokens = tuple(tuple(reader.symbols(r)) for r in rows)
+    raw = tuple(tuple(reader.raw_bytes(r)) for r in rows)  # beside the labels, for a byte-level piece's hover
     lengths = np.array([len(r) for r in rows])
     lengths.setflags(write=False)
-    return {name: PaddedBatch(_read_only(as_numpy(cache[name])), lengths, tokens) for name in names}
+    return {name: PaddedBatch(_read_only(as_numpy(cache[name])), lengths, tokens, raw) for name in names}
 
 
 def stack_reading_text(bundle: ModelBundle) -> tuple[str, str]:

@@ -271,10 +271,11 @@ def get_layernorm_network(model_key: str, text: str, stack: str) -> layernorm_pa
     if layernorm_page.reads_text(bundle, stack):
         batch = get_padded_batch(model_key, (text,), names)
         arrays, tokens = {name: b.values for name, b in batch.items()}, batch[names[0]].tokens[0]
+        raw = batch[names[0]].raw[0] if batch[names[0]].raw else ()
     else:
         trace = get_trace(model_key, text, names)
-        arrays, tokens = trace.arrays, trace.tgt_tokens
-    return layernorm_page.network(bundle, stack, arrays, tokens)
+        arrays, tokens, raw = trace.arrays, trace.tgt_tokens, trace.tgt_hex
+    return layernorm_page.network(bundle, stack, arrays, tokens, raw)
 
 
 def get_layernorm_pair(model_key: str, text: str, n_layers: int, seed: int) -> layernorm_page.NormPair:

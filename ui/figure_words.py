@@ -121,6 +121,7 @@ def layernorm_text() -> LayerNormText:
         feature=t("layernorm.feature"),
         stream_norm=t("layernorm.stream_norm"),
         sqrt_d=t("layernorm.sqrt_d"),
+        bytes=t("bytes.hover"),
     )
 
 
@@ -148,6 +149,7 @@ def contrast_text() -> ContrastText:
         sentence_bn=t("layernorm.s1_bn"),
         sentence_ln=t("layernorm.s1_ln"),
         token=t("layernorm.token"),
+        bytes=t("bytes.hover"),
     )
 
 
@@ -181,6 +183,7 @@ def positional_text() -> PositionalText:
         norm_pe=t("positional.norm_pe"),
         norm_total=t("positional.norm_total"),
         pe_reference=t("positional.pe_reference"),
+        bytes=t("bytes.hover"),
     )
 
 
@@ -208,6 +211,7 @@ def feed_forward_text() -> FeedForwardText:
         layernorm=t("feed_forward.part_layernorm"),
         generator=t("feed_forward.part_generator"),
         parameters=t("feed_forward.param_title"),
+        bytes=t("bytes.hover"),
     )
 
 
@@ -228,6 +232,7 @@ def mask_text() -> MaskText:
         scores_title=t("masks.scores_title"),
         masked_title=t("masks.masked_title"),
         pattern_title=t("masks.pattern_title"),
+        bytes=t("bytes.hover"),
     )
 
 
@@ -253,7 +258,12 @@ def detector_text(scores: Iterable[str]) -> DetectorText:
 def grid_text() -> GridText:
     """The layer × head grid (the Attention-heads page and the lesson's heads step); where rows look is not
     translated ("{query}: {key}")."""
-    return GridText(tile_label=t("heads.tile_label"), hover=t("heads.tile_hover"), importance_hover=t("heads.importance_hover"))
+    return GridText(
+        tile_label=t("heads.tile_label"),
+        hover=t("heads.tile_hover"),
+        importance_hover=t("heads.importance_hover"),
+        bytes=t("bytes.hover"),
+    )
 
 
 def lesson_text() -> LessonText:
@@ -269,6 +279,7 @@ def lesson_text() -> LessonText:
         predicted=t("lesson.fig_predicted"),
         smoothing=t("lesson.fig_smoothing"),
         heads=t("lesson.fig_heads"),
+        bytes=t("bytes.hover"),
     )
 
 

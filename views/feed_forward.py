@@ -111,7 +111,7 @@ def _expansion(run: FeedForwardRun, stack: str, layer: int, token: int) -> None:
 def _firing(run: FeedForwardRun, stack: str, layer: int) -> None:
     view = run.views[stack][layer]
     prose(t("feed_forward.firing_text"))
-    show_figure(firing_figure(view, feed_forward_text()), f"ffn-relu-{stack}-L{layer}", key="ffn_relu")
+    show_figure(firing_figure(view, feed_forward_text(), run.raw_bytes(stack)), f"ffn-relu-{stack}-L{layer}", key="ffn_relu")
     st.caption(
         t(
             "feed_forward.firing_caption",

@@ -34,6 +34,7 @@ from viz.layernorm_figures import (
     stats_overview_figure,
 )
 from viz.norm_diagram import sublayer_diagram
+from viz.tokens import TokenAxis
 
 OVERVIEW_TOP_PX = 330  # projector mode: where the statistics start on the first screen (title, text box, heading)
 FEATURES_SHOWN = 24  # features in the batch-mean chart: enough to see the shifts, few enough to read
@@ -83,7 +84,7 @@ def network_section(ctx: PageContext) -> None:
     (head[0] if head else st).subheader(t("layernorm.network_title"))
     stack = _stack_choice(names, "ln_stack", head[1] if head else None)
     network = get_layernorm_network(ctx.model.key, ctx.text, stack)
-    stats, tokens = network.stats, network.tokens
+    stats, tokens = network.stats, TokenAxis(network.tokens, hex=network.raw)  # raw bytes for the hovers
     labels, words = [site_label(s) for s in stats.sites], layernorm_text()
     overview = stats_overview_figure(stats, tokens, labels, words, one_row=head is not None)
     show_figure(overview, "ln_overview", top_px=OVERVIEW_TOP_PX)

@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 from viz.figure_parts import TOP_LEGEND, TOP_LEGEND_MARGIN, style_token_panels
 from viz.layernorm import token_stats
 from viz.style import QUALITATIVE, base_layout
-from viz.tokens import hover_labels
+from viz.tokens import TokenAxis, hover_labels
 
 EPS = 1e-5
 
@@ -31,6 +31,9 @@ class PaddedBatch:
     values: np.ndarray  # (B, T, d)
     lengths: np.ndarray  # (B,)
     tokens: tuple[tuple[str, ...], ...]  # real tokens of each sentence
+    # each token's raw bytes as hex ("e4 bd"; "" where the label is the text), for a hover: a byte-level piece's
+    # label ("你 ¹⁄₂") names a character it holds only part of; () for a run without them
+    raw: tuple[tuple[str, ...], ...] = ()
 
     def first(self, n: int) -> PaddedBatch:
         """The batch of the first `n` sentences, padded only to their own longest length.
@@ -39,7 +42,7 @@ class PaddedBatch:
         sentence's activations, padding positions included, do not depend on the other rows.
         """
         width = int(self.lengths[:n].max())
-        return PaddedBatch(self.values[:n, :width], self.lengths[:n], self.tokens[:n])
+        return PaddedBatch(self.values[:n, :width], self.lengths[:n], self.tokens[:n], self.raw[:n])
 
     def valid(self) -> np.ndarray:
         """(B, T) True at real tokens, False at padding."""
@@ -128,6 +131,7 @@ class ContrastText:
     sentence_bn: str = "Sentence 1, feature {feature} after BatchNorm"  # sentence 1's two panels
     sentence_ln: str = "Sentence 1, LayerNorm mean (solid) and std (dotted)"
     token: str = "token"
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a hover line under its token
 
     def batches(self, c: Contrast) -> tuple[str, str]:
         """The names of the small and the large batch of `c`."""
@@ -174,7 +178,7 @@ def sentence_one_figure(c: Contrast, feature: int, text: ContrastText = Contrast
     n1 = int(c.large.lengths[0])
     tokens = c.large.tokens[0]
     x = np.arange(n1)
-    hover = hover_labels(tokens)
+    hover = hover_labels(TokenAxis(tokens, hex=c.large.raw[0] if c.large.raw else None), text.bytes)
     fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.1)
     for i, (batch, symbol) in enumerate(((c.small, "circle"), (c.large, "x"))):
         bn = batchnorm(batch, False)[0, :n1, feature]  # (n1,)

@@ -19,7 +19,7 @@ from hook_names import embed_module, hook_name, pos_module
 from viz.figure_parts import MARGIN, TOP_LEGEND, TOP_LEGEND_MARGIN, reference_line
 from viz.positional import PositionalText
 from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
-from viz.tokens import axis, hover_labels
+from viz.tokens import TokenAxis, axis, hover_labels
 
 
 @dataclass(frozen=True)
@@ -33,13 +33,17 @@ class EmbeddingScale:
     scaled: np.ndarray  # (T, d_model): lut(x) · sqrt(d_model)   (hook_tokens)
     pe: np.ndarray  # (T, d_model): the position vectors added   (hook_pe)
     total: np.ndarray  # (T, d_model): scaled + pe                  (hook_out)
+    raw: tuple[str, ...] = ()  # each token's raw bytes as hex ("e4 bd"; "" where the label is the text), for a hover
 
     @classmethod
-    def from_arrays(cls, arrays: Mapping[str, np.ndarray], stack: str, tokens: Sequence[str]) -> EmbeddingScale:
-        """Read the embedding's `hook_tokens` and the positional encoding's `hook_pe`, `hook_out` (batch item 0)."""
+    def from_arrays(
+        cls, arrays: Mapping[str, np.ndarray], stack: str, tokens: Sequence[str], raw: Sequence[str] = ()
+    ) -> EmbeddingScale:
+        """Read the embedding's `hook_tokens` and the positional encoding's `hook_pe`, `hook_out` (batch item 0);
+        `raw`: the tokens' raw bytes, carried for the hover."""
         scaled = arrays[hook_name(embed_module(stack), "tokens")][0]
         pe = np.broadcast_to(arrays[hook_name(pos_module(stack), "pe")][0], scaled.shape)
-        return cls(tuple(tokens), scaled, pe, arrays[hook_name(pos_module(stack), "out")][0])
+        return cls(tuple(tokens), scaled, pe, arrays[hook_name(pos_module(stack), "out")][0], tuple(raw))
 
     @property
     def d_model(self) -> int:
@@ -62,7 +66,7 @@ def norms_figure(scale: EmbeddingScale, text: PositionalText = PositionalText())
     x_title, y_title = text.token, text.norm
     reference_label = text.pe_reference.format(value=f"{(scale.d_model / 2) ** 0.5:.2f}")
     norms = scale.norms()
-    hover = hover_labels(scale.tokens)
+    hover = hover_labels(TokenAxis(scale.tokens, hex=scale.raw), text.bytes)  # a byte-level piece's raw bytes under it
     fig = go.Figure()
     for n, key in enumerate(("raw", "scaled", "pe", "total")):
         fig.add_trace(
@@ -83,21 +87,25 @@ def norms_figure(scale: EmbeddingScale, text: PositionalText = PositionalText())
 
 
 def before_after_figure(scale: EmbeddingScale, n_dims: int, text: PositionalText = PositionalText()) -> go.Figure:
-    """Three heatmaps (token × first `n_dims` dimensions): scaled embedding + PE = what layer 1 reads."""
+    """Three heatmaps (token × first `n_dims` dimensions): scaled embedding + PE = what layer 1 reads. Rows are
+    categories named "3: 你 ¹⁄₃" (unique), so the hover names the token, with a byte-level piece's raw bytes under it."""
     titles, x_title, y_title, value = (text.scaled, text.pe, text.sum), text.dimension, text.token, text.value
     n = min(n_dims, scale.d_model)
     panels = [scale.scaled[:, :n], scale.pe[:, :n], scale.total[:, :n]]  # each (T, n)
     peak = float(max(np.abs(p).max() for p in panels)) or 1.0
     fig = make_subplots(rows=1, cols=3, subplot_titles=tuple(titles), horizontal_spacing=0.06, shared_yaxes=True)
     hover = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value} %{{z:.2f}}<extra></extra>"
+    names = hover_labels(TokenAxis(scale.tokens, hex=scale.raw), text.bytes)  # (T,) unique row categories
     for col, panel in enumerate(panels, start=1):
         fig.add_trace(
-            go.Heatmap(z=np.ascontiguousarray(panel, dtype=np.float32), coloraxis="coloraxis", hovertemplate=hover),
+            go.Heatmap(z=np.ascontiguousarray(panel, dtype=np.float32), y=names, coloraxis="coloraxis", hovertemplate=hover),
             row=1,
             col=col,
         )
         fig.update_xaxes(title_text=x_title, row=1, col=col)
-    fig.update_yaxes(**axis(scale.tokens, y_title), autorange="reversed", row=1, col=1)
+    rows = axis(scale.tokens, y_title)
+    rows.update(type="category", tickvals=[names[i] for i in rows["tickvals"]])
+    fig.update_yaxes(**rows, autorange="reversed", row=1, col=1)
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(
         **base_layout(

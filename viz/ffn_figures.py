@@ -8,7 +8,7 @@ escaped here.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +18,7 @@ from plotly.subplots import make_subplots
 from hook_names import ordinal
 from viz.ffn import FeedForwardView, ResidualContributions
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, QUALITATIVE, TICK_FONT_SIZE, base_layout
-from viz.tokens import escape_token, text_width_px, visible_token
+from viz.tokens import TokenAxis, escape_token, text_width_px, visible_token
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class FeedForwardText:
     layernorm: str = "LayerNorm"
     generator: str = "output layer"
     parameters: str = "Where this model's {total} parameters are"
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a hover line under its token (`TokenAxis.hover_labels`)
 
     def stack(self, stack: str) -> str:
         """The name of a stack ("encoder" or "decoder")."""
@@ -99,25 +100,27 @@ def expansion_figure(x: np.ndarray, hidden: np.ndarray, out: np.ndarray, text: F
     return fig
 
 
-def firing_figure(view: FeedForwardView, text: FeedForwardText = FeedForwardText()) -> go.Figure:
+def firing_figure(view: FeedForwardView, text: FeedForwardText = FeedForwardText(), raw: Sequence[str] = ()) -> go.Figure:
     """Tokens × hidden units after the ReLU (white = exactly 0, the unit is silent), each row's share of
-    firing units printed at its right."""
+    firing units printed at its right. Rows are categories named "3: 你 ¹⁄₃" (unique), so the hover names the
+    token, with a byte-level piece's raw bytes (`raw`, hex per token) under it, without per-cell text."""
     title = text.firing_title.format(stack=text.stack(view.stack), layer=ordinal(view.layer))
     token_label, unit, share_label = text.token, text.unit, text.share_firing
     hidden = np.asarray(view.hidden, dtype=np.float32)  # (T, d_ff)
     t = hidden.shape[0]
     labels = [escape_token(tok) for tok in view.tokens]
+    names = TokenAxis(view.tokens, hex=tuple(raw)).hover_labels(text.bytes)  # (T,) unique row categories
     zmax = float(hidden.max()) or 1.0
     fig = go.Figure(
         go.Heatmap(
             z=hidden,
             x=np.arange(hidden.shape[1]),
-            y=np.arange(t),
+            y=names,
             colorscale=ATTENTION_SCALE,
             zmin=0.0,
             zmax=zmax,
             showscale=False,
-            hovertemplate=f"{token_label} %{{y}} · {unit} %{{x}}: %{{z:.3f}}<extra></extra>",
+            hovertemplate=f"{token_label} %{{y}}<br>{unit} %{{x}}: %{{z:.3f}}<extra></extra>",
         )
     )
     for row, share in enumerate(view.fraction_firing):
@@ -136,7 +139,7 @@ def firing_figure(view: FeedForwardView, text: FeedForwardText = FeedForwardText
             title={"text": html.escape(title)}, height=max(260, 110 + 24 * t), margin={"l": left, "r": 70, "t": 50, "b": 50}
         )
     )
-    fig.update_yaxes(tickvals=list(range(t)), ticktext=labels, autorange="reversed", tickfont={"size": TICK_FONT_SIZE})
+    fig.update_yaxes(type="category", tickvals=names, ticktext=labels, autorange="reversed", tickfont={"size": TICK_FONT_SIZE})
     fig.update_xaxes(title={"text": unit})
     fig.add_annotation(
         x=1.0,

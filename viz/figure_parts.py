@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from viz.style import base_layout
-from viz.tokens import axis
+from viz.tokens import Labels, axis
 
 MARGIN = {"l": 70, "r": 20, "t": 50, "b": 70}  # room for tick labels and axis titles
 TOP_LEGEND_MARGIN = {**MARGIN, "t": 110}  # a legend (up to two rows) above the subplot titles
@@ -38,7 +38,7 @@ def reference_line(x: Sequence, y: float, name: str, **trace: object) -> go.Scat
     )
 
 
-def style_token_panels(fig: go.Figure, tokens: Sequence[str], token_title: str, *, max_labels: int = 40) -> go.Figure:
+def style_token_panels(fig: go.Figure, tokens: Labels, token_title: str, *, max_labels: int = 40) -> go.Figure:
     """Two side-by-side panels over the same tokens: token axes, a light grid, the legend on top."""
     for col in (1, 2):
         fig.update_xaxes(**axis(tokens, token_title, max_labels=max_labels), row=1, col=col)

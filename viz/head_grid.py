@@ -212,20 +212,36 @@ def _outlines(origins: list[tuple[int, int]], geo: GridGeometry, pad: float = 0.
 
 
 def peak_lines(
-    patterns: Layers, query_axis: Labels, key_axis: Labels, template: str = "{query}: {key}", max_rows: int = PEAK_ROWS
+    patterns: Layers,
+    query_axis: Labels,
+    key_axis: Labels,
+    template: str = "{query}: {key}",
+    max_rows: int = PEAK_ROWS,
+    bytes_line: str = "",
 ) -> list[list[str]]:
     """Per tile, one hover line per query row (the first `max_rows`): the row and the key it weights most.
 
-    Rows are named by `query_axis`'s long labels ("我 → 今天" for decoder rows), keys by theirs; escaped.
+    Rows are named by `query_axis`'s long labels ("我 → 今天" for decoder rows), keys by theirs; escaped. With
+    `bytes_line` ("bytes: {hex}", translated) a line naming a byte-level piece ("你 ¹⁄₃") ends with the raw bytes of
+    its row and key, in the same template ("你 ¹⁄₃: 好 ²⁄₃ · bytes: e4: e5").
     Returns an (L, H) nested list of "<br>"-joinable lines.
     """
-    queries, keys = as_axis(query_axis).long_labels(), as_axis(key_axis).long_labels()
+    q_axis, k_axis = as_axis(query_axis), as_axis(key_axis)
+    queries, keys = q_axis.long_labels(), k_axis.long_labels()
+    has_raw = bool(bytes_line) and any(a.hex or a.reads_hex for a in (q_axis, k_axis))
+
+    def raw(i: int, k: int) -> str:
+        q_hex, k_hex = q_axis.raw_bytes(i), k_axis.raw_bytes(k)
+        if not has_raw or not (q_hex or k_hex):
+            return ""
+        return " · " + html.escape(bytes_line.format(hex=template.format(query=q_hex or "–", key=k_hex or "–")))
+
     tq = patterns[0].shape[-2]
     n_rows = min(max_rows, tq)
     peaks = np.stack([layer[..., :n_rows, :].argmax(axis=-1) for layer in patterns])  # (L, H, rows)
     more = ["…"] if tq > n_rows else []
     return [
-        [[template.format(query=queries[i], key=keys[k]) for i, k in enumerate(head)] + more for head in layer]
+        [[template.format(query=queries[i], key=keys[k]) + raw(i, k) for i, k in enumerate(head)] + more for head in layer]
         for layer in peaks.tolist()
     ]
 
@@ -240,7 +256,8 @@ class GridText:
     importance_hover: str = (
         "Removing it changes {importance:.0%} of outputs"  # the share of outputs that change without the head,
     )
-    peak_template: str = "{query}: {key}"  # and where each of its first rows looks most
+    peak_template: str = "{query}: {key}"  # and where each of its first rows looks most,
+    bytes: str = "bytes: {hex}"  # with a byte-level piece's raw bytes (`peak_lines`)
 
 
 def _tile_hovers(names: dict[str, list[int]], hover: str, notes: list[list[str]]) -> list[str]:
@@ -290,7 +307,7 @@ def grid_figure(
         for note, (row, head) in zip(notes, tiles, strict=True):
             note.append(html.escape(text.importance_hover.format(importance=float(importance[row, head]))))
     if query_axis is not None and key_axis is not None:
-        peaks = peak_lines(patterns, query_axis, key_axis, text.peak_template)
+        peaks = peak_lines(patterns, query_axis, key_axis, text.peak_template, bytes_line=text.bytes)
         for note, (row, head) in zip(notes, tiles, strict=True):
             note.extend(peaks[row][head])
     outline_x, outline_y = _outlines(origins, geo)

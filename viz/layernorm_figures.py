@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 from viz.figure_parts import MARGIN, TOP_LEGEND, TOP_LEGEND_MARGIN, reference_line, style_token_panels
 from viz.layernorm import StackStats
 from viz.style import DIVERGING_SCALE, QUALITATIVE, base_layout
-from viz.tokens import axis, hover_labels
+from viz.tokens import Labels, axis, hover_labels
 
 STD_SCALE = "Viridis"  # sequential, colour-blind safe; 0 is dark so "no spread" stands out
 
@@ -38,6 +38,7 @@ class LayerNormText:
     feature: str = "feature (dimension)"
     stream_norm: str = "length of the residual vector"  # the residual stream's y axis, and its reference line:
     sqrt_d: str = "√d_model = {value} (a token with mean 0, std 1)"  # {value}: √d_model, one decimal
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a hover line under its token (`TokenAxis.hover_labels`)
 
 
 def _two_lines(title: str) -> str:
@@ -52,7 +53,7 @@ def _two_lines(title: str) -> str:
 
 def stats_overview_figure(
     stats: StackStats,
-    tokens: Sequence[str],
+    tokens: Labels,
     site_labels: Sequence[str],
     text: LayerNormText = LayerNormText(),
     *,
@@ -97,7 +98,7 @@ def stats_overview_figure(
     )
     # Categorical axes named by unique strings ("3: the", site names): hover text then needs no
     # per-cell customdata arrays, which cost more than the numbers at 250 tokens × 19 norms.
-    columns = hover_labels(tokens)
+    columns = hover_labels(tokens, text.bytes)
     # untitled: the panel titles say "per token", and a title hides rotated labels; a quarter-width panel holds fewer
     token_axis = axis(tokens, "", max_labels=16 if one_row else 40)
     token_axis.update(type="category", tickvals=[columns[i] for i in token_axis["tickvals"]])
@@ -146,13 +147,13 @@ def stats_overview_figure(
 def site_detail_figure(
     stats: StackStats,
     site: int,
-    tokens: Sequence[str],
+    tokens: Labels,
     text: LayerNormText = LayerNormText(),
 ) -> go.Figure:
     """One norm, per token: mean (left) and std (right) of its input and its output."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=(text.mean, text.std), horizontal_spacing=0.08)
     x = np.arange(len(tokens))
-    hover = hover_labels(tokens)
+    hover = hover_labels(tokens, text.bytes)
     series = [
         ("in", text.input, stats.in_mean[site], stats.in_std[site], QUALITATIVE[0], "circle"),
         ("out", text.output, stats.out_mean[site], stats.out_std[site], QUALITATIVE[1], "diamond"),

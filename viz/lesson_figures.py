@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from viz.figure_parts import MARGIN, TOP_LEGEND, reference_line
 from viz.style import ATTENTION_SCALE, QUALITATIVE, base_layout
-from viz.tokens import axis, hover_labels
+from viz.tokens import Labels, axis, hover_labels
 
 MAX_TOKEN_LABELS = 24  # token ticks past this are thinned: upright labels must not overlap
 
@@ -38,6 +38,7 @@ class LessonText:
     predicted: str = "Token predicted"  # or of an untrained one,
     smoothing: str = "1 − ε = {cap}"  # and the label-smoothing cap ({cap}: two decimals)
     heads: str = "Head"  # the head count's axis
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a hover line under its token (`TokenAxis.hover_labels`)
 
     def part(self, part: str) -> str:
         """The name of a part of the model ("feed_forward", "attention", "embeddings", "norm")."""
@@ -65,7 +66,7 @@ def parameter_figure(groups: Mapping[str, int], text: LessonText = LessonText())
 
 
 def probability_figure(
-    tokens: Sequence[str],
+    tokens: Labels,
     probabilities: Sequence[float],
     text: LessonText = LessonText(),
     *,
@@ -83,7 +84,7 @@ def probability_figure(
             x=x,
             y=p,
             marker={"color": QUALITATIVE[0]},
-            customdata=hover_labels(tokens),
+            customdata=hover_labels(tokens, text.bytes),
             hovertemplate="%{customdata}: %{y:.3f}<extra></extra>",
             showlegend=False,
         )

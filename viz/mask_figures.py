@@ -106,6 +106,7 @@ class MaskText:
     scores_title: str = "1 · Scores"  # and the three panels
     masked_title: str = "2 · After masking (grey = −∞)"
     pattern_title: str = "3 · After softmax"
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a hover line under its token (`TokenAxis.hover_labels`)
 
 
 def binary_heatmap(
@@ -121,8 +122,8 @@ def binary_heatmap(
     allowed = np.asarray(allowed, dtype=bool)
     trace = go.Heatmap(
         z=allowed.astype(np.uint8),  # (Tq, Tk): 1 allowed, 0 blocked; about 1.3 bytes a cell in the JSON
-        x=hover_labels(col_tokens),
-        y=hover_labels(row_tokens),
+        x=hover_labels(col_tokens, text.bytes),
+        y=hover_labels(row_tokens, text.bytes),
         zmin=0,
         zmax=1,
         colorscale=binary_scale(MASK_COLORS["blocked"], MASK_COLORS["allowed"]),
@@ -140,19 +141,28 @@ def binary_heatmap(
 
 
 def batch_heatmap(
-    tokens: Sequence[Sequence[str]], is_real: np.ndarray, text: MaskText = MaskText(), width_hint: int = 960
+    tokens: Sequence[Sequence[str]],
+    is_real: np.ndarray,
+    text: MaskText = MaskText(),
+    width_hint: int = 960,
+    raw: Sequence[Sequence[str]] = (),
 ) -> go.Figure:
     """The padded batch as a table: one row per sentence, each cell its token; <pad> cells grey.
 
     Args:
         tokens: (B, T) padded tokens (raw; escaped here).
         is_real: (B, T) boolean, False where the cell is padding (the padding mask).
+        raw: (B, T) each token's raw bytes as hex ("e4 bd"; "" where the label is the text, a <pad>): a byte-level
+            piece's label ("你 ¹⁄₂") names a character it holds only part of, so its bytes go under it in the hover.
     """
     is_real = np.asarray(is_real, dtype=bool)
     n_rows, n_cols = is_real.shape
+    words = text
     title, x_title, legend = text.title, text.position, (text.token, text.pad)
     row_labels = [text.sentence.format(n=i + 1) for i in range(n_rows)]
     text = [[escape_token(tok) for tok in row] for row in tokens]  # (B, T): a handful of sentences
+    raw_rows = [list(r) + [""] * (n_cols - len(r)) for r in raw] if len(raw) == n_rows else [[""] * n_cols] * n_rows
+    lines = [[f"<br>{html.escape(words.bytes.format(hex=h))}" if h else "" for h in r[:n_cols]] for r in raw_rows]
     left, bottom = label_room(row_labels, ["00"], rotate=False)
     cell = (width_hint - left - 20) / n_cols  # the table stretches: cells may be wide
     longest = max((text_px(tok, 13) for row in tokens for tok in row), default=0)
@@ -170,7 +180,8 @@ def batch_heatmap(
             texttemplate="%{text}" if cell >= max(MIN_TEXT_CELL, longest) else None,
             textfont={"size": 13},
             colorbar=two_entry_bar(legend),
-            hovertemplate="%{y}, %{x}: <b>%{text}</b><extra></extra>",
+            customdata=lines,
+            hovertemplate="%{y}, %{x}: <b>%{text}</b>%{customdata}<extra></extra>",
         )
     )
     fig.update_layout(

@@ -185,7 +185,7 @@ def steps_figure(
     """
     titles, x_title, y_title = (text.scores_title, text.masked_title, text.pattern_title), text.key, text.query
     score_label, weight_label, blocked_label = text.score, text.weight, text.masked
-    x, y = hover_labels(col_tokens), hover_labels(row_tokens)
+    x, y = hover_labels(col_tokens, text.bytes), hover_labels(row_tokens, text.bytes)
     fig = go.Figure()
     cell = matrix_layout(fig, "", x_title, y_title, row_tokens, col_tokens, width_hint, n_panels=3, panel_gap=PANEL_GAP, top=50)
     zrange = score_range(steps.scores)
@@ -269,8 +269,8 @@ def pattern_figure(
     fig.add_traces(
         panel_traces(
             pattern,
-            x=hover_labels(col_tokens),
-            y=hover_labels(row_tokens),
+            x=hover_labels(col_tokens, text.bytes),
+            y=hover_labels(row_tokens, text.bytes),
             zrange=(0.0, 1.0),
             colorscale=ATTENTION_SCALE,
             digits=WEIGHT_DIGITS,

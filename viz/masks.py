@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from viz.tokens import Labels, decoder_query_axis
+from viz.tokens import Labels, TokenAxis, decoder_query_axis
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,11 @@ class MaskBatch:
     encoder_self: np.ndarray | None = None  # (B, Ts, Ts): padding keys only
     cross: np.ndarray | None = None  # (B, Tt, Ts): decoder queries × real source keys
     tgt_next: tuple[tuple[str, ...], ...] = ()  # (B, Tt) with pad tokens: the token each decoder position writes
+    # the raw bytes (hex, "e4 bd") of each token above, "" where its label is the text (a <pad>, a word-level
+    # model's token): a byte-level piece's label ("你 ¹⁄₂") names a character it holds only part of; () for none
+    src_hex: tuple[tuple[str, ...], ...] = ()  # (B, Ts)
+    tgt_hex: tuple[tuple[str, ...], ...] = ()  # (B, Tt)
+    next_hex: tuple[tuple[str, ...], ...] = ()  # (B, Tt)
 
     @property
     def size(self) -> int:
@@ -55,14 +60,28 @@ class MaskBatch:
     def query_labels(self, row: int) -> Labels:
         """Sentence `row`'s decoder query axis: named by the token each position writes when `tgt_next`
         is known (viz.tokens.TokenAxis), else by the input tokens as before."""
-        if not self.tgt_next:
-            return self.tgt_tokens[row]
-        return decoder_query_axis(self.tgt_tokens[row], self.tgt_next[row])
+        if not self.tgt_next:  # the input tokens, with their raw bytes where the run has them
+            return self.key_labels("tgt", row) if _row(self.tgt_hex, row) else self.tgt_tokens[row]
+        return decoder_query_axis(self.tgt_tokens[row], self.tgt_next[row], _row(self.tgt_hex, row), _row(self.next_hex, row))
+
+    def key_labels(self, side: str, row: int) -> TokenAxis:
+        """Sentence `row`'s tokens on the "src" or "tgt" side, with their raw bytes for the hover."""
+        tokens, raw = (self.src_tokens, self.src_hex) if side == "src" else (self.tgt_tokens, self.tgt_hex)
+        return TokenAxis(tokens[row], hex=_row(raw, row))
+
+    def raw_rows(self, side: str) -> tuple[tuple[str, ...], ...]:
+        """The raw bytes of every sentence's tokens on the "src" or "tgt" side ((B, T); () for none)."""
+        return self.src_hex if side == "src" else self.tgt_hex
 
     def lengths(self, side: str) -> list[int]:
         """Real (unpadded) length of each sentence on the "src" or "tgt" side."""
         padding = self.src_padding if side == "src" else self.tgt_padding
         return [] if padding is None else [int(n) for n in padding.sum(axis=1)]
+
+
+def _row(raw: tuple[tuple[str, ...], ...], row: int) -> tuple[str, ...]:
+    """Row `row` of a (B, T) table of raw bytes; () when the batch has none."""
+    return raw[row] if row < len(raw) else ()
 
 
 def padded_tokens(sequences: Sequence[Sequence[str]], pad_token: str) -> tuple[tuple[str, ...], ...]:

@@ -75,6 +75,7 @@ class PositionalText:
     norm_pe: str = "PE"
     norm_total: str = "sum"
     pe_reference: str = "√(d_model/2) = {value}"  # the line at the length of a PE row ({value}: two decimals)
+    bytes: str = "bytes: {hex}"  # a byte-level piece's raw bytes, a hover line under its token (`TokenAxis.hover_labels`)
 
 
 def pe_heatmap(pe: np.ndarray, text: PositionalText = PositionalText(), stride: int = 1) -> go.Figure:

@@ -174,9 +174,10 @@ def axis_labels(tokens: Labels) -> list[str]:
     return as_axis(tokens).tick_labels()
 
 
-def hover_labels(tokens: Labels) -> list[str]:
-    """ "3: hello" style labels that tell repeated tokens apart in hover text."""
-    return as_axis(tokens).hover_labels()
+def hover_labels(tokens: Labels, bytes_line: str = "") -> list[str]:
+    """ "3: hello" style labels that tell repeated tokens apart in hover text; with `bytes_line` ("bytes: {hex}",
+    translated by the page) a byte-level piece's raw bytes go on a line under its name (`TokenAxis.hover_labels`)."""
+    return as_axis(tokens).hover_labels(bytes_line)
 
 
 def axis(tokens: Labels, title: str = "", max_labels: int = 64) -> dict:

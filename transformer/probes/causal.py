@@ -43,6 +43,10 @@ class PositionPrediction:
     changed: bool
     future_weight: float  # largest weight any head of any unmasked layer puts on keys after this row
     looks_ahead: bool  # future_weight > 0
+    # raw bytes (hex, "e4 bd") of `reads` and `expected`, for a hover beside a byte-level piece's label ("你 ¹⁄₂");
+    # "" where the label is the text (a special, a word-level model's token)
+    reads_hex: str = ""
+    expected_hex: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,7 @@ def causal_experiment(
     p_free, pred_free = probs_free.max(-1)  # (Tt,)
     reads, expected = target.symbols(tgt_in[0].tolist()), target.symbols(label_row(ref))
     with_mask, without_mask = target.symbols(pred.tolist()), target.symbols(pred_free.tolist())
+    reads_hex, expected_hex = target.raw_bytes(tgt_in[0].tolist()), target.raw_bytes(label_row(ref))
     positions = tuple(
         PositionPrediction(
             i,
@@ -131,6 +136,8 @@ def causal_experiment(
             with_mask[i] != without_mask[i],
             float(ahead[i]),
             bool(ahead[i] > 0),
+            reads_hex[i],
+            expected_hex[i],
         )
         for i in range(tgt_in.shape[1])
     )

@@ -232,9 +232,11 @@ def why_attention_words(ls: Lesson) -> StepContent:
     tokens = numbers.tokens
     fig = matrix_figure(
         numbers.lengths,  # (T, T)
-        TokenAxis(tokens),
-        TokenAxis(tokens),
-        HeatmapText(x_title=t("lesson.fig_from"), y_title=t("lesson.fig_to"), value=t("lesson.fig_steps")),
+        TokenAxis(tokens, hex=numbers.raw),
+        TokenAxis(tokens, hex=numbers.raw),
+        HeatmapText(
+            x_title=t("lesson.fig_from"), y_title=t("lesson.fig_to"), value=t("lesson.fig_steps"), bytes=t("bytes.hover")
+        ),
         zmax=max(len(tokens) - 1, 1),
         fmt=".0f",
     )
@@ -448,7 +450,7 @@ def layernorm_words(ls: Lesson) -> StepContent:
     fig = site_detail_figure(
         numbers.stats,
         0,
-        numbers.tokens,
+        TokenAxis(numbers.tokens, hex=numbers.raw),  # a byte-level piece's raw bytes in the hover
         layernorm_text(),
     )
     return StepContent(
@@ -638,7 +640,8 @@ def architecture_words(ls: Lesson) -> StepContent:
     numbers = ls.numbers("architecture")
     probs, eps = numbers.probabilities, numbers.label_smoothing
     cap = 1 - eps if kind.trained and eps else None
-    fig = probability_figure([w for w, _ in probs], [p for _, p in probs], lesson_text(), cap=cap, written=kind.trained)
+    words = TokenAxis(tuple(w for w, _ in probs), hex=numbers.raw)  # a byte-level piece's raw bytes in the hover
+    fig = probability_figure(words, [p for _, p in probs], lesson_text(), cap=cap, written=kind.trained)
     reply = t("lesson.architecture_answer", word=lit(numbers.word), p=probability(numbers.p), mean=probability(numbers.mean))
     if not kind.trained:
         vocab = config.tgt_vocab_size

@@ -44,13 +44,20 @@ def show_batch(view: MaskBatch) -> None:
     """The padded batch as tables of tokens (pad cells grey): encoder input, then decoder input."""
     words = mask_text()
     if view.has_source:
-        show_figure(batch_heatmap(view.src_tokens, view.src_padding, replace(words, title=t("masks.batch_src"))), "batch_source")
+        show_figure(
+            batch_heatmap(
+                view.src_tokens, view.src_padding, replace(words, title=t("masks.batch_src")), raw=view.raw_rows("src")
+            ),
+            "batch_source",
+        )
         if len(set(view.lengths("src"))) == 1:
             st.info(t("masks.same_length"))
     if not view.has_decoder:
         return
     title = t("masks.batch_tgt" if view.has_source else "masks.batch_tgt_decoder")
-    show_figure(batch_heatmap(view.tgt_tokens, view.tgt_padding, replace(words, title=title)), "batch_target")
+    show_figure(
+        batch_heatmap(view.tgt_tokens, view.tgt_padding, replace(words, title=title), raw=view.raw_rows("tgt")), "batch_target"
+    )
 
 
 def rows_note(view: MaskBatch, row: int) -> None:
@@ -61,11 +68,11 @@ def rows_note(view: MaskBatch, row: int) -> None:
 def mask_matrices(view: MaskBatch, row: int) -> None:
     """Sentence `row`'s padding, causal, combined decoder and cross masks, two per line; decoder query
     rows named by the token each position writes (`MaskBatch.query_labels`)."""
-    tgt, queries = view.tgt_tokens[row], view.query_labels(row)
+    tgt, queries = view.key_labels("tgt", row), view.query_labels(row)
     words, common = mask_text(), {"width_hint": HALF_WIDTH}
     figures = []
     if view.has_source:
-        src = view.src_tokens[row]
+        src = view.key_labels("src", row)
         figures.append(
             (
                 "mask_padding",
@@ -121,7 +128,7 @@ def mask_matrices(view: MaskBatch, row: int) -> None:
                 binary_heatmap(
                     view.cross[row],
                     row_tokens=queries,
-                    col_tokens=view.src_tokens[row],
+                    col_tokens=view.key_labels("src", row),
                     text=replace(words, title=t("masks.cross_title")),
                     **common,
                 ),
@@ -136,8 +143,11 @@ def mask_matrices(view: MaskBatch, row: int) -> None:
 def axes_of(trace: TraceData, kind: str) -> tuple[Labels, Labels]:
     """(query, key) labels of one run's attention `kind`: decoder rows named by what they write."""
     if kind == "encoder" or len(trace.next_tokens) != len(trace.tgt_tokens):
-        return trace.query_tokens(kind), trace.key_tokens(kind)
-    return attention_axes(kind, trace.src_tokens, trace.tgt_tokens, trace.next_tokens)
+        return TokenAxis(trace.query_tokens(kind), hex=trace.query_hex(kind)), TokenAxis(
+            trace.key_tokens(kind), hex=trace.key_hex(kind)
+        )
+    raw = (trace.src_hex, trace.tgt_hex, trace.next_hex)
+    return attention_axes(kind, trace.src_tokens, trace.tgt_tokens, trace.next_tokens, raw)
 
 
 def _labels(trace: TraceData, kind: str) -> dict[str, object]:
@@ -263,8 +273,9 @@ def _causal_patterns(experiment: CausalExperiment, layer: int, head: int) -> Non
     """One decoder self-attention head of the teacher-forced pass, with and without the mask."""
     index = experiment.layers.index(layer) if layer in experiment.layers else 0
     shown = experiment.layers[index]
-    reads = [p.reads for p in experiment.positions]
-    rows = TokenAxis(tuple(p.expected for p in experiment.positions), tuple(reads))  # rows: reads → should write
+    reads, reads_hex = [p.reads for p in experiment.positions], tuple(p.reads_hex for p in experiment.positions)
+    expected, expected_hex = tuple(p.expected for p in experiment.positions), tuple(p.expected_hex for p in experiment.positions)
+    rows = TokenAxis(expected, tuple(reads), expected_hex, reads_hex)  # rows: reads → should write, with raw bytes
     for col, patterns, key in zip(
         st.columns(2),
         (experiment.patterns_with_mask, experiment.patterns_without_mask),
@@ -276,7 +287,7 @@ def _causal_patterns(experiment: CausalExperiment, layer: int, head: int) -> Non
                 pattern_figure(
                     patterns[index][head],
                     row_tokens=rows,
-                    col_tokens=reads,
+                    col_tokens=TokenAxis(tuple(reads), hex=reads_hex),
                     text=replace(mask_text(), title=t(key, layer=ordinal(shown), head=ordinal(head))),
                     width_hint=HALF_WIDTH,
                 ),
