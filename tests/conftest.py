@@ -32,3 +32,20 @@ def atlas_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ.pop("ATLAS_CACHE_DIR", None)
     else:
         os.environ["ATLAS_CACHE_DIR"] = before
+
+
+@pytest.fixture(autouse=True)
+def bare_session_state_cleared() -> Iterator[None]:
+    """Outside a script run ("bare mode") Streamlit keeps one process-wide session state: a unit test that sets
+    `st.session_state["lang"] = "zh"` there would leave every later test's `t()` outside a run in Chinese (AppTest
+    formats a selectbox's new value with the page's format_func outside the run: the training page's picker test
+    then failed only after such a test). Each test starts and ends with it empty."""
+    import streamlit as st
+
+    def clear() -> None:
+        for key in list(st.session_state.keys()):
+            del st.session_state[key]
+
+    clear()
+    yield
+    clear()

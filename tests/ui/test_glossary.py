@@ -100,6 +100,9 @@ CODE_NAMES = {
     # proper names (authors of a cited method)
     "Abnar",
     "Zuidema",
+    "Zhang",  # RMSNorm (Zhang and Sennrich, 2019)
+    "Sennrich",
+    "Shazeer",  # GLU variants, SwiGLU (Shazeer, 2020)
 }
 SCRIPTS = "ᵢⱼₖₕₙ₀₁₂₃₄₅₆₇₈₉ᵀᴼᵗᵏ"  # sub/superscripts that make a word part of a formula
 _CODE = re.compile(r"\{[^{}]*\}|`[^`]*`|\$[^$]*\$|<[a-z]+>")

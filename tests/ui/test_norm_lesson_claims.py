@@ -96,7 +96,8 @@ def test_the_layernorm_step_keeps_the_papers_question_and_says_where_the_norm_si
     assert content.question == ui["lesson.layernorm_question"]
     pre = bundle.config.norm_position == "pre"
     assert content.text == ui["lesson_parts.text_pre_layernorm" if pre else "lesson.layernorm_text"]
-    assert ("x + Sublayer(LayerNorm(x))" in content.text) == pre  # where this model's norm sits
+    sublayer = "Sublayer" if lang == "en" else "子层"
+    assert (f"x + {sublayer}(LayerNorm(x))" in content.text) == pre  # where this model's norm sits
     question = lesson.class_question("layernorm", numbers, ls.trace)
     assert {c.code for c in question.choices} == {"mean0_std1", "mean0", "std1", "unchanged"}
     assert question.truth == "mean0_std1"  # LayerNorm's promise before its gain and bias
