@@ -7,21 +7,12 @@ import pytest
 
 from runs.heads import kind_grid
 from runs.text_run import attention_names, run_text
-from transformer.hf.tokenizer import piece_bytes
+from tests.byte_hex import their_hex
 from transformer.storage.registry import DEFAULT_MODEL, load_model
 from viz.head_grid import PEAK_ROWS, GridText
 
 TEXT = "你好 猫"
 WORDS = GridText(bytes="字节：{hex}")
-
-
-def _their_hex(bundle, our_id: int) -> str:
-    tokenizer = bundle.target_tokenizer
-    their = tokenizer.map.theirs(our_id)
-    if their is None or their in tokenizer.hf.all_special_ids:  # a special (<|endoftext|>) is no text: no bytes
-        return ""
-    raw = piece_bytes(tokenizer.hf.convert_ids_to_tokens(their))
-    return " ".join(f"{b:02x}" for b in raw or b"")
 
 
 def _tile_lines(fig) -> list[list[str]]:
@@ -44,7 +35,7 @@ def test_each_tile_line_ends_with_its_row_and_keys_bytes(pretrained_dir, family)
         for i, line in enumerate(lines[:PEAK_ROWS]):
             if i + 1 >= len(ids) or line == "…":
                 continue
-            reads, writes, key = (_their_hex(bundle, ids[j]) for j in (i, i + 1, int(peaks[i])))
+            reads, writes, key = (their_hex(bundle, ids[j]) for j in (i, i + 1, int(peaks[i])))
             query = f"{reads or '–'} → {writes or '–'}" if reads or writes else ""
             if query or key:
                 assert line.endswith(f" · 字节：{query or '–'}: {key or '–'}"), (line, query, key)

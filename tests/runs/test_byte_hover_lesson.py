@@ -6,21 +6,12 @@ import pytest
 
 from runs import lesson
 from runs.text_run import run_text
-from transformer.hf.tokenizer import piece_bytes
+from tests.byte_hex import their_hex
 from transformer.storage.registry import DEFAULT_MODEL, load_model
 from viz.lesson_figures import LessonText, probability_figure
 from viz.tokens import TokenAxis
 
 TEXT = "你好 猫"
-
-
-def _their_hex(bundle, our_id: int) -> str:
-    tokenizer = bundle.target_tokenizer
-    their = tokenizer.map.theirs(our_id)
-    if their is None or their in tokenizer.hf.all_special_ids:  # a special (<|endoftext|>) is no text: no bytes
-        return ""
-    raw = piece_bytes(tokenizer.hf.convert_ids_to_tokens(their))
-    return " ".join(f"{b:02x}" for b in raw or b"")
 
 
 @pytest.mark.parametrize("family", ["gpt2", "qwen2"])
@@ -31,7 +22,7 @@ def test_the_written_tokens_hover_the_bytes_their_tokenizer_gives(pretrained_dir
     rows = lesson.written_rows(trace)
     assert len(rows) == len(numbers.probabilities) == len(numbers.raw) > 0
     ids = list(trace.tgt_ids)  # row i writes decoder input i + 1; the row past them writes <eos>, a special: no bytes
-    expected = [_their_hex(bundle, ids[i + 1]) if i + 1 < len(ids) else "" for i in rows]
+    expected = [their_hex(bundle, ids[i + 1]) if i + 1 < len(ids) else "" for i in rows]
     assert list(numbers.raw) == expected
     assert any(expected), expected  # the random model wrote byte-level pieces: the check above had something to check
     words = TokenAxis(tuple(w for w, _ in numbers.probabilities), hex=numbers.raw)
