@@ -7,7 +7,7 @@ keeps at most `budget` bytes (default 1 GiB, `ATLAS_CACHE_BYTES` overrides it), 
 recently used entries first, and computes each key once even when many sessions ask for it at the
 same time (30 students typing the example sentence run the model once; the other 29 wait for
 that run instead of starting their own). A value larger than the whole budget is returned to
-every caller that waited for it but not kept.
+every caller that waited for it but not kept, unless the cache keeps the last one (`keep_last`: models).
 
 No Streamlit here: the run layer, tests and benchmarks use it directly.
 """
@@ -120,13 +120,20 @@ class ByteCache(Generic[K, V]):
             but still shares in-flight computations.
         sizeof: bytes one value keeps alive (default `deep_nbytes`, which walks a `TraceData`'s arrays).
         name: shown in `repr`, for logs.
+        keep_last: keep a value larger than the budget, alone (every other entry dropped), instead of none. For
+            models: a page reads its model on every rerun, so a model over the budget (a Qwen2.5-0.5B-sized folder,
+            2 GB) was loaded again for every text, each load alive for as long as that text's page held it
+            (three 512-token texts: four copies, the server at 9.5 GB).
     """
 
-    def __init__(self, budget: int | None = None, sizeof: Callable[[V], int] = deep_nbytes, name: str = "") -> None:
+    def __init__(
+        self, budget: int | None = None, sizeof: Callable[[V], int] = deep_nbytes, name: str = "", keep_last: bool = False
+    ) -> None:
         self.budget = budget_from_env() if budget is None else int(budget)
         if self.budget < 0:
             raise ValueError(f"budget must be ≥ 0 bytes, got {budget}")
         self.name = name
+        self.keep_last = keep_last
         self._sizeof = sizeof
         self._lock = threading.Lock()  # guards everything below; never held while computing
         self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()  # least recently used first
@@ -181,8 +188,9 @@ class ByteCache(Generic[K, V]):
         with self._lock:
             if size > self.budget:
                 self._counts["oversize"] += 1
-                return
-            self._evict_for(size)
+                if not self.keep_last:
+                    return
+            self._evict_for(min(size, self.budget))
             self._entries[key] = (value, size)
             self._bytes += size
 

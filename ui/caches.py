@@ -98,7 +98,10 @@ keep_freed_memory()  # captured runs then reuse freed heap memory instead of pag
 freeze_imported_objects()  # once per process (this module is imported once): collections skip torch's objects
 
 _MODELS = ByteCache(
-    budget=budget_from_env(), name="models", sizeof=lambda bundle: sum(t.nbytes for t in bundle.model.state_dict().values())
+    budget=budget_from_env(),
+    name="models",
+    sizeof=lambda bundle: sum(t.nbytes for t in bundle.model.state_dict().values()),
+    keep_last=True,  # a model over the budget stays loaded (alone) rather than loading again on every rerun
 )
 
 # Model runs at once across sessions (`ATLAS_MODEL_RUNS`, default 2: one per core). Thirty students pressing

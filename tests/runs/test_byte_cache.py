@@ -53,6 +53,19 @@ def test_oversize_value_is_returned_but_not_kept():
     assert cache.stats().oversize == 1
 
 
+def test_keep_last_keeps_an_oversize_value_alone_until_the_next_value():
+    """The models' cache: a model larger than the budget is loaded once and kept (alone), not on every call."""
+    cache = ByteCache(budget=100, keep_last=True)
+    cache.get_or_compute("small", lambda: _array(50))
+    calls = []
+    for _ in range(3):
+        big = cache.get_or_compute("big", lambda: calls.append(1) or _array(101))
+    assert big.nbytes == 101 and len(calls) == 1 and cache.keys() == ["big"]
+    assert cache.stats().oversize == 1 and cache.stats().bytes == 101
+    cache.get_or_compute("small", lambda: _array(50))
+    assert cache.keys() == ["small"] and cache.stats().bytes == 50
+
+
 def test_same_key_from_many_threads_is_computed_once():
     cache = ByteCache(budget=1 << 20)
     calls = []
