@@ -336,6 +336,7 @@ def layernorm_numbers(bundle: ModelBundle, trace: TraceData) -> LayerNormNumbers
         in_rms_max=float(in_rms.max()),
         out_rms_min=float(out_rms.min()),
         out_rms_max=float(out_rms.max()),
+        rms_series=(in_mean, in_rms, out_mean, out_rms),
         raw=tuple(trace.src_hex if stack_reading_text(bundle)[0] == "encoder" else trace.tgt_hex),
     )
 

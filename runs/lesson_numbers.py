@@ -213,6 +213,8 @@ class LayerNormNumbers:
     in_rms_max: float = 0.0
     out_rms_min: float = 0.0
     out_rms_max: float = 0.0
+    # per token (T,) each: the input's mean and root mean square, the output's (gain removed): the RMSNorm figure
+    rms_series: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
     raw: tuple[str, ...] = ()  # each of `tokens`' raw bytes as hex ("e4 bd"; "" where the label is the text), for a hover
 
 

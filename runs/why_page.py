@@ -32,6 +32,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "translate-en-zh": ("i read a book in the library today", "you read a book in the library today"),
     "translate-zh-en": ("我今天在图书馆读一本书", "你今天在图书馆读一本书"),
     "translate-en-fr": ("the girl reads a french book in the garden", "the boy reads a french book in the garden"),
+    "gpt-en-zh": ("The animal was too tired.", "The animal was too happy."),
     "gpt-translate-en-zh": ("i read a book in the library today", "i read a book in the garden today"),
     "reverse": ("hello 世界", "hellx 世界"),
     "induction": ("aKq7xbN3aKq", "aKq7xbM3aKq"),

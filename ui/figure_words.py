@@ -113,6 +113,7 @@ def layernorm_text() -> LayerNormText:
         out_std=t("layernorm.out_std"),
         mean=t("layernorm.mean"),
         std=t("layernorm.std"),
+        rms=t("layernorm.rms"),
         input=t("layernorm.input"),
         output=t("layernorm.output"),
         token=t("layernorm.token"),

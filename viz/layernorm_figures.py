@@ -30,6 +30,7 @@ class LayerNormText:
     out_std: str = "output: std per token"
     mean: str = "mean"  # the overview's colour bars and the detail's panel titles
     std: str = "standard deviation"
+    rms: str = "root mean square"  # RMSNorm's detail: its right panel's title
     input: str = "input of LayerNorm"  # the detail's two series
     output: str = "output of LayerNorm"
     token: str = "token"  # the detail's token axis
@@ -151,19 +152,48 @@ def site_detail_figure(
     text: LayerNormText = LayerNormText(),
 ) -> go.Figure:
     """One norm, per token: mean (left) and std (right) of its input and its output."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(text.mean, text.std), horizontal_spacing=0.08)
+    return _mean_spread_figure(
+        tokens,
+        (stats.in_mean[site], stats.in_std[site]),
+        (stats.out_mean[site], stats.out_std[site]),
+        text.std,
+        text,
+    )
+
+
+def rms_detail_figure(
+    tokens: Labels,
+    before: tuple[np.ndarray, np.ndarray],
+    after: tuple[np.ndarray, np.ndarray],
+    text: LayerNormText = LayerNormText(),
+) -> go.Figure:
+    """One RMSNorm, per token: mean (left) and root mean square (right) of its input and its output, its gain removed
+    (`before`, `after`: ((T,) means, (T,) root mean squares)). The right panel's output line sits at 1 and the left's
+    does not move to 0: RMSNorm divides by the root mean square and subtracts no mean."""
+    return _mean_spread_figure(tokens, before, after, text.rms, text)
+
+
+def _mean_spread_figure(
+    tokens: Labels,
+    before: tuple[np.ndarray, np.ndarray],
+    after: tuple[np.ndarray, np.ndarray],
+    spread: str,
+    text: LayerNormText,
+) -> go.Figure:
+    """Two panels over the tokens: the mean (left) and `spread` (right) of a norm's input and output."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(text.mean, spread), horizontal_spacing=0.08)
     x = np.arange(len(tokens))
     hover = hover_labels(tokens, text.bytes)
     series = [
-        ("in", text.input, stats.in_mean[site], stats.in_std[site], QUALITATIVE[0], "circle"),
-        ("out", text.output, stats.out_mean[site], stats.out_std[site], QUALITATIVE[1], "diamond"),
+        ("in", text.input, *before, QUALITATIVE[0], "circle"),
+        ("out", text.output, *after, QUALITATIVE[1], "diamond"),
     ]
-    for key, name, mean, std, color, symbol in series:
-        for col, values in ((1, mean), (2, std)):
+    for key, name, mean, width, color, symbol in series:
+        for col, values in ((1, mean), (2, width)):
             fig.add_trace(
                 go.Scatter(
                     x=x,
-                    y=values.astype(np.float32),
+                    y=np.asarray(values, dtype=np.float32),
                     mode="lines+markers",
                     name=name,
                     legendgroup=key,

@@ -20,6 +20,7 @@ HEADLINE_HEAD = {  # the card field naming the head that does each task's job
     "en-zh": "best_cross_attention_head",  # scored on its probe's dictionary alignment (card: attention.probe_alignment)
     "zh-en": "best_cross_attention_head",
     "gpt-translate-en-zh": "best_prompt_attention_head",
+    "gpt-en-zh": "best_prompt_attention_head",  # scored on its probe's dictionary alignment, as en-zh
     "induction": "induction_head",
 }
 

@@ -49,7 +49,7 @@ def test_everyday_sentences_read_without_unk_and_translate(name):
     from transformer.engine.decoding import trace_text
 
     for text in EVERYDAY[direction]:
-        assert "<unk>" not in bundle.source_tokenizer.tokenize(text), text
+        assert "<unk>" not in (bundle.source_tokenizer or bundle.target_tokenizer).tokenize(text), text
         written = trace_text(bundle, text).output_text
         assert written.strip() and "<unk>" not in written, (text, written)
         if direction == "en-zh":
@@ -84,7 +84,7 @@ def test_the_dictionary_alignment_of_the_cards_head_is_recomputed(name):
     attention = bundle.card["attention"]
     scores, counted = dictionary_alignment(bundle, get_task(bundle.card["task"]))
     assert counted == attention["n_tokens"]
-    head = attention["best_cross_attention_head"]
+    head = attention.get("best_cross_attention_head") or attention["best_prompt_attention_head"]  # decoder-only: prompt
     assert abs(scores[head] - attention["alignment_argmax_match"]) <= 0.01, (head, scores[head])
     assert scores[head] >= best_head(scores)[1] - 0.01  # still the best head, up to a tie
 
@@ -100,4 +100,4 @@ def test_the_input_description_reads_the_models_own_tokenizer(name, monkeypatch)
     rebuilt = task.tokenizers()[0].vocab
     monkeypatch.setattr(NaturalTranslation, "tokenizers", lambda self: pytest.fail("tokenizers rebuilt"))
     description = model_input_description(bundle)
-    assert description.symbols == tuple(rebuilt[4:]) == tuple(bundle.source_tokenizer.vocab[4:])
+    assert description.symbols == tuple(rebuilt[4:]) == tuple((bundle.source_tokenizer or bundle.target_tokenizer).vocab[4:])

@@ -101,6 +101,8 @@ def step_claims(step: str, ls: Lesson, ui: dict[str, str]) -> Iterator[tuple[str
             ),
             numbers.rnn == max(words[-1] - words[0], 1) and numbers.n == len(tokens),
         )
+    elif step in ("embeddings", "positional") and numbers is None:  # rotary positions: no vector is added to ask about
+        yield ui[f"modern.lesson_{step}_why"], config.positional, config.positional == "rotary"
     elif step == "embeddings":
         yield fill(ui, "embeddings_question", d_model=config.d_model), config.d_model, numbers.d_model == config.d_model
         scaled_again = numbers.raw * math.sqrt(config.d_model)  # × √d_model is linear: the mean norm scales with it
@@ -157,7 +159,8 @@ def step_claims(step: str, ls: Lesson, ui: dict[str, str]) -> Iterator[tuple[str
         if numbers.from_table:
             scores = {(s.kind, s.layer, s.head): s.changed for s in table_.heads}
             best = max(scores.values())
-            tied = sorted(k for k, v in scores.items() if v == best and k != (choice.kind, choice.layer, choice.head))
+            mine = (choice.kind, choice.layer, choice.head)  # a tie is listed as the table ranks it (log-prob drop)
+            tied = [k for k in ((s.kind, s.layer, s.head) for s in table_.important()) if scores[k] == best and k != mine]
             key = "heads_question_tie" if tied else "heads_question"
             yield (
                 fill(
@@ -187,13 +190,16 @@ def step_claims(step: str, ls: Lesson, ui: dict[str, str]) -> Iterator[tuple[str
             numbers.changed,
             (numbers.changed > 0) == (said == "changed"),
         )
+    elif step == "layernorm" and numbers.norm == "rmsnorm":
+        yield from rms_claims(ls, numbers, ui)
     elif step == "layernorm":
         yield small(numbers.out_std_max), numbers.out_std_max, numbers.out_std_min <= numbers.out_std_max
     elif step == "feed_forward":
         sizes = parameter_sizes(bundle)
         ffn = sum(v for k, v in sizes.items() if ".feed_forward." in k)
+        shapes = "lesson_parts.feed_forward_shapes_swiglu" if config.feed_forward == "swiglu" else "lesson.feed_forward_shapes"
         yield (
-            fill(ui, "feed_forward_shapes", n=numbers.n, d_model=config.d_model, d_ff=config.d_ff),
+            ui[shapes].format(n=numbers.n, d_model=config.d_model, d_ff=config.d_ff),
             (
                 config.d_model,
                 config.d_ff,
@@ -252,6 +258,31 @@ def step_claims(step: str, ls: Lesson, ui: dict[str, str]) -> Iterator[tuple[str
             (heads, d_k),
             numbers.heads == heads and numbers.d_k == d_k,
         )
+
+
+def rms_claims(ls: Lesson, numbers, ui: dict[str, str]) -> Iterator[tuple[str, object, bool]]:
+    """The RMSNorm step's answer, its numbers recomputed from the first norm's input and output arrays: the output's
+    root mean square (gain divided out) is 1 for every token, and the input's extremes are the ones stated."""
+    from viz.layernorm import norm_sites
+
+    stack = "encoder" if ls.bundle.config.has_encoder else "decoder"
+    site = norm_sites(ls.bundle.model.hook_names, stack)[0]
+    gain = dict(ls.bundle.model.named_parameters())[f"{site.prefix}.gain"].detach().double().numpy()
+    x = ls.trace.arrays[site.hook_in][0].astype(np.float64)  # (T, d_model)
+    y = ls.trace.arrays[site.hook_out][0].astype(np.float64) / gain
+    rms_in, rms_out = np.sqrt((x**2).mean(-1)), np.sqrt((y**2).mean(-1))  # (T,)
+    words = ui["lesson_parts.rms_answer"].format(
+        in_mean=small(numbers.in_mean),
+        in_rms_min=small(numbers.in_rms_min),
+        in_rms_max=small(numbers.in_rms_max),
+        out_mean=small(numbers.out_mean),
+        out_rms_min=small(numbers.out_rms_min),
+        out_rms_max=small(numbers.out_rms_max),
+    )
+    stated = (small(numbers.in_rms_min), small(numbers.in_rms_max), small(numbers.out_rms_min), small(numbers.out_rms_max))
+    holds = stated == tuple(small(v) for v in (rms_in.min(), rms_in.max(), rms_out.min(), rms_out.max()))
+    yield words, (float(rms_in.min()), float(rms_in.max())), holds and bool(np.allclose(rms_out, 1.0, atol=1e-3))
+    yield small(numbers.in_mean), float(np.abs(x.mean(-1)).max()), small(numbers.in_mean) == small(np.abs(x.mean(-1)).max())
 
 
 @pytest.mark.slow

@@ -187,14 +187,14 @@ def attention_line(card: dict[str, Any]) -> str:
             f"Loss (nats/token): first half {m['loss_first_half']:.3f}, repeated half {m['loss_repeated_half']:.3f}."
         )
     head = att.get("best_cross_attention_head") or att.get("best_prompt_attention_head")
+    where = "source position" if "best_cross_attention_head" in att else "prompt position (read through self-attention)"
     if "n_tokens" in att:  # a corpus translator, measured against a dictionary
         return (
-            f"in `{head}` the arg-max source position is a dictionary translation (CC-CEDICT, MDBG, CC BY-SA 4.0) "
+            f"in `{head}` the arg-max {where} is a dictionary translation (CC-CEDICT, MDBG, CC BY-SA 4.0) "
             "of the token being written "
             f"for {100 * att['alignment_argmax_match']:.1f} % of the {att['n_tokens']:,} written tokens that have one in "
             f"their source ({att['n_examples']} held-out pairs, teacher-forced on the reference). The heads page opens on it."
         )
-    where = "source position" if "best_cross_attention_head" in att else "prompt position (read through self-attention)"
     return (
         f"in `{head}` the arg-max {where} matches the task's alignment for "
         f"{100 * att['alignment_argmax_match']:.1f} % of aligned output tokens ({att['n_examples']} held-out examples"

@@ -110,8 +110,8 @@ def corpus_report(bundle: ModelBundle, task: Any) -> tuple[dict[str, Any], dict[
     measured = quality(bundle, task)
     scores, counted = dictionary_alignment(bundle, task)
     head, score = best_head(scores)
-    attention = {
-        "best_cross_attention_head": head,
+    attention = {  # a decoder-only model reads its prompt through self-attention: its head is a prompt head
+        "best_cross_attention_head" if bundle.config.is_encoder_decoder else "best_prompt_attention_head": head,
         "alignment_argmax_match": round(score, 4),
         "n_examples": ALIGNMENT_N,
         "n_tokens": counted,

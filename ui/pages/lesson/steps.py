@@ -38,7 +38,7 @@ from ui.projector import TICK_PX
 from ui.safe import md_literal
 from viz.head_grid import grid_figure
 from viz.heatmap import HeatmapText, head_figure, matrix_figure
-from viz.layernorm_figures import site_detail_figure
+from viz.layernorm_figures import rms_detail_figure, site_detail_figure
 from viz.lesson_figures import head_count_figure, parameter_figure, probability_figure
 from viz.mask_figures import binary_heatmap
 from viz.positional import pe_curves
@@ -478,8 +478,13 @@ def layernorm_words(ls: Lesson) -> StepContent:
 def rmsnorm_words(ls: Lesson, numbers: LayerNormNumbers) -> StepContent:
     """The norm step on an RMSNorm model (Llama, Qwen): it divides by the root mean square and subtracts no mean,
     so the question, the class's choices (`runs.class_questions.rmsnorm_question`) and the answer name the mean
-    and the root mean square, with this run's numbers; no LayerNorm claimed."""
+    and the root mean square, with this run's numbers; no LayerNorm claimed. The figure: each token's mean and root
+    mean square before and after the first RMSNorm (its gain removed): the root mean squares all at 1, the means not
+    at 0."""
     pre = ls.bundle.config.norm_position == "pre"
+    in_mean, in_rms, out_mean, out_rms = numbers.rms_series
+    words = replace(layernorm_text(), input=t("lesson_parts.rms_figure_input"), output=t("lesson_parts.rms_figure_output"))
+    fig = rms_detail_figure(TokenAxis(numbers.tokens, hex=numbers.raw), (in_mean, in_rms), (out_mean, out_rms), words)
     return StepContent(
         "layernorm",
         t("modern.lesson_layernorm_title"),
@@ -495,6 +500,7 @@ def rmsnorm_words(ls: Lesson, numbers: LayerNormNumbers) -> StepContent:
             out_rms_max=small(numbers.out_rms_max),
         ),
         t("lesson_parts.rms_notes"),
+        fig,
         lab_page="layernorm",
     )
 
