@@ -22,6 +22,7 @@ import torch
 from transformer.hf.errors import PretrainedRefused, UnsupportedModel
 from transformer.hf.families import FAMILIES, FAMILY_NAMES
 from transformer.hf.folder import check_folder, parameter_count
+from transformer.hf.pages import copied_away, release_pages
 from transformer.hf.tokenizer import PretrainedTokenizer
 from transformer.model import Transformer
 from transformer.storage.checkpoint import ModelBundle
@@ -96,4 +97,6 @@ def load_pretrained(folder: str | Path) -> ModelBundle:
     name = checked.folder.parent.parent.name if checked.folder.parent.name == "snapshots" else checked.folder.name
     bundle = convert(hf_model.eval(), tokenizer, checked.family, name)
     bundle.card["stored_parameters"] = parameter_count(checked.weights)
+    theirs = [t.detach() for t in hf_model.state_dict().values()]
+    release_pages(copied_away(theirs, bundle.model.state_dict().values()))  # the old vocabulary's pages (`pages.py`)
     return bundle
