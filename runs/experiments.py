@@ -50,17 +50,17 @@ class InterventionChoice:
         return (self.no_causal and kind == "decoder") or (bool(self.blocked) and kind in self.block_in)
 
 
-def hideable_tokens(bundle: ModelBundle, trace: TraceData) -> tuple[str, ...]:
-    """The input positions a user may hide: the source, or a decoder-only model's prompt (<bos> + text).
+def hideable_tokens(bundle: ModelBundle, trace: TraceData) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The input positions a user may hide: the source, or a decoder-only model's prompt (<bos> + text), as their
+    tokens and their raw bytes (hex, "e4 bd"; "" where a label is the text; () where the run has none).
 
     A teacher-forced decoder-only run read the whole text, so all of it is the prompt; a decoding
     run's generated tokens are not input and cannot be hidden.
     """
     if bundle.config.has_encoder:
-        return trace.src_tokens
-    if trace.teacher_forced:
-        return trace.tgt_tokens
-    return trace.tgt_tokens[: len(trace.tgt_tokens) - len(trace.output_tokens)]
+        return trace.src_tokens, trace.src_hex
+    prompt = len(trace.tgt_tokens) if trace.teacher_forced else len(trace.tgt_tokens) - len(trace.output_tokens)
+    return trace.tgt_tokens[:prompt], trace.tgt_hex[:prompt]
 
 
 def hideable_kinds(bundle: ModelBundle) -> list[str]:

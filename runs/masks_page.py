@@ -45,6 +45,7 @@ class MasksSentence:
     before: TraceData  # the sentence's own run, recording the same, without interventions
     baseline: TraceData  # the sentence's own run without activations: what an ablation must change
     hideable: tuple[str, ...]  # the input positions a user may hide
+    hideable_hex: tuple[str, ...]  # their raw bytes (hex; "" where a label is the text; () where the run has none)
     heads: tuple[Head, ...]  # every head of every attention kind (the ablation picker's options)
     target: CausalTarget | None  # what the teacher-forced pass without the causal mask reads
 
@@ -66,11 +67,13 @@ def masks_sentence(bundle: ModelBundle, batch: MasksBatch, row: int, scores: Tra
     """Sentence `row` of `batch`: `scores` is its batch row, `before` its own run (both recording the
     chosen module's scores, `viz.masked_scores.score_hook_names`)."""
     config = bundle.config
+    hideable, hideable_hex = hideable_tokens(bundle, before)
     return MasksSentence(
         scores=scores,
         before=before,
         baseline=batch.traces[row],
-        hideable=hideable_tokens(bundle, before),
+        hideable=hideable,
+        hideable_hex=hideable_hex,
         heads=tuple((k, i, h) for k in attention_kinds(bundle) for i in range(config.n_layers) for h in range(config.n_heads)),
         target=causal_target(bundle, before),
     )

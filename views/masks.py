@@ -97,6 +97,7 @@ choice = intervention_controls(
     list(chosen.heads),
     lambda: ablation_default(ctx.model.key, sentence, chosen.baseline),
     (kind, layer, head),
+    chosen.hideable_hex,
 )
 specs = choice.specs(config.n_layers)
 if not specs:

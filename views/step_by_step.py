@@ -16,7 +16,7 @@ from ui.caches import get_step_run
 from ui.charts import show_figure
 from ui.figure_words import multihead_text, scaling_text, step_text
 from ui.head_picker import kind_picker, layer_head_picker
-from ui.i18n import t
+from ui.i18n import labels_of, t
 from ui.labels import relabel_when_changed
 from ui.model_words import rows_write_caption
 from ui.page import PageContext, section, show_run, start_page
@@ -164,7 +164,7 @@ with ctx.top:
         index=0 if "query" in resent else len(queries) // 2,  # a re-sent value takes no default
         key="query",
         bind="query-params",
-        format_func=queries.option_label,
+        format_func=labels_of({i: queries.option_label(i, t("bytes.option")) for i in range(len(queries))}),
     )
     height = SCREEN_PX - QKV_TOP_PX - FOLD_GAP_PX if on_projector else None
     page = step_page(run, head, int(query), max_keys=qkv_keys_fitting(height) if height else MAX_KEYS)

@@ -48,6 +48,13 @@ def visible_token(token: str) -> str:
     return _VISIBLE.get(token, token)
 
 
+def byte_pieces(tokens: Sequence[str], hexes: Sequence[str]) -> list[str]:
+    """Plain "你 ¹⁄₂ = e4 bd" for each distinct byte-level piece among `tokens` (its raw bytes in `hexes`, "" where a
+    label is the text), in order of first appearance: a table's or a picker's legend, where no hover can show them."""
+    pairs = dict.fromkeys((visible_token(tok), raw) for tok, raw in zip(tokens, hexes, strict=False) if raw)
+    return [f"{label} = {raw}" for label, raw in pairs]
+
+
 def escape_token(token: str) -> str:
     """A token as safe, visible plotly text: HTML-escaped, with whitespace made visible."""
     return html.escape(visible_token(token), quote=True)
@@ -126,9 +133,14 @@ class TokenAxis:
                 names[i] = f"{name}<br>{html.escape(bytes_line.format(hex=raw))}"
         return names
 
-    def option_label(self, i: int) -> str:
-        """Plain "3: 我 → 今天" for a picker (Streamlit shows widget options as text: no escaping)."""
-        return f"{i}: {self.plain_long(i)}"
+    def option_label(self, i: int, bytes_option: str = "") -> str:
+        """Plain "3: 我 → 今天" for a picker (Streamlit shows widget options as text: no escaping).
+
+        `bytes_option` ("{label} · bytes {hex}", in the page's language) adds a byte-level piece's raw bytes, which
+        an option cannot show in a hover: "3: 你 ¹⁄₂ · bytes e4 bd"; nothing for other tokens."""
+        label = f"{i}: {self.plain_long(i)}"
+        raw = self.raw_bytes(i) if bytes_option else ""
+        return bytes_option.format(label=label, hex=raw) if raw else label
 
 
 Labels = Sequence[str] | TokenAxis

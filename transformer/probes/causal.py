@@ -43,10 +43,12 @@ class PositionPrediction:
     changed: bool
     future_weight: float  # largest weight any head of any unmasked layer puts on keys after this row
     looks_ahead: bool  # future_weight > 0
-    # raw bytes (hex, "e4 bd") of `reads` and `expected`, for a hover beside a byte-level piece's label ("你 ¹⁄₂");
-    # "" where the label is the text (a special, a word-level model's token)
+    # raw bytes (hex, "e4 bd") of `reads`, `expected` and the two predictions, shown beside a byte-level piece's
+    # label ("你 ¹⁄₂"); "" where the label is the text (a special, a word-level model's token)
     reads_hex: str = ""
     expected_hex: str = ""
+    with_mask_hex: str = ""
+    without_mask_hex: str = ""
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,7 @@ def causal_experiment(
     reads, expected = target.symbols(tgt_in[0].tolist()), target.symbols(label_row(ref))
     with_mask, without_mask = target.symbols(pred.tolist()), target.symbols(pred_free.tolist())
     reads_hex, expected_hex = target.raw_bytes(tgt_in[0].tolist()), target.raw_bytes(label_row(ref))
+    with_hex, without_hex = target.raw_bytes(pred.tolist()), target.raw_bytes(pred_free.tolist())
     positions = tuple(
         PositionPrediction(
             i,
@@ -138,6 +141,8 @@ def causal_experiment(
             bool(ahead[i] > 0),
             reads_hex[i],
             expected_hex[i],
+            with_hex[i],
+            without_hex[i],
         )
         for i in range(tgt_in.shape[1])
     )

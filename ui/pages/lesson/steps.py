@@ -356,7 +356,7 @@ def attention_words(ls: Lesson) -> StepContent:
             "kind": kind,
             "layer": FIRST,
             "head": FIRST,
-            "query": axes_of(ls.trace, kind)[0].option_label(numbers.query_index),
+            "query": axes_of(ls.trace, kind)[0].option_label(numbers.query_index, t("bytes.option")),
         },
     )
 

@@ -17,6 +17,7 @@ from transformer.storage.checkpoint import ModelBundle
 from ui.head_picker import kind_name
 from ui.i18n import labels_of, t
 from ui.labels import keep_valid
+from viz.tokens import TokenAxis
 
 ABLATE_HEAD_KEY = "ablate_head"  # session-state key and URL parameter ("auto" or "cross-1-0")
 AUTO = "auto"
@@ -79,14 +80,20 @@ def _ablated_head(heads: Sequence[Head], resolve: Callable[[], AblationDefault],
 
 
 def intervention_controls(
-    bundle: ModelBundle, keys: Sequence[str], heads: Sequence[Head], resolve: Callable[[], AblationDefault], fallback: Head
+    bundle: ModelBundle,
+    keys: Sequence[str],
+    heads: Sequence[Head],
+    resolve: Callable[[], AblationDefault],
+    fallback: Head,
+    keys_hex: Sequence[str] = (),
 ) -> InterventionChoice:
-    """Hide chosen tokens (`keys`: the positions that may be hidden) and ablate a head (`heads`: every
-    head; `resolve()` finds the default, a head whose removal changes this output, only when asked;
-    `fallback` is the default without an importance table)."""
+    """Hide chosen tokens (`keys`: the positions that may be hidden; `keys_hex` their raw bytes, "" where a label is
+    the text) and ablate a head (`heads`: every head; `resolve()` finds the default, a head whose removal changes
+    this output, only when asked; `fallback` is the default without an importance table)."""
     cols = st.columns(2)
     with cols[0]:
-        labels = [f"{i}: {tok if tok.strip() else '␣'}" for i, tok in enumerate(keys)]  # plain text; tells repeats apart
+        axis = TokenAxis(tuple(keys), hex=tuple(keys_hex) or None)
+        labels = [axis.option_label(i, t("bytes.option")) for i in range(len(keys))]  # plain text; tells repeats apart
         if "blocked" in st.session_state:  # positions of a longer sentence picked before
             st.session_state["blocked"] = [i for i in st.session_state["blocked"] if 0 <= i < len(keys)]
         blocked = st.multiselect(

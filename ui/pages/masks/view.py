@@ -26,7 +26,7 @@ from ui.model_words import first_row_example
 from viz.mask_figures import batch_heatmap, binary_heatmap
 from viz.masked_scores import pattern_figure, score_steps, steps_figure
 from viz.masks import MaskBatch, key_padding_matrix
-from viz.tokens import Labels, TokenAxis, as_axis, attention_axes, visible_token
+from viz.tokens import Labels, TokenAxis, as_axis, attention_axes, byte_pieces, visible_token
 from viz.trace import TraceData
 
 # Widths (px) the figures are laid out for: their column at a 1280 px wide window (projector), so
@@ -267,6 +267,11 @@ def _prediction_table(experiment: CausalExperiment) -> None:
         },
     )
     st.caption(t("masks.table_legend"))
+    tokens = [tok for p in experiment.positions for tok in (p.reads, p.expected, p.with_mask, p.without_mask)]
+    hexes = [raw for p in experiment.positions for raw in (p.reads_hex, p.expected_hex, p.with_mask_hex, p.without_mask_hex)]
+    pieces = byte_pieces(tokens, hexes)
+    if pieces:  # a table cell has no hover: a byte-level piece's raw bytes are listed under it
+        st.caption(t("bytes.legend", pieces=" · ".join(pieces)))
 
 
 def _causal_patterns(experiment: CausalExperiment, layer: int, head: int) -> None:
