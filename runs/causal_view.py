@@ -89,7 +89,7 @@ def summarize(experiment: CausalExperiment) -> CausalSummary:
         positions=len(rows),
         changed=experiment.n_changed,
         looking_ahead=len(experiment.looking_ahead),
-        right_with_mask=sum(p.with_mask == p.expected for p in rows),
-        right_without_mask=sum(p.without_mask == p.expected for p in rows),
+        right_with_mask=sum(p.right_with_mask for p in rows),
+        right_without_mask=sum(p.right_without_mask for p in rows),
         max_future_weight=max((p.future_weight for p in rows), default=0.0),
     )

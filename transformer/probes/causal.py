@@ -26,6 +26,7 @@ from transformer.interventions import build_interventions, no_causal_specs
 from transformer.storage.checkpoint import ModelBundle
 from transformer.text.prompt import text_rows
 from transformer.text.rows import decoder_row, label_row, text_limit
+from transformer.text.tokenizer import Tokenizer
 from transformer.training.evaluate import target_ids
 
 
@@ -49,6 +50,8 @@ class PositionPrediction:
     expected_hex: str = ""
     with_mask_hex: str = ""
     without_mask_hex: str = ""
+    right_with_mask: bool = False  # `with_mask` is the expected token (compared as ids: labels read alone may repeat)
+    right_without_mask: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,13 @@ class CausalExperiment:
     def looking_ahead(self) -> tuple[int, ...]:
         """Rows that put weight on later positions once the mask is lifted."""
         return tuple(p.position for p in self.positions if p.looks_ahead)
+
+
+def _predicted(target: Tokenizer, predicted: list[int], expected: list[int], expected_labels: list[str]) -> list[str]:
+    """Each row's prediction labelled as its own token: the expected token's label where it is that token (a byte-level
+    piece named from its sentence, "你 ¹⁄₃"), else read alone. The predictions are not a sentence: naming a piece from
+    the next row's prediction would join bytes no row wrote together (`PretrainedTokenizer.symbols`)."""
+    return [label if i == e else target.symbols([i])[0] for i, e, label in zip(predicted, expected, expected_labels, strict=True)]
 
 
 @torch.no_grad()
@@ -123,9 +133,11 @@ def causal_experiment(
 
     p, pred = probs.max(-1)  # (Tt,)
     p_free, pred_free = probs_free.max(-1)  # (Tt,)
-    reads, expected = target.symbols(tgt_in[0].tolist()), target.symbols(label_row(ref))
-    with_mask, without_mask = target.symbols(pred.tolist()), target.symbols(pred_free.tolist())
-    reads_hex, expected_hex = target.raw_bytes(tgt_in[0].tolist()), target.raw_bytes(label_row(ref))
+    labels = label_row(ref)  # (Tt,) the expected next token's id at each row
+    reads, expected = target.symbols(tgt_in[0].tolist()), target.symbols(labels)
+    with_mask = _predicted(target, pred.tolist(), labels, expected)
+    without_mask = _predicted(target, pred_free.tolist(), labels, expected)
+    reads_hex, expected_hex = target.raw_bytes(tgt_in[0].tolist()), target.raw_bytes(labels)
     with_hex, without_hex = target.raw_bytes(pred.tolist()), target.raw_bytes(pred_free.tolist())
     positions = tuple(
         PositionPrediction(
@@ -136,13 +148,15 @@ def causal_experiment(
             without_mask[i],
             float(p[i]),
             float(p_free[i]),
-            with_mask[i] != without_mask[i],
+            int(pred[i]) != int(pred_free[i]),  # ids: two byte pieces read alone may share a label (▯)
             float(ahead[i]),
             bool(ahead[i] > 0),
             reads_hex[i],
             expected_hex[i],
             with_hex[i],
             without_hex[i],
+            int(pred[i]) == labels[i],
+            int(pred_free[i]) == labels[i],
         )
         for i in range(tgt_in.shape[1])
     )

@@ -91,3 +91,19 @@ def test_without_generation() -> None:
     result = causal_experiment(bundle, "i read a book", "我 读 一 本 书", generate=False)
     assert result.generated_with_mask is None and result.generation_changed is None
     assert result.positions and result.text == "i read a book"
+
+
+def test_a_prediction_is_named_alone_unless_it_is_the_expected_token(pretrained_dir):
+    """The rows' predictions are not a sentence: a byte-level prediction is never named from the next row's (a
+    fraction such as "你 ¹⁄₃" only where it is the expected token itself), and a change is a change of token, not of
+    label (two bytes read alone are both ▯)."""
+    from transformer.storage.registry import load_model
+
+    bundle = load_model(pretrained_dir / "tiny-qwen2")
+    text = "你好 猫 今天我们很高兴"
+    experiment = causal_experiment(bundle, text, text, generate=False)
+    fractions = [p for p in experiment.positions for label in (p.with_mask, p.without_mask) if "⁄" in label]
+    assert all(p.right_with_mask or p.right_without_mask for p in fractions), fractions
+    for p in experiment.positions:
+        assert p.right_with_mask == (p.with_mask == p.expected and p.with_mask_hex == p.expected_hex)
+        assert p.changed == (p.with_mask_hex != p.without_mask_hex or p.with_mask != p.without_mask)
