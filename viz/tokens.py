@@ -50,7 +50,7 @@ def visible_token(token: str) -> str:
 
 def byte_pieces(tokens: Sequence[str], hexes: Sequence[str]) -> list[str]:
     """Plain "你 ¹⁄₂ = e4 bd" for each distinct byte-level piece among `tokens` (its raw bytes in `hexes`, "" where a
-    label is the text), in order of first appearance: a table's or a picker's legend, where no hover can show them."""
+    label is the text), in order of first appearance: a table's legend, where no hover can show them."""
     pairs = dict.fromkeys((visible_token(tok), raw) for tok, raw in zip(tokens, hexes, strict=False) if raw)
     return [f"{label} = {raw}" for label, raw in pairs]
 

@@ -11,7 +11,7 @@ from viz.tokens import TokenAxis, byte_pieces
 
 TEXT = "你好 猫"
 OPTION = {"en": " · bytes ", "zh": " · 字节 "}
-LEGEND = {"en": "with their raw bytes:", "zh": "及其原始字节："}
+LEGEND = {"en": "byte-level pieces:", "zh": "字节级片段的原始字节："}
 
 
 @pytest.fixture
