@@ -16,7 +16,7 @@ def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
 
 
-def keep_freed_memory(mmap_threshold: int = 16 << 20, trim_threshold: int = 1 << 30) -> bool:
+def keep_freed_memory(mmap_threshold: int = 16 << 20, trim_threshold: int = 1 << 30, top_pad: int = 1 << 30) -> bool:
     """Ask glibc to keep freed blocks up to `mmap_threshold` bytes in the heap for reuse (Linux only).
 
     Why: a capture keeps every recorded tensor alive, so the next call cannot reuse their buffers,
@@ -27,11 +27,21 @@ def keep_freed_memory(mmap_threshold: int = 16 << 20, trim_threshold: int = 1 <<
     server peaked 0.16 GB higher (2.00 GB against 1.84). Process-wide, so the app does it once (in
     `ui.caches`), and the `transformer` package never does. Returns False where mallopt is
     unavailable (not glibc).
+
+    `top_pad`: when freed memory at the heap's top passes `trim_threshold`, glibc hands it back but keeps this
+    much. Without it, dropping a large run's records (a Qwen2.5-0.5B-shaped model recording every hook point at 512
+    tokens: 2.4 GB) handed all of it back, and the next such run page-faulted it afresh: 1.45× a plain
+    `transformers` forward against 1.19× (benchmarks/README §17). The memory kept is what the last large run
+    touched, so the process's peak does not grow; it stays resident between runs.
     """
     try:
         libc = _libc()
-        m_trim_threshold, m_mmap_threshold = -1, -3  # from <malloc.h>
-        return bool(libc.mallopt(m_mmap_threshold, mmap_threshold)) and bool(libc.mallopt(m_trim_threshold, trim_threshold))
+        m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3  # from <malloc.h>
+        return (
+            bool(libc.mallopt(m_mmap_threshold, mmap_threshold))
+            and bool(libc.mallopt(m_trim_threshold, trim_threshold))
+            and bool(libc.mallopt(m_top_pad, top_pad))
+        )
     except (OSError, AttributeError):
         return False
 

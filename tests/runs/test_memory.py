@@ -109,3 +109,33 @@ def test_a_runs_trace_lets_its_records_be_written_again_once_it_is_dropped(monke
     third, rooms = rooms_of_a_run()
     assert all(rooms), "dropped, the last run's records are where the next one writes"
     assert all(np.array_equal(third.arrays[name], snapshot[name]) for name in snapshot)  # the same text, the same run
+
+
+_RETAINED = """
+import sys
+import numpy as np
+from runs.memory import keep_freed_memory
+assert keep_freed_memory(mmap_threshold=16 << 20, trim_threshold=64 << 20, top_pad=int(sys.argv[1]))
+def rss():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS"))
+before = rss()
+blocks = [np.ones(8 << 20, dtype=np.uint8) for _ in range(48)]  # 384 MB from the heap, touched
+del blocks  # the heap's top passes the trim threshold: glibc hands memory back, keeping top_pad
+print(rss() - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or not ctypes.util.find_library("c"), reason="glibc only")
+def test_a_trim_keeps_the_top_pad_for_the_next_large_run():
+    """Dropping a large run's records passes the trim threshold; the heap keeps `top_pad` of it, already touched, so
+    the next such run does not page-fault all of it afresh (benchmarks/README §17). A fresh process each: mallopt is
+    process-wide."""
+    import subprocess
+
+    def kept_kib(top_pad: int) -> int:
+        done = subprocess.run([sys.executable, "-c", _RETAINED, str(top_pad)], capture_output=True, text=True, check=True)
+        return int(done.stdout.split()[-1])
+
+    assert kept_kib(256 << 20) > 200_000  # about 256 MB of the 384 kept
+    assert kept_kib(0) < 100_000  # without it, nearly all handed back
