@@ -36,4 +36,11 @@ CHARTS_KEEP_WIDTH = f"""@media (max-width: {NARROW_SCREEN_PX}px) {{
   .stApp [class*="st-key-{KEEP_WIDTH_KEY}"] [data-testid="stElementContainer"][width$="px"] {{ max-width: none !important; }}
 }}"""
 
-EVERY_PAGE = "\n".join((KEEP_WORDS, PIXELATED, STALE_IN_ONE_STEP, CHARTS_KEEP_WIDTH))
+# A class member's page draws one tiny figure from the moment it joins, so the browser loads its chart library while
+# the class waits (`ui.chart_warmup`). It is laid out off the screen: it takes no room, and nobody sees or reaches it.
+WARMUP_KEY = "chart_warmup"
+OFF_SCREEN = f""".stApp .st-key-{WARMUP_KEY} {{
+  position: absolute !important; left: -10000px; top: 0; width: 320px; height: 80px; overflow: hidden; pointer-events: none;
+}}"""
+
+EVERY_PAGE = "\n".join((KEEP_WORDS, PIXELATED, STALE_IN_ONE_STEP, CHARTS_KEEP_WIDTH, OFF_SCREEN))

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from runs.lesson import STEPS, lesson_step, step_number
+from ui.chart_warmup import warm_charts
 from ui.charts import show_figure
 from ui.i18n import t
 from ui.inputs import TEXT_KEY, example_text, text_box
@@ -205,3 +206,5 @@ else:
             on_click="ignore",
             key="lesson_handout",
         )
+    if cls is not None:  # a class member's browser loads the chart library now, not at the class's first Reveal
+        warm_charts()

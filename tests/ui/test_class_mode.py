@@ -3,12 +3,15 @@ follow the teacher's steps, answer, and see the truth after Reveal; nobody but t
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from runs.classroom_store import DIR_ENV, ClassError, ClassStore
 from runs.lesson import STEPS
 from tests.ui.conftest import assert_no_exception, open_page
 from ui.i18n import catalog
+from ui.page_style import EVERY_PAGE, OFF_SCREEN, WARMUP_KEY
 from ui.pages.lesson import teacher_cookie
 from ui.pages.lesson.class_mode import STUDENT_KEY, TEACHER_KEY
 
@@ -194,3 +197,26 @@ def test_a_cookie_the_store_does_not_know_leads_nothing(class_dir, monkeypatch):
         at.run()
         assert _cookie_scripts(at) == [], "read and dropped once a session"
     assert ClassStore(class_dir).state(code).step == 1
+
+
+def _warmup_figures(at) -> list:
+    return [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"{WARMUP_KEY}_figure")]
+
+
+def test_a_class_page_loads_the_chart_library_before_the_first_reveal(class_dir):
+    """A class's first figure comes with its first Reveal, on every student's screen at once: each class page draws
+    one tiny figure (off the screen) from the start, so the browser has plotly.js by then (ui/chart_warmup.py). A
+    page outside a class draws none."""
+    solo = open_page("lesson", params={"model": "translate-en-zh"})
+    assert not _warmup_figures(solo)
+    teacher, code, _ = _start()
+    student = open_page("lesson", params={"class": code})
+    for page in (teacher, student):
+        assert_no_exception(page)
+        (figure,) = _warmup_figures(page)
+        spec = json.loads(figure.proto.spec)
+        assert spec["layout"]["xaxis"]["visible"] is False and len(spec["data"]) == 1
+    assert not [c for c in student.get("plotly_chart") if c not in _warmup_figures(student)], (
+        "step 1's own figure waits for Reveal: the tiny one is the student's first"
+    )
+    assert f".st-key-{WARMUP_KEY}" in OFF_SCREEN and "position: absolute" in OFF_SCREEN and OFF_SCREEN in EVERY_PAGE
