@@ -224,6 +224,16 @@ def test_a_long_paste_is_cut_with_a_message(chromium, server, browser_tools):
         _no_error(tab)
 
 
+def _class_moved(store: ClassStore, code: str, before: int) -> float:
+    """When the class's version in the store changed from `before` (the teacher's run wrote the move): the moment
+    every student's poll can see it. The teacher's own page may still be drawing then."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while store.state(code).version == before:
+        assert time.monotonic() < deadline, f"the teacher's move never reached the store ({WAIT_MS} ms)"
+        time.sleep(0.02)
+    return time.monotonic()
+
+
 @contextlib.contextmanager
 def _cpu_burners(n: int):
     """`n` processes that spin a core each (the machine busy with other work), stopped after."""
@@ -243,7 +253,7 @@ def test_students_follow_every_move_under_load(chromium, server, browser_tools):
     every student's page 3-5 s of its one thread at once (9-37 s on a busier machine: ui/chart_warmup.py)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    url, _ = server
+    url, classes = server
     wait_idle = browser_tools.wait_idle
     lags: list[float] = []
     with ExitStack() as stack:
@@ -263,11 +273,14 @@ def test_students_follow_every_move_under_load(chromium, server, browser_tools):
             student.locator(f".st-key-{WARMUP_KEY} .js-plotly-plot .main-svg").first.wait_for(state="attached", timeout=WAIT_MS)
             box = student.locator(f".st-key-{WARMUP_KEY}").bounding_box()
             assert box is not None and box["x"] + box["width"] <= 0, f"the warm-up figure is off the screen: {box}"
+        store = ClassStore(classes)
         with _cpu_burners(2):
             n = 1
             for move in ("next", "next", "reveal", "next", "reveal", "next", "next", "reveal"):
+                before = store.state(code).version
                 if move == "next":
-                    _next(teacher, wait_idle)
+                    teacher.evaluate("() => document.activeElement && document.activeElement.blur()")
+                    teacher.keyboard.press("ArrowRight")
                     n += 1
                     target = f"{n}/"
                 else:
@@ -275,9 +288,8 @@ def test_students_follow_every_move_under_load(chromium, server, browser_tools):
                     if button.count() == 0:
                         continue
                     button.first.click()
-                    wait_idle(teacher)
                     target = None
-                moved = time.monotonic()
+                moved = _class_moved(store, code, before)  # the move as the students' polls see it, not the teacher's paint
                 for i, student in enumerate(students):
                     left_ms = max(1, int((moved + FOLLOW_S - time.monotonic()) * 1000))
                     try:
@@ -302,4 +314,5 @@ def test_students_follow_every_move_under_load(chromium, server, browser_tools):
                             f"(after moves lagging {lags}): it shows {_step_of(student)!r}"
                         ) from None
                 lags.append(round(time.monotonic() - moved, 1))
+                wait_idle(teacher)  # the teacher's page settles before its next move
     print("slowest student after each move (s):", lags)
