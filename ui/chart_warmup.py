@@ -4,12 +4,12 @@ Streamlit's page fetches plotly.js (a 4.7 MB script) the first time it draws a p
 it on the page's one thread. In a class, a student's first figure comes with the teacher's first Reveal (a question's
 figure is hidden until then), on every student's screen at once. Measured on a 2-core machine with five students'
 pages at load ~6: each page spent 3.4-5.0 s of its thread on it at that Reveal (its longest single task 1.4-3.7 s),
-and the next figures 0-0.6 s. On a busier machine or a slow phone that became 9-37 s, in which the page's own
-once-a-second poll could not run either, so the page also missed the teacher's next move.
+and on the next figures 0-0.6 s. At load 25-30 pages showed that Reveal 9-37 s late: while the library loads, the
+page's own once-a-second poll cannot run either, so a page can also miss the teacher's next move.
 
 So a class member's page draws one tiny figure from the moment it joins, laid out off the screen
 (`ui.page_style.OFF_SCREEN`): the library is loaded while the class waits on its first step, and each later figure
-costs only its own drawing. The figure is the same on every run, so it is sent and drawn once.
+costs only its own drawing.
 """
 
 from __future__ import annotations
