@@ -38,7 +38,8 @@ connection or a process-wide counter, not numbers from `runs/`: the heads page's
 figure's words; 64 entries each), a lesson step's words and figure (`ui.pages.lesson.shared_steps._shared_step`:
 model key, text, step, language; every step in both languages for 16 model-and-sentence pairs), the class store's
 connection (`ui.pages.lesson.class_mode._store`: its folder) and the process's limit on joins and code guesses
-(`ui.pages.lesson.class_mode._join_limiter`: its two settings; it bounds the addresses it counts itself). The
+(`ui.pages.lesson.class_mode._join_limiter`: its two settings; it bounds the addresses it counts itself), and the
+one tiny figure a class page draws off the screen (`ui.chart_warmup._tiny_figure`: no arguments, one entry). The
 corpus pages keep theirs in `ui.atlas_data`: a shipped model's stored atlas (`ui.atlas_data.get_stored_atlas`: model key, 16
 entries, a file read once) and the map of queries and keys (`ui.atlas_data.get_qk_map`: model key, sentences, head and the user's
 sentence; 16 entries). `tests/ui/test_caches.py` holds this list to the code.
